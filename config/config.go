@@ -1,0 +1,185 @@
+// Package config loads yagent's YAML configuration.
+//
+// Defaults live in defaults.yaml (embedded, printed by `yagent config
+// show`). Each layer is decoded over the same value, so a key that is absent
+// from a file keeps the value of the layer below, and a key that is present
+// wins even when it is zero: valves are decided by key presence, not by zero
+// values. Unknown keys and wrong types are errors naming file, line and key.
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed defaults.yaml
+var defaultsYAML []byte
+
+// Config is the effective configuration.
+type Config struct {
+	Models     map[string]Model     `yaml:"models" json:"models"`
+	Blackboard Blackboard           `yaml:"blackboard" json:"blackboard"`
+	Notes      Notes                `yaml:"notes" json:"notes"`
+	Context    Context              `yaml:"context" json:"context"`
+	ChatSleep  ChatSleep            `yaml:"chat_sleep" json:"chat_sleep"`
+	Toolsets   map[string][]string  `yaml:"toolsets" json:"toolsets"`
+	Agents     Agents               `yaml:"agents" json:"agents"`
+	MCPServers map[string]MCPServer `yaml:"mcp_servers" json:"mcp_servers"`
+	KB         KB                   `yaml:"kb" json:"kb"`
+
+	// Derived from the environment; never read from files.
+	Home      string   `yaml:"-" json:"-"`
+	NotesRoot string   `yaml:"-" json:"-"`
+	Sources   []string `yaml:"-" json:"-"`
+}
+
+// Model is one named model endpoint.
+type Model struct {
+	BaseURL       string   `yaml:"base_url" json:"base_url"`
+	APIKeyEnv     string   `yaml:"api_key_env" json:"api_key_env"`
+	Model         string   `yaml:"model" json:"model"`
+	ContextWindow int      `yaml:"context_window" json:"context_window"`
+	Timeout       Duration `yaml:"timeout" json:"timeout"`
+	MaxRetries    int      `yaml:"max_retries" json:"max_retries"`
+}
+
+// APIKey reads the model's key from its environment variable.
+func (m Model) APIKey(getenv func(string) string) string {
+	if m.APIKeyEnv == "" {
+		return ""
+	}
+	return getenv(m.APIKeyEnv)
+}
+
+// Blackboard configures the board (SPEC §5).
+type Blackboard struct {
+	IndexMaxNotes    int      `yaml:"index_max_notes" json:"index_max_notes"`
+	IndexLineChars   int      `yaml:"index_line_chars" json:"index_line_chars"`
+	TTL              Duration `yaml:"ttl" json:"ttl"`
+	MaxNotesPerBoard int      `yaml:"max_notes_per_board" json:"max_notes_per_board"`
+	ContextPackChars int      `yaml:"context_pack_chars" json:"context_pack_chars"`
+}
+
+// Notes configures the lead's notebook (SPEC §7).
+type Notes struct {
+	Enabled bool `yaml:"enabled" json:"enabled"`
+}
+
+// Context configures history, compaction and pressure (SPEC §6).
+type Context struct{}
+
+// ChatSleep configures tool curation (SPEC §8).
+type ChatSleep struct{}
+
+// Agents configures the runtime and delegation (SPEC §3, §4).
+type Agents struct{}
+
+// MCPServer is an external MCP server whose tools join the registry.
+type MCPServer struct{}
+
+// KB configures the knowledge base (SPEC §9).
+type KB struct{}
+
+// Options locate the configuration files.
+type Options struct {
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Dir is the working directory whose .yagent/config.yaml is read;
+	// empty means the current directory.
+	Dir string
+}
+
+// Load reads the defaults, the user file and the workspace file, then
+// applies environment overrides.
+func Load(opts Options) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home, err := HomeDir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	wd := opts.Dir
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+	}
+	merged, err := parseLayer("defaults.yaml", defaultsYAML)
+	if err != nil {
+		return nil, fmt.Errorf("built-in defaults: %w", err)
+	}
+	modelTemplate := lookup(merged, "models", "default")
+	cfg := &Config{Home: home}
+	for _, p := range []string{filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")} {
+		data, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read config %s: %w", p, err)
+		}
+		layer, err := parseLayer(p, data)
+		if err != nil {
+			return nil, err
+		}
+		if layer != nil {
+			seedModels(merged, layer, modelTemplate)
+			mergeNodes(merged, layer)
+		}
+		cfg.Sources = append(cfg.Sources, p)
+	}
+	if err := merged.Decode(cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg.applyEnv(getenv)
+	for name := range cfg.Models {
+		if strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("config: models: a model has an empty name")
+		}
+	}
+	return cfg, nil
+}
+
+// HomeDir returns $YAGENT_HOME, else ~/.yagent.
+func HomeDir(getenv func(string) string) (string, error) {
+	if h := getenv("YAGENT_HOME"); h != "" {
+		return h, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the home directory (%v): set YAGENT_HOME", err)
+	}
+	return filepath.Join(home, ".yagent"), nil
+}
+
+func (c *Config) applyEnv(getenv func(string) string) {
+	def := c.Models["default"]
+	if v := getenv("OPENAI_BASE_URL"); v != "" {
+		def.BaseURL = v
+	}
+	if v := getenv("YAGENT_MODEL"); v != "" {
+		def.Model = v
+	}
+	c.Models["default"] = def
+	c.NotesRoot = getenv("YAGENT_NOTES_ROOT")
+	if c.NotesRoot == "" {
+		c.NotesRoot = filepath.Join(c.Home, "notes")
+	}
+}
+
+// Model returns the named model, or "default" when name is empty.
+func (c *Config) Model(name string) (Model, error) {
+	if name == "" {
+		name = "default"
+	}
+	m, ok := c.Models[name]
+	if !ok {
+		return Model{}, fmt.Errorf("model %q is not configured: add it under models: in %s", name, filepath.Join(c.Home, "config.yaml"))
+	}
+	return m, nil
+}

@@ -1,0 +1,169 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// env builds a getenv over a map, with YAGENT_HOME set to home.
+func env(home string, kv ...string) func(string) string {
+	m := map[string]string{"YAGENT_HOME": home}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func load(t *testing.T, user, workspace string, kv ...string) (*Config, error) {
+	t.Helper()
+	home, wd := t.TempDir(), t.TempDir()
+	if user != "" {
+		write(t, filepath.Join(home, "config.yaml"), user)
+	}
+	if workspace != "" {
+		write(t, filepath.Join(wd, ".yagent", "config.yaml"), workspace)
+	}
+	return Load(Options{Getenv: env(home, kv...), Dir: wd})
+}
+
+// TestValvesByKeyPresence pins SPEC §5 constraint 2: an absent key means
+// the default, a present 0 means off/unlimited.
+func TestValvesByKeyPresence(t *testing.T) {
+	tests := []struct {
+		name                string
+		user                string
+		maxNotes, lineChars int
+		ttl                 time.Duration
+	}{
+		{"absent section", "", 12, 160, 14 * 24 * time.Hour},
+		{"empty section", "blackboard: {}\n", 12, 160, 14 * 24 * time.Hour},
+		{"explicit zeros", "blackboard:\n  index_max_notes: 0\n  index_line_chars: 0\n  ttl: \"0\"\n", 0, 0, 0},
+		{"ttl zero unquoted", "blackboard:\n  ttl: 0\n", 12, 160, 0},
+		{"values", "blackboard:\n  index_max_notes: 3\n  ttl: 36h\n", 3, 160, 36 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := load(t, tt.user, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := cfg.Blackboard
+			if b.IndexMaxNotes != tt.maxNotes || b.IndexLineChars != tt.lineChars || b.TTL.D() != tt.ttl {
+				t.Errorf("blackboard = %+v; want max_notes %d, line_chars %d, ttl %v", b, tt.maxNotes, tt.lineChars, tt.ttl)
+			}
+		})
+	}
+}
+
+func TestLayersAndEnv(t *testing.T) {
+	cfg, err := load(t,
+		"models:\n  default:\n    base_url: http://user\n    model: m-user\n  fast:\n    model: small\n    max_retries: 0\nblackboard:\n  index_max_notes: 5\n",
+		"models:\n  default:\n    model: m-workspace\nblackboard:\n  index_line_chars: 80\n",
+		"YAGENT_MODEL", "m-env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := cfg.Models["default"]
+	if def.BaseURL != "http://user" || def.Model != "m-env" || def.ContextWindow != 128000 {
+		t.Errorf("default model = %+v; want user base_url, env model, default window", def)
+	}
+	fast := cfg.Models["fast"]
+	if fast.Model != "small" || fast.ContextWindow != 128000 || fast.Timeout.D() != 2*time.Minute || fast.MaxRetries != 0 || fast.APIKeyEnv != "OPENAI_API_KEY" {
+		t.Errorf("fast model = %+v; want defaults seeded and max_retries 0 kept", fast)
+	}
+	if cfg.Blackboard.IndexMaxNotes != 5 || cfg.Blackboard.IndexLineChars != 80 {
+		t.Errorf("blackboard = %+v; want 5 from user, 80 from workspace", cfg.Blackboard)
+	}
+	if len(cfg.Sources) != 2 {
+		t.Errorf("sources = %v; want both files", cfg.Sources)
+	}
+}
+
+func TestEnvBaseURLAndNotesRoot(t *testing.T) {
+	cfg, err := load(t, "", "", "OPENAI_BASE_URL", "http://env/v1", "YAGENT_NOTES_ROOT", "/tmp/nr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Models["default"].BaseURL != "http://env/v1" || cfg.NotesRoot != "/tmp/nr" {
+		t.Errorf("base_url %q, notes root %q", cfg.Models["default"].BaseURL, cfg.NotesRoot)
+	}
+}
+
+// TestErrorsNameFileLineKey pins that unknown keys and wrong types are
+// errors naming the file, the line and the key — all of them at once.
+func TestErrorsNameFileLineKey(t *testing.T) {
+	tests := []struct {
+		name, user string
+		want       []string
+	}{
+		{"unknown top-level", "blackbord:\n  ttl: 1d\n", []string{"config.yaml:1: blackbord: unknown key"}},
+		{"unknown nested", "blackboard:\n  index_max_notes: 3\n  index_max: 4\n", []string{"config.yaml:3: blackboard.index_max: unknown key"}},
+		{"wrong type", "blackboard:\n  index_max_notes: lots\n", []string{`config.yaml:2: blackboard.index_max_notes: want an integer, got the string "lots"`}},
+		{"bad duration", "blackboard:\n  ttl: fortnight\n", []string{`config.yaml:2: blackboard.ttl: bad duration "fortnight"`}},
+		{"two problems", "blackboard:\n  index_max_notes: x\nnotes:\n  enabled: maybe\n  color: red\n",
+			[]string{"config.yaml:2: blackboard.index_max_notes", "config.yaml:4: notes.enabled: want true or false", "config.yaml:5: notes.color: unknown key"}},
+		{"model unknown key", "models:\n  fast:\n    modle: x\n", []string{"config.yaml:3: models.fast.modle: unknown key"}},
+		{"syntax", "blackboard:\n  ttl: [\n", []string{"config.yaml:", "YAML syntax"}},
+		{"not a mapping", "- a\n- b\n", []string{"config.yaml:1: the top level must be a mapping"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, tt.user, "")
+			if err == nil {
+				t.Fatal("Load succeeded; want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\ndoes not contain %q", err, w)
+				}
+			}
+			var ce *Error
+			var ces Errors
+			if !errors.As(err, &ce) && !errors.As(err, &ces) {
+				t.Errorf("error %T is not a config error", err)
+			}
+		})
+	}
+}
+
+func TestEmptyFilesAreFine(t *testing.T) {
+	for _, content := range []string{"", "# only a comment\n", "~\n"} {
+		if _, err := load(t, content, content); err != nil {
+			t.Errorf("Load with file %q: %v", content, err)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		err  bool
+	}{
+		{"0", 0, false}, {"14d", 14 * 24 * time.Hour, false}, {"1.5d", 36 * time.Hour, false},
+		{"90s", 90 * time.Second, false}, {"-1h", 0, true}, {"soon", 0, true}, {"d", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v, err %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+	if s := Duration(14 * 24 * time.Hour).String(); s != "14d" {
+		t.Errorf("String() = %q; want 14d", s)
+	}
+}
