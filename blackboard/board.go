@@ -1,0 +1,113 @@
+package blackboard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Limits on path segments (constraint 9).
+const (
+	MaxBoardIDLen   = 128
+	MaxAgentNameLen = 64
+	// UnknownAgent names the directory of notes whose agent is empty.
+	UnknownAgent = "unknown"
+)
+
+// ErrDisabled is returned by reads and writes while YAGENT_BLACKBOARD=0.
+var ErrDisabled = errors.New("blackboard is disabled (YAGENT_BLACKBOARD=0)")
+
+// getenv and userHomeDir are swapped by tests.
+var (
+	getenv      = os.Getenv
+	userHomeDir = os.UserHomeDir
+)
+
+// Enabled reports whether the blackboard is on. It is the one predicate used
+// by write, read, inject and GC; the kill switch is YAGENT_BLACKBOARD=0 and
+// there is deliberately no "enabled" configuration key.
+func Enabled() bool { return getenv("YAGENT_BLACKBOARD") != "0" }
+
+// NotesRootDir returns where boards live: $YAGENT_NOTES_ROOT, else
+// ~/.yagent/notes. If the home directory cannot be found it falls back to
+// "notes" relative to the working directory, without error.
+func NotesRootDir() string {
+	if dir := getenv("YAGENT_NOTES_ROOT"); dir != "" {
+		return dir
+	}
+	home, err := userHomeDir()
+	if err != nil || home == "" {
+		return "notes"
+	}
+	return filepath.Join(home, ".yagent", "notes")
+}
+
+// SanitizeBoardID maps any string to a safe single path segment of at most
+// MaxBoardIDLen bytes. Only an empty id gets an invented one
+// ("adhoc_<unix>_<rand4>"); callers that mean "this session's board" must
+// never pass "" (see SPEC §5 constraint 10).
+func SanitizeBoardID(id string) string {
+	if id == "" {
+		return fmt.Sprintf("adhoc_%d_%s", time.Now().Unix(), randomHex4())
+	}
+	s := sanitizeSegment(id, MaxBoardIDLen)
+	if s == "" {
+		return "_"
+	}
+	return s
+}
+
+// CheckBoardID reports whether id can be used verbatim as a board id: a
+// person typing an id gets an error rather than a silently different board.
+func CheckBoardID(id string) error {
+	if id == "" {
+		return fmt.Errorf("board id is empty: pass --board ID")
+	}
+	if s := sanitizeSegment(id, MaxBoardIDLen); s != id {
+		return fmt.Errorf("board id %q is not valid: use at most %d letters, digits, '.', '_' or '-', not starting with '.'", id, MaxBoardIDLen)
+	}
+	return nil
+}
+
+// NormalizeAgent maps the agent spellings "agent:repo" and "repo_agent" to
+// one directory name ("repo_agent"), keeps safe characters, cuts at
+// MaxAgentNameLen and maps an empty name to UnknownAgent.
+func NormalizeAgent(name string) string {
+	name = strings.TrimSpace(name)
+	if agent, repo, ok := strings.Cut(name, ":"); ok && agent != "" && repo != "" {
+		name = repo + "_" + agent
+	}
+	s := sanitizeSegment(strings.ToLower(name), MaxAgentNameLen)
+	if s == "" {
+		return UnknownAgent
+	}
+	return s
+}
+
+// sanitizeSegment keeps [A-Za-z0-9._-], maps every other rune to '_', drops
+// leading dots (so "." and ".." cannot appear) and cuts at max bytes.
+func sanitizeSegment(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.TrimLeft(b.String(), ".")
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out
+}
+
+// BoardDir is root/{board}; board must already be sanitised.
+func BoardDir(root, board string) string { return filepath.Join(root, board) }
+
+// AgentDir is root/{board}/{agent}; agent must already be normalised.
+func AgentDir(root, board, agent string) string { return filepath.Join(root, board, agent) }

@@ -1,0 +1,194 @@
+package blackboard
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/adrg/frontmatter"
+	"gopkg.in/yaml.v3"
+)
+
+// HandoffVersion is the on-disk version of notes written by this package.
+const HandoffVersion = 2
+
+// MaxRenderRunes is the explicit "no limit" budget. Configuration's
+// index_line_chars: 0 is converted to it by IndexOptionsFromConfig; a raw 0
+// is never passed down.
+const MaxRenderRunes = math.MaxInt32
+
+// Status of a handoff. ok and partial are self-reported by the model, error
+// is set when a delegation fails, degraded by the replay side on resume.
+// There is deliberately no "paused": an abandoned delegation writes nothing.
+type Status string
+
+const (
+	StatusOK       Status = "ok"
+	StatusPartial  Status = "partial"
+	StatusError    Status = "error"
+	StatusDegraded Status = "degraded"
+)
+
+// Valid reports whether s is in the vocabulary.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusOK, StatusPartial, StatusError, StatusDegraded:
+		return true
+	}
+	return false
+}
+
+// Degraded says how far ParseHandoff had to fall back. It is computed on
+// read and never stored.
+type Degraded string
+
+const (
+	DegradedNone    Degraded = ""
+	DegradedV1      Degraded = "v1"      // legacy note: synthesised from its summary
+	DegradedPartial Degraded = "partial" // front matter readable only field by field
+	DegradedAbsent  Degraded = "absent"  // no usable front matter at all
+)
+
+// Handoff is the structured front matter of a note.
+type Handoff struct {
+	Version    int       `yaml:"version" json:"version"`
+	Status     Status    `yaml:"status" json:"status"`
+	Agent      string    `yaml:"agent" json:"agent"`
+	Task       string    `yaml:"task" json:"task"`
+	Conclusion string    `yaml:"conclusion" json:"conclusion"`
+	Reason     string    `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Facts      []string  `yaml:"facts" json:"facts"`
+	Artifacts  []string  `yaml:"artifacts" json:"artifacts"`
+	Created    time.Time `yaml:"created" json:"created"`
+	// Degraded is computed by ParseHandoff, never stored.
+	Degraded Degraded `yaml:"-" json:"degraded,omitempty"`
+}
+
+// ParseHandoff reads the handoff of a note file. It never fails and never
+// returns nil; it falls back through three tiers:
+//  1. the front matter decodes strictly as a current Handoff;
+//  2. the front matter is a YAML mapping: known fields are salvaged one by
+//     one (a legacy note's summary becomes the conclusion, Degraded=v1;
+//     anything else Degraded=partial);
+//  3. no usable front matter: Degraded=absent, the first line of text
+//     becomes the conclusion.
+func ParseHandoff(data []byte) *Handoff {
+	h, _ := parseNote(data)
+	return h
+}
+
+// parseNote splits a note into its handoff and body.
+func parseNote(data []byte) (*Handoff, []byte) {
+	fm, body, ok := splitFrontMatter(data)
+	if !ok {
+		return absentHandoff(data), data
+	}
+	var strict Handoff
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	dec.KnownFields(true)
+	if err := dec.Decode(&strict); err == nil && strict.Version >= HandoffVersion && strict.Status.Valid() {
+		return &strict, body
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(fm, &raw); err != nil || raw == nil {
+		return absentHandoff(body), body
+	}
+	return salvageHandoff(raw), body
+}
+
+// rawFrontMatter makes adrg/frontmatter hand over the front matter bytes
+// undecoded, so that a reader can tell "no front matter" from "front matter
+// that does not decode" and fall back tier by tier.
+var rawFrontMatter = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+	*v.(*[]byte) = bytes.Clone(data)
+	return nil
+})
+
+// splitFrontMatter cuts "---\n<yaml>\n---\n<body>".
+func splitFrontMatter(data []byte) (fm, body []byte, ok bool) {
+	var raw []byte
+	body, err := frontmatter.Parse(bytes.NewReader(data), &raw, rawFrontMatter)
+	if err != nil || raw == nil {
+		return nil, data, false
+	}
+	return raw, body, true
+}
+
+func absentHandoff(body []byte) *Handoff {
+	return &Handoff{Status: StatusDegraded, Conclusion: firstLine(string(body)), Degraded: DegradedAbsent}
+}
+
+func salvageHandoff(raw map[string]any) *Handoff {
+	h := &Handoff{Degraded: DegradedPartial}
+	h.Version, _ = raw["version"].(int)
+	h.Status = Status(str(raw["status"]))
+	h.Agent = str(raw["agent"])
+	h.Task = str(raw["task"])
+	h.Conclusion = str(raw["conclusion"])
+	h.Reason = str(raw["reason"])
+	h.Facts = strs(raw["facts"])
+	h.Artifacts = strs(raw["artifacts"])
+	switch c := raw["created"].(type) {
+	case time.Time:
+		h.Created = c
+	case string:
+		h.Created, _ = time.Parse(time.RFC3339, c)
+	}
+	if summary := str(raw["summary"]); summary != "" && h.Conclusion == "" {
+		h.Conclusion = summary
+		h.Degraded = DegradedV1
+		if h.Version == 0 {
+			h.Version = 1
+		}
+	}
+	if !h.Status.Valid() {
+		if h.Degraded == DegradedV1 && h.Status == "" {
+			h.Status = StatusOK
+		} else {
+			h.Status = StatusDegraded
+		}
+	}
+	return h
+}
+
+func str(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	case int, int64, float64, bool:
+		b, _ := yaml.Marshal(v)
+		return strings.TrimSpace(string(b))
+	}
+	return ""
+}
+
+func strs(v any) []string {
+	switch v := v.(type) {
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s := str(e); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	case string:
+		if v != "" {
+			return []string{v}
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line != "" && line != "---" {
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,128 @@
+package blackboard
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yagent/yagent/config"
+)
+
+// IndexHeaderPrefix starts every index text. An injector recognises an
+// index left in a request by an earlier step by this prefix and strips it,
+// so injecting twice in one step is idempotent.
+const IndexHeaderPrefix = "[board index"
+
+// Defaults of the index valves (SPEC §5 constraint 2, 11).
+const (
+	DefaultIndexMaxNotes  = 12
+	DefaultIndexLineChars = 160
+)
+
+// IndexOptions bound the index. Its cost is at most MaxNotes × LineChars
+// runes plus a header, paid on every director call and every delegation
+// prefix.
+type IndexOptions struct {
+	// MaxNotes is how many of the newest notes are listed; 0 turns the
+	// index off.
+	MaxNotes int
+	// LineChars is the rune budget of one line; MaxRenderRunes means no
+	// trimming. A zero here is a caller bug (use IndexOptionsFromConfig)
+	// and is treated as the default.
+	LineChars int
+}
+
+// DefaultIndexOptions returns the defaults used when no key is configured.
+func DefaultIndexOptions() IndexOptions {
+	return IndexOptions{MaxNotes: DefaultIndexMaxNotes, LineChars: DefaultIndexLineChars}
+}
+
+// Index is a built index.
+type Index struct {
+	// Text is exactly what is injected into an LLM call; empty when the
+	// board is empty or the index is off.
+	Text string
+	// Listed is the number of notes on lines, Total the notes on the board,
+	// Skipped the listed candidates that could not be read.
+	Listed, Total, Skipped int
+}
+
+// BuildIndex rescans the board and renders its index. Only the newest
+// MaxNotes files are decoded (file-name order is time order), so the cost
+// beyond the directory listing does not grow with the board. Unreadable
+// notes are counted and reported on a trailing line, so "the board is
+// empty" and "N notes could not be read" look different.
+func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
+	if !Enabled() || opts.MaxNotes <= 0 || board == "" {
+		return Index{}, nil
+	}
+	if opts.LineChars <= 0 {
+		opts.LineChars = DefaultIndexLineChars
+	}
+	dir := BoardDir(s.root, SanitizeBoardID(board))
+	files, total, err := s.newestFiles(dir, opts.MaxNotes)
+	if err != nil {
+		return Index{}, fmt.Errorf("build index of board %s: %w", board, err)
+	}
+	idx := Index{Total: total}
+	if total == 0 {
+		return idx, nil
+	}
+	var lines []string
+	for i := len(files) - 1; i >= 0; i-- {
+		n, err := readNoteFile(dir, files[i])
+		if err != nil {
+			idx.Skipped++
+			continue
+		}
+		lines = append(lines, FormatIndexLine(n.Meta, opts.LineChars))
+	}
+	idx.Listed = len(lines)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s · board %s] %d of %d notes, newest first. read_note{ref} returns a note's full text.", IndexHeaderPrefix, SanitizeBoardID(board), idx.Listed, idx.Total)
+	for _, l := range lines {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	if idx.Skipped > 0 {
+		fmt.Fprintf(&b, "\n(%d unreadable notes skipped)", idx.Skipped)
+	}
+	idx.Text = b.String()
+	return idx, nil
+}
+
+// FormatIndexLine renders one index line within budget runes. The
+// retrievable ref is always kept whole, however small the budget; only the
+// conclusion is trimmed (then dropped).
+func FormatIndexLine(m NoteMeta, budget int) string {
+	status := string(m.Status)
+	if m.Degraded != DegradedNone {
+		status += ", " + string(m.Degraded)
+	}
+	head := "- " + m.Ref + " [" + status + "]"
+	text := m.Conclusion
+	if text == "" {
+		text = m.Task
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return head
+	}
+	room := budget - utf8.RuneCountInString(head) - 1
+	if room < 2 {
+		return head
+	}
+	return head + " " + truncateRunes(text, room)
+}
+
+// IndexOptionsFromConfig converts configuration into IndexOptions. The
+// configured index_line_chars: 0 ("no trimming") becomes MaxRenderRunes
+// here, so a raw 0 never travels further; index_max_notes: 0 stays 0 and
+// turns the index off.
+func IndexOptionsFromConfig(c config.Blackboard) IndexOptions {
+	o := IndexOptions{MaxNotes: c.IndexMaxNotes, LineChars: c.IndexLineChars}
+	if o.LineChars == 0 {
+		o.LineChars = MaxRenderRunes
+	}
+	return o
+}

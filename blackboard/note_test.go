@@ -1,0 +1,201 @@
+package blackboard
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	s := newTestStore(t)
+	body := "# Report\n\nEvery line of the deliverable, in full.\n"
+	m, err := s.WriteNote("b", NewNote{
+		Handoff: Handoff{Status: StatusPartial, Agent: "Explorer", Task: "map the repo", Conclusion: "mapped half", Reason: "step budget", Facts: []string{"f1", "f2"}},
+		Body:    body,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Agent != "explorer" || !strings.HasPrefix(m.Ref, "explorer/") || m.BodySize != len(body) {
+		t.Fatalf("meta = %+v", m)
+	}
+	n, err := s.ReadNote("b", m.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Body != body {
+		t.Errorf("body = %q; want %q", n.Body, body)
+	}
+	want := Handoff{Version: 2, Status: StatusPartial, Agent: "explorer", Task: "map the repo", Conclusion: "mapped half", Reason: "step budget",
+		Facts: []string{"f1", "f2"}, Artifacts: []string{}, Created: t0.Add(time.Second)}
+	if diff := cmp.Diff(want, *n.Handoff); diff != "" {
+		t.Errorf("handoff mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(m, n.Meta); diff != "" {
+		t.Errorf("meta of write and read differ (-write +read):\n%s", diff)
+	}
+}
+
+// TestWriteNoteArtifactIDsWinOverHandoffArtifacts pins constraint 5: the
+// artifacts the system observed replace the ones the model reported.
+func TestWriteNoteArtifactIDsWinOverHandoffArtifacts(t *testing.T) {
+	s := newTestStore(t)
+	tests := []struct {
+		name            string
+		model, observed []string
+		want            []string
+	}{
+		{"observed wins", []string{"claimed.go", "imagined.txt"}, []string{"internal/real.go"}, []string{"internal/real.go"}},
+		{"nothing observed keeps the model's", []string{"claimed.go"}, nil, []string{"claimed.go"}},
+		{"neither", nil, nil, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "worker", Artifacts: tt.model}, Body: "x", ObservedArtifacts: tt.observed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := s.ReadNote("b", m.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(n.Handoff.Artifacts, tt.want) {
+				t.Errorf("artifacts on disk = %q; want %q", n.Handoff.Artifacts, tt.want)
+			}
+		})
+	}
+}
+
+// TestReadV1NoteSynthesizesHandoff pins constraint 5's second half: a v1
+// note reads with a handoff synthesised from its summary, marked v1, and
+// the file is never rewritten.
+func TestReadV1NoteSynthesizesHandoff(t *testing.T) {
+	s := newTestStore(t)
+	stem := "20251001T120000Z_abcd-99-000001"
+	raw := "---\nsummary: Legacy finding about the parser.\nagent: explorer\n---\nThe old body.\n"
+	writeRaw(t, s, "b", "explorer", stem, raw)
+	path := filepath.Join(AgentDir(s.root, "b", "explorer"), stem+".md")
+	before, _ := os.Stat(path)
+
+	n, err := s.ReadNote("b", "explorer/"+stem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Handoff.Degraded != DegradedV1 || n.Handoff.Conclusion != "Legacy finding about the parser." || n.Handoff.Version != 1 {
+		t.Errorf("handoff = %+v; want v1, conclusion from summary", n.Handoff)
+	}
+	if n.Body != "The old body.\n" {
+		t.Errorf("body = %q", n.Body)
+	}
+	if _, err := s.ListNotes("b", ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BuildIndex("b", DefaultIndexOptions()); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(path)
+	data, _ := os.ReadFile(path)
+	if string(data) != raw || !after.ModTime().Equal(before.ModTime()) {
+		t.Error("reading a v1 note rewrote it")
+	}
+}
+
+// TestListNotes pins constraint 12: NoteMeta carries no body, only its
+// size, and listing is newest first with the agent filter.
+func TestListNotes(t *testing.T) {
+	if _, ok := reflect.TypeFor[NoteMeta]().FieldByName("Body"); ok {
+		t.Fatal("NoteMeta has a Body field; listing must stay cheap (constraint 12)")
+	}
+	s := newTestStore(t)
+	a := put(t, s, "b", "explorer", "first")
+	b := put(t, s, "b", "reviewer", "second")
+	c := put(t, s, "b", "explorer", "third")
+	res, err := s.ListNotes("b", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, m := range res.Notes {
+		refs = append(refs, m.Ref)
+	}
+	if want := []string{c.Ref, b.Ref, a.Ref}; !slices.Equal(refs, want) {
+		t.Errorf("ListNotes = %q; want newest first %q", refs, want)
+	}
+	if res.Notes[0].BodySize == 0 || res.Notes[0].Conclusion != "third" {
+		t.Errorf("meta = %+v", res.Notes[0])
+	}
+	res, _ = s.ListNotes("b", ListOptions{Agent: "explorer", Limit: 1})
+	if len(res.Notes) != 1 || res.Notes[0].Ref != c.Ref {
+		t.Errorf("agent+limit filter = %+v", res.Notes)
+	}
+	if res, _ := s.ListNotes("missing", ListOptions{}); len(res.Notes) != 0 {
+		t.Errorf("missing board listed %d notes", len(res.Notes))
+	}
+}
+
+// TestListNotesByAgentNormalises pins constraint 8: both spellings of a
+// repo-qualified agent reach the same notes.
+func TestListNotesByAgentNormalises(t *testing.T) {
+	s := newTestStore(t)
+	m := put(t, s, "b", "explorer:yagent", "qualified")
+	for _, spelling := range []string{"explorer:yagent", "yagent_explorer", "YAGENT_Explorer"} {
+		res, err := s.ListNotesByAgent("b", spelling)
+		if err != nil || len(res.Notes) != 1 || res.Notes[0].Ref != m.Ref {
+			t.Errorf("ListNotesByAgent(%q) = %+v, %v; want %s", spelling, res.Notes, err, m.Ref)
+		}
+	}
+}
+
+func TestReadNoteErrors(t *testing.T) {
+	s := newTestStore(t)
+	put(t, s, "b", "explorer", "x")
+	for _, ref := range []string{"explorer/20261129T100001Z_ffff-1-000001", "../../etc/passwd", "explorer", "a/b/c"} {
+		if _, err := s.ReadNote("b", ref); err == nil || !strings.Contains(err.Error(), ref) {
+			t.Errorf("ReadNote(%q) = %v; want an error naming the ref", ref, err)
+		}
+	}
+	if _, err := s.ReadNote("", "explorer/20261129T100001Z_e9fb-4242-000001"); err == nil {
+		t.Error("ReadNote with an empty board succeeded")
+	}
+}
+
+func TestEmptyBodyFallsBackToRenderedHandoff(t *testing.T) {
+	s := newTestStore(t)
+	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusError, Agent: "w", Task: "t", Reason: "boom"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := s.ReadNote("b", m.Ref)
+	if !strings.Contains(n.Body, "reason: boom") {
+		t.Errorf("body of a note written without one = %q; want the rendered handoff", n.Body)
+	}
+}
+
+// TestKillSwitch pins constraint 2's last rule: YAGENT_BLACKBOARD=0 stops
+// write, read, index and GC through the one predicate Enabled.
+func TestKillSwitch(t *testing.T) {
+	s := newTestStore(t)
+	m := put(t, s, "b", "explorer", "x")
+	t.Setenv("YAGENT_BLACKBOARD", "0")
+	if Enabled() {
+		t.Fatal("Enabled() with YAGENT_BLACKBOARD=0")
+	}
+	if _, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK}}); err != ErrDisabled {
+		t.Errorf("WriteNote = %v; want ErrDisabled", err)
+	}
+	if _, err := s.ReadNote("b", m.Ref); err != ErrDisabled {
+		t.Errorf("ReadNote = %v; want ErrDisabled", err)
+	}
+	if idx, _ := s.BuildIndex("b", DefaultIndexOptions()); idx.Text != "" {
+		t.Errorf("BuildIndex = %q; want nothing", idx.Text)
+	}
+	if _, err := s.GC(GCOptions{MaxNotesPerBoard: 1}, t0); err != ErrDisabled {
+		t.Errorf("GC = %v; want ErrDisabled", err)
+	}
+}

@@ -1,0 +1,77 @@
+package blackboard
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Render formats the handoff for a model or a person within budget runes
+// (budget <= 0 means no limit). When short of budget it drops Facts one by
+// one from the end and says how many it dropped; it never cuts the
+// Conclusion, which is what the note is for.
+func (h *Handoff) Render(budget int) string {
+	if budget <= 0 {
+		budget = MaxRenderRunes
+	}
+	facts := h.Facts
+	for {
+		out := h.render(facts, len(h.Facts)-len(facts))
+		if utf8.RuneCountInString(out) <= budget || len(facts) == 0 {
+			return out
+		}
+		facts = facts[:len(facts)-1]
+	}
+}
+
+func (h *Handoff) render(facts []string, dropped int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "status: %s", h.Status)
+	if h.Degraded != DegradedNone {
+		fmt.Fprintf(&b, " (degraded: %s)", h.Degraded)
+	}
+	if h.Agent != "" {
+		fmt.Fprintf(&b, "\nagent: %s", h.Agent)
+	}
+	if !h.Created.IsZero() {
+		fmt.Fprintf(&b, "\ncreated: %s", h.Created.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	if h.Task != "" {
+		fmt.Fprintf(&b, "\ntask: %s", h.Task)
+	}
+	fmt.Fprintf(&b, "\nconclusion: %s", h.Conclusion)
+	if h.Reason != "" {
+		fmt.Fprintf(&b, "\nreason: %s", h.Reason)
+	}
+	if len(facts) > 0 || dropped > 0 {
+		b.WriteString("\nfacts:")
+		for _, f := range facts {
+			fmt.Fprintf(&b, "\n- %s", f)
+		}
+		if dropped > 0 {
+			fmt.Fprintf(&b, "\n- (+%d more facts)", dropped)
+		}
+	}
+	if len(h.Artifacts) > 0 {
+		fmt.Fprintf(&b, "\nartifacts: %s", strings.Join(h.Artifacts, ", "))
+	}
+	return b.String()
+}
+
+// truncateRunes cuts s to at most n runes, ending with "…" when it cut.
+func truncateRunes(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n-1 {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}

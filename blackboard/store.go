@@ -1,0 +1,149 @@
+package blackboard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Store is a notes root holding any number of boards.
+type Store struct {
+	root  string
+	now   func() time.Time
+	namer *namer
+}
+
+// Open returns a store rooted at root (usually NotesRootDir()). Nothing is
+// created until the first write.
+func Open(root string) *Store {
+	return &Store{root: root, now: time.Now, namer: &defaultNamer}
+}
+
+// Root returns the notes root directory.
+func (s *Store) Root() string { return s.root }
+
+// BoardDir returns the directory of a board (the id is sanitised).
+func (s *Store) BoardDir(board string) string {
+	return BoardDir(s.root, SanitizeBoardID(board))
+}
+
+// boardDir validates board for reading: it must be non-empty (an empty id
+// would silently mean a fresh, empty board).
+func (s *Store) boardDir(board string) (string, error) {
+	if board == "" {
+		return "", fmt.Errorf("no board id given")
+	}
+	return BoardDir(s.root, SanitizeBoardID(board)), nil
+}
+
+// BoardExists reports whether a board directory exists.
+func (s *Store) BoardExists(board string) bool {
+	dir, err := s.boardDir(board)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.IsDir()
+}
+
+// agentDirs lists the agent directories of a board (real directories only,
+// never symlinks).
+func (s *Store) agentDirs(boardDir string) ([]string, error) {
+	entries, err := os.ReadDir(boardDir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list board %s: %w", boardDir, err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.Type().IsDir() && e.Name() != "" && e.Name()[0] != '.' {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs, nil
+}
+
+// noteFile is a note found by listing, before it is decoded.
+type noteFile struct {
+	agent, name string
+}
+
+func (f noteFile) stem() string { return f.name[:len(f.name)-3] }
+func (f noteFile) ref() string  { return f.agent + "/" + f.stem() }
+func (f noteFile) path(boardDir string) string {
+	return filepath.Join(boardDir, f.agent, f.name)
+}
+
+// listFiles returns the note files of a board (or of one agent when agent is
+// non-empty) sorted by file name, which is time order.
+func (s *Store) listFiles(boardDir, agent string) ([]noteFile, error) {
+	agents := []string{agent}
+	if agent == "" {
+		var err error
+		if agents, err = s.agentDirs(boardDir); err != nil {
+			return nil, err
+		}
+	}
+	var files []noteFile
+	for _, a := range agents {
+		entries, err := os.ReadDir(filepath.Join(boardDir, a))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, fmt.Errorf("list agent dir %s: %w", a, err)
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && isNoteFile(e.Name()) {
+				files = append(files, noteFile{agent: a, name: e.Name()})
+			}
+		}
+	}
+	sortFilesByName(files)
+	return files, nil
+}
+
+// newestFiles returns the n newest note files of a board, newest last, and
+// the number of note files on it. It reads each agent directory unsorted and
+// keeps only a running top n, so beyond the directory listing its cost does
+// not grow with the board.
+func (s *Store) newestFiles(boardDir string, n int) ([]noteFile, int, error) {
+	agents, err := s.agentDirs(boardDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	var top []noteFile // sorted ascending by name, at most n
+	total := 0
+	for _, a := range agents {
+		f, err := os.Open(filepath.Join(boardDir, a))
+		if err != nil {
+			continue
+		}
+		entries, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			return nil, 0, fmt.Errorf("list agent dir %s: %w", a, err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !e.Type().IsRegular() || !isNoteFile(name) {
+				continue
+			}
+			total++
+			if len(top) == n && name <= top[0].name {
+				continue
+			}
+			i, _ := slices.BinarySearchFunc(top, name, func(f noteFile, name string) int { return strings.Compare(f.name, name) })
+			top = slices.Insert(top, i, noteFile{agent: a, name: name})
+			if len(top) > n {
+				top = top[1:]
+			}
+		}
+	}
+	return top, total, nil
+}
