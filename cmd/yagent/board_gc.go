@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/blackboard"
+)
+
+// BoardGCOptions are the inputs of `yagent board gc`.
+type BoardGCOptions struct {
+	IO     *IOStreams
+	DryRun bool
+	JSON   bool
+	f      *Factory
+}
+
+// NewCmdBoardGC builds `yagent board gc`.
+func NewCmdBoardGC(f *Factory, runF func(*BoardGCOptions) error) *cobra.Command {
+	opts := &BoardGCOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "gc [--dry-run]",
+		Short: "Remove expired boards and notes over the count cap",
+		Long: `Remove boards whose newest note is older than blackboard.ttl, the oldest
+notes of boards over blackboard.max_notes_per_board, and temporary files left
+by crashed writers. Symlinks are never followed. ttl "0" and a cap of 0
+disable each rule.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return boardGCRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed, remove nothing")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {boards: [id], notes: [board/ref], temps: [path], dry_run}")
+	return cmd
+}
+
+func boardGCRun(opts *BoardGCOptions) error {
+	cfg, err := opts.f.Config()
+	if err != nil {
+		return err
+	}
+	store, err := opts.f.Board()
+	if err != nil {
+		return err
+	}
+	gcOpts := blackboard.GCOptionsFromConfig(cfg.Blackboard)
+	gcOpts.DryRun = opts.DryRun
+	rep, err := store.GC(gcOpts, opts.f.Now())
+	if err != nil {
+		return boardErr(err)
+	}
+	if opts.JSON {
+		for _, s := range []*[]string{&rep.Boards, &rep.Notes, &rep.Temps} {
+			if *s == nil {
+				*s = []string{}
+			}
+		}
+		return writeJSON(opts.IO.Out, struct {
+			blackboard.GCReport
+			DryRun bool `json:"dry_run"`
+		}{rep, opts.DryRun})
+	}
+	verb := "removed"
+	if opts.DryRun {
+		verb = "would remove"
+	}
+	for _, b := range rep.Boards {
+		fmt.Fprintf(opts.IO.Out, "%s board %s (expired)\n", verb, b)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(opts.IO.Out, "%s note %s (over the count cap)\n", verb, n)
+	}
+	for _, t := range rep.Temps {
+		fmt.Fprintf(opts.IO.Out, "%s temp file %s\n", verb, t)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "gc: %s %d boards, %d notes, %d temp files\n", verb, len(rep.Boards), len(rep.Notes), len(rep.Temps))
+	return nil
+}

@@ -1,0 +1,26 @@
+// Command yagent is a multi-agent orchestrator for the command line.
+//
+// This package is thin: it parses flags, builds dependencies through a
+// Factory, calls the packages that do the work and prints. Exit codes: 0 ok,
+// 1 failure, 2 usage or bad input, 130 cancelled.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes one command line and returns the exit code. SIGINT and
+// SIGTERM cancel the root context.
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := NewFactory(SystemIO())
+	return execute(ctx, f, args)
+}
