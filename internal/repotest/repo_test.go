@@ -1,0 +1,274 @@
+package repotest
+
+import (
+	"flag"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the line numbers of tests named in AGENTS.md files")
+
+const module = "github.com/yagent/yagent"
+
+// repoRoot is two levels up from internal/repotest.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// packageDirs returns the repo-relative directories holding non-test Go
+// files, outside testdata.
+func packageDirs(t *testing.T, root string) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			if !slices.Contains(dirs, rel) {
+				dirs = append(dirs, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// testFuncs maps every Test/Fuzz/Benchmark function of the repo to
+// "file:line" (repo-relative).
+func testFuncs(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	funcs := map[string][]string{}
+	re := regexp.MustCompile(`^func ((?:Test|Fuzz|Benchmark)\w+)\(`)
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := re.FindStringSubmatch(line); m != nil {
+				funcs[m[1]] = append(funcs[m[1]], rel+":"+strconv.Itoa(i+1))
+			}
+		}
+		return nil
+	})
+	return funcs
+}
+
+// TestAgentsMD enforces that every package has an AGENTS.md (internal/*
+// packages share internal/AGENTS.md) and that every test an AGENTS.md
+// names exists — at the named file and line when one is given.
+func TestAgentsMD(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		doc := filepath.Join(root, dir, "AGENTS.md")
+		if strings.HasPrefix(dir, "internal"+string(filepath.Separator)) {
+			doc = filepath.Join(root, "internal", "AGENTS.md")
+		}
+		if _, err := os.Stat(doc); err != nil {
+			t.Errorf("package %s has no AGENTS.md (boundary, hard constraints, the tests that pin them)", dir)
+		}
+	}
+	funcs := testFuncs(t, root)
+	// `TestName` optionally followed by (`file_test.go:NN`).
+	ref := regexp.MustCompile("`((?:Test|Fuzz|Benchmark)[A-Za-z0-9_]+)`(?: \\(`([^`:]+_test\\.go):([0-9]+)`\\))?")
+	var docs []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if d.Name() == "AGENTS.md" {
+			docs = append(docs, p)
+		}
+		return nil
+	})
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		relDoc, _ := filepath.Rel(root, doc)
+		changed := false
+		out := ref.ReplaceAllStringFunc(string(data), func(m string) string {
+			sm := ref.FindStringSubmatch(m)
+			name, file, line := sm[1], sm[2], sm[3]
+			locs, ok := funcs[name]
+			if !ok {
+				t.Errorf("%s names %s, which does not exist", relDoc, name)
+				return m
+			}
+			if file == "" {
+				return m
+			}
+			want := filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(relDoc), file)))
+			for _, loc := range locs {
+				f, l, _ := strings.Cut(loc, ":")
+				if filepath.ToSlash(f) != want {
+					continue
+				}
+				if l != line {
+					if *update {
+						changed = true
+						return strings.Replace(m, ":"+line+"`", ":"+l+"`", 1)
+					}
+					t.Errorf("%s: %s is at %s:%s, not line %s (go test ./internal/repotest -update)", relDoc, name, file, l, line)
+				}
+				return m
+			}
+			t.Errorf("%s: %s is not in %s (found in %v)", relDoc, name, file, locs)
+			return m
+		})
+		if changed {
+			if err := os.WriteFile(doc, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// layering lists, per package, the module packages it must never import.
+var layering = map[string][]string{
+	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
+	"blackboard": {"agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
+	"llm":        {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec"},
+	"kb":         {"blackboard", "agents", "director", "memory", "notebook", "sleep", "mcp", "llm"},
+	"toolspec":   {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp"},
+}
+
+// TestDeps enforces the import layering of SPEC §1: e.g. the blackboard
+// never imports agents or director code, config imports no sibling.
+func TestDeps(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		top := strings.Split(filepath.ToSlash(dir), "/")[0]
+		forbidden, ok := layering[top]
+		if !ok {
+			continue
+		}
+		for imp, file := range imports(t, filepath.Join(root, dir)) {
+			rest, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			target := strings.Split(rest, "/")[0]
+			if slices.Contains(forbidden, target) {
+				t.Errorf("%s imports %s (%s): %s must not depend on %s", dir, imp, file, top, target)
+			}
+		}
+	}
+}
+
+func imports(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			out[p] = e.Name()
+		}
+	}
+	return out
+}
+
+// TestPackageDocs requires a package doc comment in every package.
+func TestPackageDocs(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		entries, _ := os.ReadDir(filepath.Join(root, dir))
+		found := false
+		fset := token.NewFileSet()
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(root, dir, e.Name()), nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != "" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("package %s has no doc comment", dir)
+		}
+	}
+}
+
+// TestReadmeCICommand keeps README.md's test command and .ci/run equal:
+// the command in README's "test" block must appear verbatim in .ci/run.
+func TestReadmeCICommand(t *testing.T) {
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := readmeCommand(t, string(readme), "test")
+	if !strings.Contains(string(ci), "\n"+cmd+"\n") {
+		t.Errorf(".ci/run does not run README's test command verbatim:\n%s", cmd)
+	}
+	if !strings.Contains(cmd, "go test -race ./...") {
+		t.Errorf("README's test command %q does not run go test -race ./...", cmd)
+	}
+}
+
+// readmeCommand returns the single command line in the fenced block that
+// follows the marker <!-- command: NAME --> in README.md.
+func readmeCommand(t *testing.T, readme, name string) string {
+	t.Helper()
+	marker := "<!-- command: " + name + " -->"
+	_, after, ok := strings.Cut(readme, marker)
+	if !ok {
+		t.Fatalf("README.md has no %s marker", marker)
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		t.Fatalf("README.md: no ```sh block after %s", marker)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return strings.TrimSpace(block)
+}
