@@ -1,0 +1,120 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Role is the author of a [Message].
+type Role string
+
+// The roles of the Chat Completions API that yagent uses.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant only
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool only
+}
+
+// ToolCall is a call the model asked for. Arguments is the raw JSON text
+// exactly as the model sent it: it may be malformed, and the caller validates
+// it.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolDef declares a tool to the model. Parameters is a JSON schema object;
+// it is sent byte for byte (compacted), so a stable schema keeps the prompt
+// prefix cacheable.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// Request is one chat completion call.
+type Request struct {
+	Model    string // empty: the endpoint's default model
+	Messages []Message
+	Tools    []ToolDef
+	// ToolChoice is "" (the provider's default: auto when tools are
+	// present), "auto", "none", "required", or the name of one declared
+	// tool to force it.
+	ToolChoice  string
+	MaxTokens   int // 0 = provider default
+	Temperature *float64
+	// OnEvent, when set, is called synchronously from the goroutine running
+	// Stream, in stream order. It must not block for long.
+	OnEvent func(Event)
+}
+
+// EventKind tells what an [Event] reports.
+type EventKind int
+
+const (
+	// EventText carries a text delta of the answer being streamed.
+	EventText EventKind = iota + 1
+	// EventRetry says a retry is about to happen: text printed so far for
+	// this request is void, the next attempt streams the answer afresh.
+	EventRetry
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventText:
+		return "text"
+	case EventRetry:
+		return "retry"
+	}
+	return "unknown"
+}
+
+// Event is reported to Request.OnEvent while a request runs.
+type Event struct {
+	Kind EventKind
+	Text string // EventText: the delta
+	// Attempt is the attempt the event belongs to, counting from 1. For
+	// EventRetry it is the attempt about to start (2 for the first retry).
+	Attempt int
+	// MaxAttempts is the most attempts this request may make (MaxRetries+1),
+	// so a printer can say "retrying (2/4)".
+	MaxAttempts int
+	Err         error         // EventRetry: why the previous attempt failed
+	Wait        time.Duration // EventRetry: the pause before the next attempt
+}
+
+// Usage is the provider's token accounting for one response. Fields are zero
+// when the provider did not report usage.
+type Usage struct {
+	PromptTokens       int
+	CachedPromptTokens int
+	CompletionTokens   int
+}
+
+// Response is a finished answer.
+type Response struct {
+	// Message has role assistant, the full text and every tool call in
+	// index order.
+	Message      Message
+	FinishReason string
+	Usage        Usage
+	Model        string // as reported by the provider, else as requested
+	Attempts     int    // 1 when the first attempt succeeded
+}
+
+// Client streams one chat completion. Implementations must honour ctx
+// promptly and return an error wrapping ctx.Err() when it is done.
+type Client interface {
+	Stream(ctx context.Context, req Request) (Response, error)
+}
