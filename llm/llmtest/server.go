@@ -2,7 +2,7 @@ package llmtest
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"io"
 	"log"
 	"net"

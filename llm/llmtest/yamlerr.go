@@ -118,7 +118,7 @@ func yamlErrors(err error, root *yaml.Node) []string {
 	if te, ok := err.(*yaml.TypeError); ok {
 		lines = te.Errors
 	} else {
-		lines = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+		lines = []string{parserLine(strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
@@ -149,6 +149,19 @@ func yamlErrors(err error, root *yaml.Node) []string {
 		out = append(out, fmt.Sprintf("line %d: %s", line, msg))
 	}
 	return out
+}
+
+var parserErrRe = regexp.MustCompile(`^line (\d+): (did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content))$`)
+
+// parserLine corrects yaml.v3's line for parser (not scanner) errors: it
+// reports the 0-based line where the enclosing block starts.
+func parserLine(msg string) string {
+	m := parserErrRe.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	n, _ := strconv.Atoi(m[1])
+	return fmt.Sprintf("line %d: %s (in the block starting on this line)", n+1, m[2])
 }
 
 func humanType(goType string) string {
