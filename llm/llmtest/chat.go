@@ -22,7 +22,8 @@ type answer struct {
 	fault      string
 	delay      time.Duration
 	chunkDelay time.Duration
-	cutAfter   int // body bytes before the connection is cut; -1 = never
+	cutAfter   int // body bytes before the answer stops; -1 = never
+	graceful   bool
 	stream     bool
 	usageChunk bool
 	id         string
@@ -123,7 +124,7 @@ func (s *Server) plan(path string, req *chatRequest, body []byte) answer {
 		case FaultSlowFirstByte:
 			a.delay += f.Delay
 		case FaultCutStream:
-			a.cutAfter = f.AfterBytes
+			a.cutAfter, a.graceful = f.AfterBytes, f.Graceful
 		}
 	} else {
 		ss.served++

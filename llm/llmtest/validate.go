@@ -162,6 +162,7 @@ func (f *Fault) validate(i int) []problem {
 	only("retry_after", f.RetryAfter != 0, FaultStatus)
 	only("delay", f.Delay != 0, FaultSlowFirstByte)
 	only("after_bytes", f.AfterBytes != 0, FaultCutStream)
+	only("graceful", f.Graceful, FaultCutStream)
 	switch f.Kind {
 	case FaultStatus:
 		if f.Status < 400 || f.Status > 599 {

@@ -34,7 +34,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
 		body, _ := json.Marshal(a.completion())
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		return writeBody(w, body, a.cutAfter)
+		return writeBody(w, body, a.cutAfter, a.graceful)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -46,7 +46,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
 			return false
 		}
 		if a.cutAfter >= 0 && sent+len(ev) > a.cutAfter {
-			return writeBody(w, ev, a.cutAfter-sent)
+			return writeBody(w, ev, a.cutAfter-sent, a.graceful)
 		}
 		if _, err := w.Write(ev); err != nil {
 			return false
@@ -57,15 +57,18 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
 	return true
 }
 
-// writeBody writes body, or only its first cut bytes and then drops the
-// connection mid-answer when cut >= 0.
-func writeBody(w http.ResponseWriter, body []byte, cut int) bool {
+// writeBody writes body, or when cut >= 0 only its first cut bytes, then
+// ends the response early (graceful) or drops the connection mid-answer.
+func writeBody(w http.ResponseWriter, body []byte, cut int, graceful bool) bool {
 	if cut < 0 {
 		_, err := w.Write(body)
 		return err == nil
 	}
 	_, _ = w.Write(body[:min(cut, len(body))])
 	flush(w)
+	if graceful {
+		return false
+	}
 	panic(http.ErrAbortHandler) // net/http closes the connection without ending the body
 }
 
