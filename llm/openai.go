@@ -168,7 +168,7 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, params openai.ChatComplet
 		err = nil
 	}
 	if err != nil {
-		wait, err := c.classify(ctx, actx, err, &out, model)
+		wait, err := c.classify(actx, err, &out, model)
 		return Response{}, wait, err
 	}
 	if asm.model != "" {
@@ -183,11 +183,9 @@ func isStreamError(err error) bool {
 }
 
 // classify turns the failure of one attempt into the error to report and
-// says whether a new attempt may cure it (see retryable).
-func (c *OpenAIClient) classify(ctx, actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
-	if ctx.Err() != nil {
-		return 0, fmt.Errorf("model request to %s: %w", c.baseURL, ctx.Err())
-	}
+// says whether a new attempt may cure it (see retryable). The caller's own
+// cancellation is handled by retry before any of this matters.
+func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
 	if errors.Is(context.Cause(actx), errIdle) {
 		return 0, retryable(fmt.Errorf("no answer from %s for %s (%w): the server is overloaded or the model is loading", c.baseURL, c.timeout, errIdle))
 	}

@@ -167,12 +167,19 @@ steps:
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var cancelledAt time.Time
+	retried := false
 	_, err := c.Stream(ctx, llm.Request{Messages: director(user("count")), OnEvent: func(e llm.Event) {
+		if e.Kind == llm.EventRetry {
+			retried = true
+		}
 		if e.Kind == llm.EventText && e.Text != "" && cancelledAt.IsZero() {
 			cancelledAt = time.Now()
 			cancel()
 		}
 	}})
+	if retried {
+		t.Error("a retry was announced after cancellation; want none")
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Stream after cancel: err = %v; want context.Canceled", err)
 	}
