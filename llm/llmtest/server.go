@@ -53,6 +53,7 @@ type Recorded struct {
 	Model     string
 	Fault     string // the fault kind served, "" for a normal answer
 	Status    int    // HTTP status answered (200 for a cut stream)
+	Header    http.Header
 }
 
 type stepState struct {

@@ -163,7 +163,7 @@ func TestCaptureSubstitution(t *testing.T) {
 	}
 	history = append(history, first.Message,
 		llm.Message{Role: llm.RoleTool, ToolCallID: "call_delegate", Content: "status: ok\nref: explorer/old-note"},
-		llm.Message{Role: llm.RoleTool, ToolCallID: "call_delegate", Content: "status: ok\nref: explorer/2025-01-02_map-llm"})
+		llm.Message{Role: llm.RoleTool, ToolCallID: "call_delegate", Content: "ref: explorer/superseded\nstatus: ok\nref: explorer/2025-01-02_map-llm"})
 	second, err := c.Stream(t.Context(), llm.Request{Messages: history})
 	if err != nil {
 		t.Fatal(err)
@@ -445,5 +445,22 @@ func TestStartRejectsInvalidScenario(t *testing.T) {
 	_, err := llmtest.Start(&llmtest.Scenario{Name: "bad", Steps: []llmtest.Step{{Fault: &llmtest.Fault{Kind: "boom"}}}})
 	if err == nil || !strings.Contains(err.Error(), `steps[0].fault.kind: unknown fault kind "boom"`) {
 		t.Errorf("Start: err = %v; want the validation problem", err)
+	}
+}
+
+// TestSlowAnswerDeliveredCountsAsServed pins that a slow start the client
+// waits out is an answer: the step is used up, not served twice.
+func TestSlowAnswerDeliveredCountsAsServed(t *testing.T) {
+	srv := serve(t, "steps: [{id: slow, fault: {kind: slow_first_byte, delay: 50ms}, reply: {text: late}}]")
+	c := client(t, srv)
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("x"))})
+	if err != nil || resp.Message.Content != "late" {
+		t.Fatalf("Stream = %+v, %v; want the late answer", resp.Message, err)
+	}
+	if p := srv.Pending(); len(p) != 0 {
+		t.Errorf("Pending = %v; want none", p)
+	}
+	if _, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("again"))}); err == nil {
+		t.Error("second request answered; want it unmatched (the step served once already)")
 	}
 }

@@ -16,12 +16,10 @@ import (
 // small and odd, so JSON tokens are split across chunks as real models do.
 const argPiece = 7
 
-// write sends the answer and reports whether it was delivered whole.
+// write sends the answer (its delay already waited) and reports whether it
+// was delivered whole.
 func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
 	ctx := r.Context()
-	if !wait(ctx, a.delay) {
-		return false
-	}
 	if a.status != http.StatusOK {
 		if a.retryAfter > 0 {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(a.retryAfter.Milliseconds(), 10))
