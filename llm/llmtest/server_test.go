@@ -464,3 +464,46 @@ func TestSlowAnswerDeliveredCountsAsServed(t *testing.T) {
 		t.Error("second request answered; want it unmatched (the step served once already)")
 	}
 }
+
+// TestFaultsFireThenStepAnswers pins that a fault spoils only its first
+// Times requests and does not use up the step: "429 then success" is one
+// step, and a cut stream is recorded as such.
+func TestFaultsFireThenStepAnswers(t *testing.T) {
+	srv := serve(t, `
+steps:
+  - id: flaky
+    match: {contains: flaky}
+    fault: {kind: status, status: 503, times: 2, retry_after: 2s}
+    reply: {text: recovered}
+  - id: cut
+    match: {contains: cut}
+    fault: {kind: cut_stream, after_bytes: 10}
+    reply: {text: whole}
+`)
+	c := client(t, srv) // MaxRetries -1: every attempt is visible
+	for i := range 2 {
+		_, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("flaky"))})
+		if err == nil || !strings.Contains(err.Error(), "503") {
+			t.Fatalf("request %d: err = %v; want the 503 fault", i+1, err)
+		}
+	}
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("flaky"))})
+	if err != nil || resp.Message.Content != "recovered" {
+		t.Fatalf("third request = %+v, %v; want the answer", resp.Message, err)
+	}
+	if _, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("cut"))}); err == nil {
+		t.Fatal("cut stream: no error")
+	}
+	if resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("cut"))}); err != nil || resp.Message.Content != "whole" {
+		t.Fatalf("after the cut = %+v, %v; want the answer", resp.Message, err)
+	}
+	var got []string
+	for _, r := range srv.Requests() {
+		got = append(got, fmt.Sprintf("%s %d %s", r.StepID, r.Status, r.Fault))
+	}
+	want := []string{"flaky 503 status", "flaky 503 status", "flaky 200 ", "cut 200 cut_stream", "cut 200 "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+	srv.AssertDone(t)
+}
