@@ -73,7 +73,10 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		hc = &http.Client{Transport: http.DefaultTransport}
+		if t, ok := http.DefaultTransport.(*http.Transport); ok {
+			hc.Transport = t.Clone()
+		}
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(c.baseURL),
@@ -124,6 +127,13 @@ type httpOutcome struct {
 	status int
 	header http.Header
 	body   []byte // error bodies only, capped
+}
+
+// notStream reports a successful answer that is not an event stream: a base
+// URL pointing at a web page, or a server ignoring "stream": true.
+func (o *httpOutcome) notStream() bool {
+	ct := o.header.Get("Content-Type")
+	return o.status > 0 && o.status < 400 && ct != "" && !strings.HasPrefix(ct, "text/event-stream")
 }
 
 func (o *httpOutcome) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -208,6 +218,9 @@ func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcom
 			return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, e))
 		}
 		return 0, fmt.Errorf("%s: %w", c.baseURL, e)
+	}
+	if errors.Is(err, errCut) && out.notStream() {
+		return 0, fmt.Errorf("%s answered %q instead of an event stream: check OPENAI_BASE_URL (it usually ends in /v1) and that the server supports streaming", c.baseURL, out.header.Get("Content-Type"))
 	}
 	if errors.Is(err, errCut) {
 		return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, errCut))

@@ -232,3 +232,18 @@ func TestRequestOptionsOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAStreamIsReportedNotRetried pins the message for an endpoint that
+// answers a streaming request with something else (a web page, or a server
+// ignoring "stream": true): it is not retried as if it were a cut stream.
+func TestNotAStreamIsReportedNotRetried(t *testing.T) {
+	srv := inlineServer(t, "steps: [{repeat: true, stream: false, reply: {text: plain JSON}}]")
+	c := newClient(t, srv.URL(), nil)
+	_, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x"))})
+	if err == nil || !strings.Contains(err.Error(), `answered "application/json" instead of an event stream: check OPENAI_BASE_URL`) {
+		t.Fatalf("err = %v; want it to say the answer was not a stream", err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("server saw %d requests; want 1", n)
+	}
+}
