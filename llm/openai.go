@@ -114,10 +114,10 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 		resp, wait, err = c.streamOnce(ctx, params, model, n, c.maxRetries+1, emit)
 		return wait, err
 	})
-	resp.Attempts = n
 	if err != nil {
 		return Response{Attempts: n}, err
 	}
+	resp.Attempts = n
 	return resp, nil
 }
 
@@ -205,7 +205,7 @@ func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcom
 	}
 	if out.status >= 400 {
 		api := newAPIError(out.status, out.body, model, c.baseURL)
-		if !api.Temporary() {
+		if !api.Retryable() {
 			return 0, api
 		}
 		wait, _ := retryAfter(out.header, time.Now())
