@@ -105,10 +105,9 @@ func findPath(root *yaml.Node, line int, key, value string) []any {
 }
 
 var (
-	yamlLineRe    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRe     = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
-	cannotRe      = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
-	yamlFieldSets = fieldSets(Scenario{}, Step{}, Match{}, Reply{}, ToolCall{}, Usage{}, Fault{})
+	yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRe  = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	cannotRe   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
 )
 
 // yamlErrors rewrites the decoder's errors so each names its line and field
@@ -132,7 +131,7 @@ func yamlErrors(err error, root *yaml.Node) []string {
 		if u := unknownRe.FindStringSubmatch(msg); u != nil {
 			key = u[1]
 			msg = fmt.Sprintf("unknown field %q", u[1])
-			if known := yamlFieldSets[u[2]]; known != "" {
+			if known := fieldSets(Scenario{}, Step{}, Match{}, Reply{}, ToolCall{}, Usage{}, Fault{})[u[2]]; known != "" {
 				msg += " (known: " + known + ")"
 			}
 		} else if c := cannotRe.FindStringSubmatch(msg); c != nil {
