@@ -10,6 +10,6 @@
 // errors that say what to do next ([APIError]).
 //
 // Tests never reach a live model: package llm/llmtest serves scripted
-// scenarios over real HTTP, and every test of this package goes through the
-// real openai-go client against it.
+// scenarios over real HTTP, and every end-to-end test of this package goes
+// through the real openai-go client against it.
 package llm

@@ -34,7 +34,7 @@ func (c *OpenAIClient) Embed(ctx context.Context, model string, inputs []string)
 		var out httpOutcome
 		res, err := c.embeddings.New(actx, params, option.WithMiddleware(out.middleware))
 		if err != nil {
-			return c.classify(ctx, actx, err, &out, model)
+			return c.classify(actx, err, &out, model)
 		}
 		if len(res.Data) != len(inputs) {
 			return 0, fmt.Errorf("embeddings from %s: got %d vectors for %d inputs", c.baseURL, len(res.Data), len(inputs))

@@ -39,10 +39,21 @@ func TestNewOpenAIEndpointErrors(t *testing.T) {
 func TestNewOpenAIIgnoresProcessEnv(t *testing.T) {
 	srv := inlineServer(t, "steps: [{reply: {text: ok}}]")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "env-key")
+	t.Setenv("OPENAI_ORG_ID", "org-leak")
 	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-Leak: yes")
-	c := newClient(t, srv.URL(), nil)
+	c := newClient(t, srv.URL(), func(cfg *llm.EndpointConfig) { cfg.APIKey = "" })
 	if _, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x"))}); err != nil {
-		t.Fatalf("Stream: %v (the process environment leaked into the client?)", err)
+		t.Fatalf("Stream: %v", err)
+	}
+	h := srv.Requests()[0].Header
+	for _, name := range []string{"X-Leak", "Openai-Organization"} {
+		if v := h.Get(name); v != "" {
+			t.Errorf("header %s = %q leaked from the process environment", name, v)
+		}
+	}
+	if v := h.Get("Authorization"); strings.Contains(v, "env-key") {
+		t.Errorf("Authorization = %q; OPENAI_API_KEY leaked from the process environment", v)
 	}
 }
 

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -52,9 +51,9 @@ func (e *APIError) isModelError() bool {
 	return e.Code == "model_not_found" || strings.Contains(strings.ToLower(e.Message), "model")
 }
 
-// Temporary reports whether the same request may succeed later: rate limits
+// Retryable reports whether the same request may succeed later: rate limits
 // (but not an exhausted quota), timeouts, conflicts and server errors.
-func (e *APIError) Temporary() bool {
+func (e *APIError) Retryable() bool {
 	switch {
 	case e.Code == "insufficient_quota":
 		return false
@@ -143,7 +142,7 @@ func newStreamError(data []byte) *streamError {
 	}
 	if n, err := strconv.Atoi(api.Code); err == nil {
 		api.StatusCode = n
-		return &streamError{msg: api.Message, retryable: api.Temporary()}
+		return &streamError{msg: api.Message, retryable: api.Retryable()}
 	}
 	words := strings.ToLower(api.Code + " " + api.Type + " " + api.Message)
 	retryable := false
@@ -162,8 +161,3 @@ func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
 func retryable(err error) error { return &retryableError{err} }
-
-func isRetryable(err error) bool {
-	var r *retryableError
-	return errors.As(err, &r)
-}

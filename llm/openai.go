@@ -73,7 +73,10 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		hc = &http.Client{Transport: http.DefaultTransport}
+		if t, ok := http.DefaultTransport.(*http.Transport); ok {
+			hc.Transport = t.Clone()
+		}
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(c.baseURL),
@@ -111,10 +114,10 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 		resp, wait, err = c.streamOnce(ctx, params, model, n, c.maxRetries+1, emit)
 		return wait, err
 	})
-	resp.Attempts = n
 	if err != nil {
 		return Response{Attempts: n}, err
 	}
+	resp.Attempts = n
 	return resp, nil
 }
 
@@ -124,6 +127,13 @@ type httpOutcome struct {
 	status int
 	header http.Header
 	body   []byte // error bodies only, capped
+}
+
+// notStream reports a successful answer that is not an event stream: a base
+// URL pointing at a web page, or a server ignoring "stream": true.
+func (o *httpOutcome) notStream() bool {
+	ct := o.header.Get("Content-Type")
+	return o.status > 0 && o.status < 400 && ct != "" && !strings.HasPrefix(ct, "text/event-stream")
 }
 
 func (o *httpOutcome) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
@@ -168,7 +178,7 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, params openai.ChatComplet
 		err = nil
 	}
 	if err != nil {
-		wait, err := c.classify(ctx, actx, err, &out, model)
+		wait, err := c.classify(actx, err, &out, model)
 		return Response{}, wait, err
 	}
 	if asm.model != "" {
@@ -183,11 +193,9 @@ func isStreamError(err error) bool {
 }
 
 // classify turns the failure of one attempt into the error to report and
-// says whether a new attempt may cure it (see retryable).
-func (c *OpenAIClient) classify(ctx, actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
-	if ctx.Err() != nil {
-		return 0, fmt.Errorf("model request to %s: %w", c.baseURL, ctx.Err())
-	}
+// says whether a new attempt may cure it (see retryable). The caller's own
+// cancellation is handled by retry before any of this matters.
+func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
 	if errors.Is(context.Cause(actx), errIdle) {
 		return 0, retryable(fmt.Errorf("no answer from %s for %s (%w): the server is overloaded or the model is loading", c.baseURL, c.timeout, errIdle))
 	}
@@ -197,7 +205,7 @@ func (c *OpenAIClient) classify(ctx, actx context.Context, err error, out *httpO
 	}
 	if out.status >= 400 {
 		api := newAPIError(out.status, out.body, model, c.baseURL)
-		if !api.Temporary() {
+		if !api.Retryable() {
 			return 0, api
 		}
 		wait, _ := retryAfter(out.header, time.Now())
@@ -210,6 +218,9 @@ func (c *OpenAIClient) classify(ctx, actx context.Context, err error, out *httpO
 			return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, e))
 		}
 		return 0, fmt.Errorf("%s: %w", c.baseURL, e)
+	}
+	if errors.Is(err, errCut) && out.notStream() {
+		return 0, fmt.Errorf("%s answered %q instead of an event stream: check OPENAI_BASE_URL (it usually ends in /v1) and that the server supports streaming", c.baseURL, out.header.Get("Content-Type"))
 	}
 	if errors.Is(err, errCut) {
 		return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, errCut))

@@ -10,7 +10,7 @@ import (
 )
 
 // emptySchema is sent for a tool declared without parameters.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+const emptySchema = `{"type":"object","properties":{}}`
 
 // chatParams converts a Request to the SDK's parameters. The conversion is
 // deterministic: the same Request gives the same bytes on the wire, which
@@ -93,7 +93,7 @@ func toolParam(t ToolDef) (openai.ChatCompletionToolUnionParam, error) {
 	}
 	schema := t.Parameters
 	if len(schema) == 0 {
-		schema = emptySchema
+		schema = json.RawMessage(emptySchema)
 	}
 	type function struct {
 		Name        string          `json:"name"`

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -67,10 +68,11 @@ func (c *OpenAIClient) retry(ctx context.Context, emit func(Event), attempt atte
 		if ctx.Err() != nil {
 			return n, fmt.Errorf("model request to %s: %w", c.baseURL, ctx.Err())
 		}
-		if !isRetryable(err) {
+		var r *retryableError
+		if !errors.As(err, &r) {
 			return n, err
 		}
-		cause := err.(*retryableError).err
+		cause := r.err
 		if n >= maxAttempts {
 			if n == 1 {
 				return n, cause

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -132,8 +133,8 @@ steps:
 		switch {
 		case e.Kind == llm.EventRetry:
 			retried = true
-			if !strings.Contains(e.Err.Error(), "stream ended before the answer finished") && !strings.Contains(e.Err.Error(), "connection to") {
-				t.Errorf("retry error = %v; want a cut stream", e.Err)
+			if !errors.Is(e.Err, io.ErrUnexpectedEOF) || !strings.Contains(e.Err.Error(), "connection to") {
+				t.Errorf("retry error = %v; want the connection dropped mid-answer (unexpected EOF)", e.Err)
 			}
 		case retried:
 			after += e.Text
@@ -268,5 +269,52 @@ func TestCancelDuringBackoff(t *testing.T) {
 	}
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("took %v; want the backoff cut short by cancellation", took)
+	}
+}
+
+// TestStreamEndedEarlyRetried pins that a stream ending cleanly without a
+// finish reason or [DONE] (a proxy giving up) counts as cut, not as an
+// answer: the transport reports no error at all.
+func TestStreamEndedEarlyRetried(t *testing.T) {
+	srv := inlineServer(t, `
+steps:
+  - fault: {kind: cut_stream, after_bytes: 500, graceful: true}
+    reply: {text: "A complete answer arrives only on the second attempt."}
+`)
+	c := newClient(t, srv.URL(), nil)
+	var ev events
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x")), OnEvent: ev.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retries := ev.of(llm.EventRetry)
+	if len(retries) != 1 || !strings.Contains(retries[0].Err.Error(), "stream ended before the answer finished") {
+		t.Fatalf("retry events = %+v; want one for a stream that ended early", retries)
+	}
+	if resp.Attempts != 2 || resp.Message.Content != "A complete answer arrives only on the second attempt." {
+		t.Errorf("response = %+v", resp)
+	}
+}
+
+// TestSteadyStreamOutlivesTimeout pins that the timeout bounds silence, not
+// the whole answer: a stream slower in total than the timeout but never
+// silent that long is not cut.
+func TestSteadyStreamOutlivesTimeout(t *testing.T) {
+	srv := inlineServer(t, `
+steps:
+  - chunk_delay: 60ms
+    reply: {text: "one two three four five six seven eight nine ten"}
+`)
+	c := newClient(t, srv.URL(), func(cfg *llm.EndpointConfig) { cfg.Timeout = 250 * time.Millisecond })
+	start := time.Now()
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 500*time.Millisecond {
+		t.Fatalf("answer took %v; the test needs it to outlast the 250ms timeout", took)
+	}
+	if resp.Attempts != 1 {
+		t.Errorf("Attempts = %d; want 1 (a flowing stream is never abandoned)", resp.Attempts)
 	}
 }

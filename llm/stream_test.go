@@ -167,12 +167,19 @@ steps:
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var cancelledAt time.Time
+	retried := false
 	_, err := c.Stream(ctx, llm.Request{Messages: director(user("count")), OnEvent: func(e llm.Event) {
+		if e.Kind == llm.EventRetry {
+			retried = true
+		}
 		if e.Kind == llm.EventText && e.Text != "" && cancelledAt.IsZero() {
 			cancelledAt = time.Now()
 			cancel()
 		}
 	}})
+	if retried {
+		t.Error("a retry was announced after cancellation; want none")
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Stream after cancel: err = %v; want context.Canceled", err)
 	}
@@ -223,5 +230,20 @@ func TestRequestOptionsOnTheWire(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("request body lacks %s:\n%s", want, body)
 		}
+	}
+}
+
+// TestNotAStreamIsReportedNotRetried pins the message for an endpoint that
+// answers a streaming request with something else (a web page, or a server
+// ignoring "stream": true): it is not retried as if it were a cut stream.
+func TestNotAStreamIsReportedNotRetried(t *testing.T) {
+	srv := inlineServer(t, "steps: [{repeat: true, stream: false, reply: {text: plain JSON}}]")
+	c := newClient(t, srv.URL(), nil)
+	_, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x"))})
+	if err == nil || !strings.Contains(err.Error(), `answered "application/json" instead of an event stream: check OPENAI_BASE_URL`) {
+		t.Fatalf("err = %v; want it to say the answer was not a stream", err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("server saw %d requests; want 1", n)
 	}
 }

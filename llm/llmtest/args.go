@@ -15,15 +15,23 @@ import (
 // string scalar through subst (when not nil).
 func nodeJSON(n *yaml.Node, subst func(string) string) (string, error) {
 	var b bytes.Buffer
-	if err := writeNodeJSON(&b, n, subst, 0); err != nil {
+	budget := maxArgNodes
+	if err := writeNodeJSON(&b, n, subst, 0, &budget); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, subst func(string) string, depth int) error {
+// maxArgNodes bounds the nodes rendered for one arguments value, so aliases
+// that expand exponentially ("billion laughs") fail instead of hanging.
+const maxArgNodes = 100_000
+
+func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, subst func(string) string, depth int, budget *int) error {
 	if depth > 100 {
 		return fmt.Errorf("arguments nest too deeply")
+	}
+	if *budget--; *budget < 0 {
+		return fmt.Errorf("arguments expand to more than %d values (aliases?)", maxArgNodes)
 	}
 	n = deref(n)
 	switch n.Kind {
@@ -32,7 +40,7 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, subst func(string) string, dep
 			b.WriteString("null")
 			return nil
 		}
-		return writeNodeJSON(b, n.Content[0], subst, depth+1)
+		return writeNodeJSON(b, n.Content[0], subst, depth+1, budget)
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -45,7 +53,7 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, subst func(string) string, dep
 			}
 			writeString(b, k.Value, subst)
 			b.WriteByte(':')
-			if err := writeNodeJSON(b, n.Content[i+1], subst, depth+1); err != nil {
+			if err := writeNodeJSON(b, n.Content[i+1], subst, depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -56,7 +64,7 @@ func writeNodeJSON(b *bytes.Buffer, n *yaml.Node, subst func(string) string, dep
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeNodeJSON(b, c, subst, depth+1); err != nil {
+			if err := writeNodeJSON(b, c, subst, depth+1, budget); err != nil {
 				return err
 			}
 		}

@@ -22,7 +22,8 @@ type answer struct {
 	fault      string
 	delay      time.Duration
 	chunkDelay time.Duration
-	cutAfter   int // body bytes before the connection is cut; -1 = never
+	cutAfter   int // body bytes before the answer stops; -1 = never
+	graceful   bool
 	stream     bool
 	usageChunk bool
 	id         string
@@ -45,14 +46,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad_json", "llmtest: request body is not a chat completion request: "+err.Error())
 		return
 	}
-	a := s.plan(r.URL.Path, req, body)
-	delivered := s.write(w, r, a)
-	if delivered && a.fault == FaultSlowFirstByte {
-		// The client waited out the slow start and got the answer.
+	a := s.plan(r, req, body)
+	if !wait(r.Context(), a.delay) {
+		return // the client gave up, or the server is closing
+	}
+	if a.fault == FaultSlowFirstByte {
+		// The client waited out the slow start: this is the step's answer.
+		// It is counted before the first byte so the client cannot see the
+		// answer before the step is used up.
 		s.mu.Lock()
 		s.steps[a.step].served++
 		s.mu.Unlock()
 	}
+	s.write(w, r, a)
 }
 
 var agentRe = regexp.MustCompile(`\[agent:([^\]\s]+)\]`)
@@ -73,14 +79,14 @@ func agentOf(msgs []llm.Message) string {
 // plan records the request, picks the step that answers it and renders the
 // answer, all under the lock so concurrent requests see steps used up in
 // arrival order.
-func (s *Server) plan(path string, req *chatRequest, body []byte) answer {
+func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.reqs) + 1
 	msgs := req.messages()
 	rec := Recorded{
-		N: n, Path: path, Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
-		Stream: req.Stream, Time: s.opts.now(), Model: req.Model,
+		N: n, Path: r.URL.Path, Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
+		Stream: req.Stream, Time: s.opts.now(), Model: req.Model, Header: r.Header.Clone(),
 	}
 	a := answer{
 		step: -1, status: http.StatusOK, cutAfter: -1, stream: req.Stream,
@@ -123,7 +129,7 @@ func (s *Server) plan(path string, req *chatRequest, body []byte) answer {
 		case FaultSlowFirstByte:
 			a.delay += f.Delay
 		case FaultCutStream:
-			a.cutAfter = f.AfterBytes
+			a.cutAfter, a.graceful = f.AfterBytes, f.Graceful
 		}
 	} else {
 		ss.served++

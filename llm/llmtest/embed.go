@@ -79,6 +79,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Recorded{
 		N: len(s.reqs) + 1, Path: r.URL.Path, Body: body, Time: s.opts.now(), Model: req.Model, Status: http.StatusOK,
+		Header: r.Header.Clone(),
 	})
 	s.mu.Unlock()
 

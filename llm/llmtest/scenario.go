@@ -85,7 +85,7 @@ type Usage struct {
 const (
 	FaultStatus        = "status"          // an HTTP error with an OpenAI-shaped body
 	FaultSlowFirstByte = "slow_first_byte" // wait Delay, then answer normally
-	FaultCutStream     = "cut_stream"      // close the connection after AfterBytes body bytes
+	FaultCutStream     = "cut_stream"      // stop the answer after AfterBytes body bytes
 )
 
 // Fault makes a step misbehave for its first Times requests (absent: 1,
@@ -100,6 +100,10 @@ type Fault struct {
 	Times      *int          `yaml:"times"`
 	Delay      time.Duration `yaml:"delay"`
 	AfterBytes int           `yaml:"after_bytes"`
+	// Graceful ends a cut stream as a finished HTTP response (a proxy that
+	// gave up) instead of dropping the connection: the client sees a clean
+	// end of body without a finish reason or [DONE].
+	Graceful bool `yaml:"graceful"`
 }
 
 // Load reads and validates the scenario file at path.

@@ -1,8 +1,7 @@
 package llmtest
 
 import (
-	"context"
-		"fmt"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -24,8 +23,6 @@ type Server struct {
 	opts options
 	url  string
 	hs   *http.Server
-	ctx  context.Context
-	stop context.CancelFunc
 
 	active    sync.WaitGroup
 	closeOnce sync.Once
@@ -53,6 +50,7 @@ type Recorded struct {
 	Model     string
 	Fault     string // the fault kind served, "" for a normal answer
 	Status    int    // HTTP status answered (200 for a cut stream)
+	Header    http.Header
 }
 
 type stepState struct {
@@ -130,7 +128,6 @@ func Start(sc *Scenario, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llmtest: listen: %w", err)
 	}
-	s.ctx, s.stop = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
@@ -140,9 +137,8 @@ func Start(sc *Scenario, opts ...Option) (*Server, error) {
 			fmt.Sprintf("llmtest: no endpoint %s %s (serving /v1/chat/completions, /v1/embeddings, /v1/models)", r.Method, r.URL.Path))
 	})
 	s.hs = &http.Server{
-		Handler:     s.track(mux),
-		BaseContext: func(net.Listener) context.Context { return s.ctx },
-		ErrorLog:    log.New(io.Discard, "", 0),
+		Handler:  s.track(mux),
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	s.url = "http://" + ln.Addr().String() + "/v1"
 	go s.hs.Serve(ln)
@@ -168,14 +164,14 @@ func (s *Server) track(h http.Handler) http.Handler {
 // URL is the base URL clients use, ending in /v1.
 func (s *Server) URL() string { return s.url }
 
-// Close stops the server, cutting pending delays short, and waits for
-// running handlers. It may be called more than once.
+// Close stops the server and waits for running handlers. Closing the
+// connections cancels every request's context, which cuts pending delays
+// short. It may be called more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
 		s.mu.Unlock()
-		s.stop()
 		_ = s.hs.Close()
 		s.active.Wait()
 	})

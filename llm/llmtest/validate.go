@@ -25,11 +25,11 @@ func (p problem) format(root *yaml.Node) string {
 }
 
 var (
-	identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	refRe   = regexp.MustCompile(`\$\{([^}]*)\}`)
-	roles   = []string{"system", "user", "assistant", "tool"}
+	identRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	refRe    = regexp.MustCompile(`\$\{([^}]*)\}`)
+	roles    = []string{"system", "user", "assistant", "tool"}
 	finishes = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
-	kinds   = []string{FaultStatus, FaultSlowFirstByte, FaultCutStream}
+	kinds    = []string{FaultStatus, FaultSlowFirstByte, FaultCutStream}
 )
 
 // validate reports every problem of sc, in document order.
@@ -141,7 +141,9 @@ func (st *Step) validate(i int, ids map[string]int, captured map[string]bool) []
 
 func (f *Fault) validate(i int) []problem {
 	var ps []problem
-	add := func(msg string, path ...any) { ps = append(ps, problem{append([]any{"steps", i, "fault"}, path...), msg}) }
+	add := func(msg string, path ...any) {
+		ps = append(ps, problem{append([]any{"steps", i, "fault"}, path...), msg})
+	}
 	if !slices.Contains(kinds, f.Kind) {
 		add(fmt.Sprintf("unknown fault kind %q (want %s)", f.Kind, strings.Join(kinds, ", ")), "kind")
 		return ps
@@ -160,6 +162,7 @@ func (f *Fault) validate(i int) []problem {
 	only("retry_after", f.RetryAfter != 0, FaultStatus)
 	only("delay", f.Delay != 0, FaultSlowFirstByte)
 	only("after_bytes", f.AfterBytes != 0, FaultCutStream)
+	only("graceful", f.Graceful, FaultCutStream)
 	switch f.Kind {
 	case FaultStatus:
 		if f.Status < 400 || f.Status > 599 {

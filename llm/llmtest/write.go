@@ -16,25 +16,24 @@ import (
 // small and odd, so JSON tokens are split across chunks as real models do.
 const argPiece = 7
 
-// write sends the answer and reports whether it was delivered whole.
-func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
+// write sends the answer, its delay already waited. It stops early when the
+// client goes away.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) {
 	ctx := r.Context()
-	if !wait(ctx, a.delay) {
-		return false
-	}
 	if a.status != http.StatusOK {
 		if a.retryAfter > 0 {
 			w.Header().Set("Retry-After-Ms", strconv.FormatInt(a.retryAfter.Milliseconds(), 10))
 			w.Header().Set("Retry-After", strconv.Itoa(int((a.retryAfter+time.Second-1)/time.Second)))
 		}
 		writeJSON(w, a.status, a.errBody)
-		return true
+		return
 	}
 	if !a.stream {
 		body, _ := json.Marshal(a.completion())
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		return writeBody(w, body, a.cutAfter)
+		writeBody(w, body, a.cutAfter, a.graceful)
+		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -43,29 +42,32 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) bool {
 	sent := 0
 	for i, ev := range a.events() {
 		if i > 0 && !wait(ctx, a.chunkDelay) {
-			return false
+			return
 		}
 		if a.cutAfter >= 0 && sent+len(ev) > a.cutAfter {
-			return writeBody(w, ev, a.cutAfter-sent)
+			writeBody(w, ev, a.cutAfter-sent, a.graceful)
+			return
 		}
 		if _, err := w.Write(ev); err != nil {
-			return false
+			return
 		}
 		flush(w)
 		sent += len(ev)
 	}
-	return true
 }
 
-// writeBody writes body, or only its first cut bytes and then drops the
-// connection mid-answer when cut >= 0.
-func writeBody(w http.ResponseWriter, body []byte, cut int) bool {
+// writeBody writes body, or when cut >= 0 only its first cut bytes, then
+// ends the response early (graceful) or drops the connection mid-answer.
+func writeBody(w http.ResponseWriter, body []byte, cut int, graceful bool) {
 	if cut < 0 {
-		_, err := w.Write(body)
-		return err == nil
+		_, _ = w.Write(body)
+		return
 	}
 	_, _ = w.Write(body[:min(cut, len(body))])
 	flush(w)
+	if graceful {
+		return
+	}
 	panic(http.ErrAbortHandler) // net/http closes the connection without ending the body
 }
 

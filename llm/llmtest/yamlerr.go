@@ -105,10 +105,9 @@ func findPath(root *yaml.Node, line int, key, value string) []any {
 }
 
 var (
-	yamlLineRe    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRe     = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
-	cannotRe      = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
-	yamlFieldSets = fieldSets(Scenario{}, Step{}, Match{}, Reply{}, ToolCall{}, Usage{}, Fault{})
+	yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRe  = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	cannotRe   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
 )
 
 // yamlErrors rewrites the decoder's errors so each names its line and field
@@ -118,7 +117,7 @@ func yamlErrors(err error, root *yaml.Node) []string {
 	if te, ok := err.(*yaml.TypeError); ok {
 		lines = te.Errors
 	} else {
-		lines = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+		lines = []string{parserLine(strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
@@ -132,7 +131,7 @@ func yamlErrors(err error, root *yaml.Node) []string {
 		if u := unknownRe.FindStringSubmatch(msg); u != nil {
 			key = u[1]
 			msg = fmt.Sprintf("unknown field %q", u[1])
-			if known := yamlFieldSets[u[2]]; known != "" {
+			if known := fieldSets(Scenario{}, Step{}, Match{}, Reply{}, ToolCall{}, Usage{}, Fault{})[u[2]]; known != "" {
 				msg += " (known: " + known + ")"
 			}
 		} else if c := cannotRe.FindStringSubmatch(msg); c != nil {
@@ -149,6 +148,19 @@ func yamlErrors(err error, root *yaml.Node) []string {
 		out = append(out, fmt.Sprintf("line %d: %s", line, msg))
 	}
 	return out
+}
+
+var parserErrRe = regexp.MustCompile(`^line (\d+): (did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content))$`)
+
+// parserLine corrects yaml.v3's line for parser (not scanner) errors: it
+// reports the 0-based line where the enclosing block starts.
+func parserLine(msg string) string {
+	m := parserErrRe.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	n, _ := strconv.Atoi(m[1])
+	return fmt.Sprintf("line %d: %s (in the block starting on this line)", n+1, m[2])
 }
 
 func humanType(goType string) string {
