@@ -153,10 +153,20 @@ func (s *Server) match(req *chatRequest, msgs []llm.Message, agent string) int {
 	return -1
 }
 
+// TailPrefix starts yagent's transient tail, the state message appended
+// after the history of every request. last_role and last_contains look past
+// it, at the last message of the conversation itself; contains and capture
+// see it like any other message.
+const TailPrefix = "[yagent:transient]"
+
 func (s *Server) accepts(m *Match, req *chatRequest, msgs []llm.Message, agent string) bool {
 	var last llm.Message
-	if len(msgs) > 0 {
-		last = msgs[len(msgs)-1]
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != llm.RoleAssistant && strings.HasPrefix(msgs[i].Content, TailPrefix) {
+			continue
+		}
+		last = msgs[i]
+		break
 	}
 	switch {
 	case m.Agent != "" && m.Agent != agent,
