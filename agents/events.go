@@ -1,0 +1,119 @@
+package agents
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// EventType names an event of the --json stream. The names and fields are
+// documented in README.md and stable.
+type EventType string
+
+const (
+	EventTurnStarted        EventType = "turn_started"
+	EventTextDelta          EventType = "text_delta"
+	EventToolCall           EventType = "tool_call"
+	EventToolResult         EventType = "tool_result"
+	EventUsage              EventType = "usage"
+	EventTurnFinished       EventType = "turn_finished"
+	EventError              EventType = "error"
+	EventRetry              EventType = "retry"
+	EventNotice             EventType = "notice"
+	EventDelegationStarted  EventType = "delegation_started"
+	EventDelegationFinished EventType = "delegation_finished"
+)
+
+// Event is one thing that happened in a run, for printers and scripts.
+type Event struct {
+	Type  EventType `json:"type"`
+	Time  time.Time `json:"time"`
+	Agent string    `json:"agent"`
+	// Depth is 0 for the lead, 1 for its sub-agents.
+	Depth int    `json:"depth"`
+	Text  string `json:"text,omitempty"`
+	// Step counts model calls within the turn, from 1.
+	Step       int              `json:"step,omitempty"`
+	Tool       *ToolEvent       `json:"tool,omitempty"`
+	Usage      *UsageEvent      `json:"usage,omitempty"`
+	Delegation *DelegationEvent `json:"delegation,omitempty"`
+	// Reason says why a turn finished: answer, agent_exit, max_steps,
+	// cancelled, error.
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// ToolEvent describes a tool call or its result.
+type ToolEvent struct {
+	CallID  string          `json:"call_id"`
+	Name    string          `json:"name"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	Bytes   int             `json:"bytes,omitempty"`
+	Quiet   bool            `json:"quiet,omitempty"`
+}
+
+// UsageEvent reports tokens of one request, or totals at turn end.
+type UsageEvent struct {
+	Requests         int   `json:"requests"`
+	PromptTokens     int   `json:"prompt_tokens"`
+	CachedTokens     int   `json:"cached_tokens"`
+	CompletionTokens int   `json:"completion_tokens"`
+	ElapsedMS        int64 `json:"elapsed_ms,omitempty"`
+}
+
+// Add accumulates u.
+func (t *UsageEvent) Add(u UsageEvent) {
+	t.Requests += u.Requests
+	t.PromptTokens += u.PromptTokens
+	t.CachedTokens += u.CachedTokens
+	t.CompletionTokens += u.CompletionTokens
+}
+
+// DelegationEvent describes a delegation starting or finishing.
+type DelegationEvent struct {
+	CallID     string      `json:"call_id"`
+	Agent      string      `json:"agent"`
+	Task       string      `json:"task,omitempty"`
+	Status     string      `json:"status,omitempty"`
+	Ref        string      `json:"ref,omitempty"`
+	Conclusion string      `json:"conclusion,omitempty"`
+	Usage      *UsageEvent `json:"usage,omitempty"`
+	ElapsedMS  int64       `json:"elapsed_ms,omitempty"`
+}
+
+// Sink receives events. Implementations must be safe for concurrent use:
+// parallel tools and sub-agents emit at once.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Emit calls f.
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Discard drops every event.
+var Discard Sink = SinkFunc(func(Event) {})
+
+// Recorder collects events in memory (for tests).
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// Emit records e.
+func (r *Recorder) Emit(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// Events returns a copy of what was recorded.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}

@@ -1,0 +1,397 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yagent/yagent/llm"
+)
+
+// Defaults of the loop.
+const (
+	DefaultMaxSteps      = 40
+	DefaultParallelTools = 8
+	DefaultStallRepeats  = 3
+	toolResultCap        = 64 << 10
+)
+
+// Agent is one agent as it runs a turn: its stable system prompt and the
+// tools of this turn (already gated, fixed for the whole turn so the
+// request prefix stays byte-identical).
+type Agent struct {
+	Name     string
+	System   string
+	Tools    []*Tool
+	Model    string
+	MaxSteps int
+	Depth    int
+
+	defs []llm.ToolDef
+}
+
+// Loop runs turns.
+type Loop struct {
+	Client llm.Client
+	Events Sink
+	// Tail builds the transient tail before every model call; nil means
+	// no tail.
+	Tail func(ctx context.Context) (string, error)
+	// TailRole is the role of the tail message (default user: some local
+	// chat templates reject late system messages).
+	TailRole llm.Role
+	// ParallelTools bounds concurrent tool calls of one answer.
+	ParallelTools int
+	// StallRepeats ends a step when the same call with the same arguments
+	// comes this many times in a row; 0 turns the check off.
+	StallRepeats int
+	// Append, when set, is called with every message as it joins the
+	// history (user input, assistant answers, tool results), so it can be
+	// persisted as it happens. An error aborts the turn.
+	Append func(llm.Message) error
+	// OnResponse, when set, sees every model response (usage accounting).
+	OnResponse func(llm.Response)
+	Now        func() time.Time
+}
+
+// Outcome is what a turn produced.
+type Outcome struct {
+	// Messages are the messages this turn appended to the history, in
+	// order (the input first).
+	Messages []llm.Message
+	// Final is the text of the last assistant message.
+	Final string
+	// Reason is answer, agent_exit or max_steps (or cancelled/error with
+	// a non-nil error from Run).
+	Reason string
+	// Stop is the call that ended the turn (agent_exit), if any.
+	Stop *Call
+	// Usage totals this turn's requests; LastPrompt is the provider's
+	// prompt_tokens of the last response (the anchor of token accounting).
+	Usage      UsageEvent
+	LastPrompt int
+	// Artifacts are what tools reported producing (files written).
+	Artifacts []string
+	Steps     int
+}
+
+// Turn-end reasons.
+const (
+	ReasonAnswer    = "answer"
+	ReasonExit      = "agent_exit"
+	ReasonMaxSteps  = "max_steps"
+	ReasonCancelled = "cancelled"
+	ReasonError     = "error"
+)
+
+// wrapUpText is sent when the step budget is spent: one last call without
+// tools hands over what was done, so work already paid for is kept.
+const wrapUpText = "[yagent] The step budget (%d model calls) is spent. Do not call tools. Hand over now: your findings in full, what is verified, and what is left undone."
+
+func (l *Loop) emit(a *Agent, e Event) {
+	if l.Events == nil {
+		return
+	}
+	if l.Now != nil {
+		e.Time = l.Now()
+	} else {
+		e.Time = time.Now()
+	}
+	e.Agent = a.Name
+	e.Depth = a.Depth
+	l.Events.Emit(e)
+}
+
+// Run runs one turn of agent a: history is the conversation so far (never
+// modified), input the new message (usually the user's).
+func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input llm.Message) (*Outcome, error) {
+	out := &Outcome{}
+	start := time.Now()
+	if a.MaxSteps <= 0 {
+		a.MaxSteps = DefaultMaxSteps
+	}
+	if a.defs == nil {
+		a.defs = Defs(a.Tools)
+	}
+	base := StripTail(history)
+	msgs := append(base[:len(base):len(base)], input) // never writes into the caller's array
+	if err := l.append(out, input); err != nil {
+		return out, err
+	}
+	l.emit(a, Event{Type: EventTurnStarted, Text: input.Content})
+	stall := &stallCheck{limit: l.stallLimit()}
+	var err error
+	for step := 1; ; step++ {
+		out.Steps = step
+		wrapUp := step > a.MaxSteps
+		if wrapUp {
+			note := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(wrapUpText, a.MaxSteps)}
+			msgs = append(msgs, note)
+			if err = l.append(out, note); err != nil {
+				break
+			}
+		}
+		var resp llm.Response
+		resp, err = l.call(ctx, a, msgs, step, wrapUp)
+		if err != nil {
+			break
+		}
+		out.Usage.Add(UsageEvent{Requests: 1, PromptTokens: resp.Usage.PromptTokens,
+			CachedTokens: resp.Usage.CachedPromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
+		out.LastPrompt = resp.Usage.PromptTokens
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		if wrapUp {
+			msg.ToolCalls = nil // asked for none; ignore any that came anyway
+		}
+		msgs = append(msgs, msg)
+		if err = l.append(out, msg); err != nil {
+			break
+		}
+		if msg.Content != "" {
+			out.Final = msg.Content
+		}
+		if len(msg.ToolCalls) == 0 {
+			out.Reason = ReasonAnswer
+			if wrapUp {
+				out.Reason = ReasonMaxSteps
+			}
+			break
+		}
+		var results []llm.Message
+		results, err = l.runTools(ctx, a, msg.ToolCalls, stall, out)
+		msgs = append(msgs, results...)
+		for _, r := range results {
+			if aerr := l.append(out, r); aerr != nil && err == nil {
+				err = aerr
+			}
+		}
+		if err != nil {
+			break
+		}
+		if out.Stop != nil {
+			out.Reason = ReasonExit
+			break
+		}
+	}
+	if err != nil {
+		out.Reason = ReasonError
+		if ctx.Err() != nil {
+			out.Reason = ReasonCancelled
+		}
+	}
+	total := out.Usage
+	total.ElapsedMS = time.Since(start).Milliseconds()
+	fin := Event{Type: EventTurnFinished, Reason: out.Reason, Usage: &total}
+	if err != nil {
+		fin.Error = err.Error()
+	}
+	l.emit(a, fin)
+	return out, err
+}
+
+func (l *Loop) append(out *Outcome, m llm.Message) error {
+	out.Messages = append(out.Messages, m)
+	if l.Append != nil {
+		if err := l.Append(m); err != nil {
+			return fmt.Errorf("record message: %w", err)
+		}
+	}
+	return nil
+}
+
+func (l *Loop) stallLimit() int {
+	if l.StallRepeats < 0 {
+		return 0
+	}
+	if l.StallRepeats == 0 {
+		return DefaultStallRepeats
+	}
+	return l.StallRepeats
+}
+
+// call makes one model request with the tail rebuilt right now.
+func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int, wrapUp bool) (llm.Response, error) {
+	tail := ""
+	if l.Tail != nil {
+		var err error
+		if tail, err = l.Tail(ctx); err != nil {
+			return llm.Response{}, fmt.Errorf("build transient tail: %w", err)
+		}
+	}
+	req := buildRequest(a, a.defs, msgs, tail, l.TailRole)
+	if wrapUp {
+		req.ToolChoice = "none"
+	}
+	req.OnEvent = func(e llm.Event) {
+		switch e.Kind {
+		case llm.EventText:
+			l.emit(a, Event{Type: EventTextDelta, Text: e.Text, Step: step})
+		case llm.EventRetry:
+			msg := ""
+			if e.Err != nil {
+				msg = e.Err.Error()
+			}
+			l.emit(a, Event{Type: EventRetry, Step: step, Error: msg,
+				Text: fmt.Sprintf("retrying (%d/%d) in %s", e.Attempt, e.MaxAttempts, e.Wait.Round(time.Millisecond))})
+		}
+	}
+	t0 := time.Now()
+	resp, err := l.Client.Stream(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return resp, fmt.Errorf("%s: %w", a.Name, ctx.Err())
+		}
+		return resp, fmt.Errorf("%s: model call %d: %w", a.Name, step, err)
+	}
+	u := UsageEvent{Requests: 1, PromptTokens: resp.Usage.PromptTokens, CachedTokens: resp.Usage.CachedPromptTokens,
+		CompletionTokens: resp.Usage.CompletionTokens, ElapsedMS: time.Since(t0).Milliseconds()}
+	l.emit(a, Event{Type: EventUsage, Step: step, Usage: &u})
+	if l.OnResponse != nil {
+		l.OnResponse(resp)
+	}
+	return resp, nil
+}
+
+// stallCheck counts identical consecutive calls.
+type stallCheck struct {
+	limit int
+	last  string
+	count int
+}
+
+func (s *stallCheck) see(c llm.ToolCall) int {
+	sig := c.Name + "\x00" + canonicalJSON(c.Arguments)
+	if sig == s.last {
+		s.count++
+	} else {
+		s.last, s.count = sig, 1
+	}
+	return s.count
+}
+
+func canonicalJSON(raw string) string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return raw
+	}
+	b, _ := json.Marshal(v) // map keys come out sorted
+	return string(b)
+}
+
+// runTools runs the calls of one answer concurrently (bounded) and returns
+// their results in call order. Problems the model can fix become error
+// results; only infrastructure failures (and cancellation) return an error.
+func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, stall *stallCheck, out *Outcome) ([]llm.Message, error) {
+	results := make([]Result, len(calls))
+	runnable := make([]*Tool, len(calls))
+	for i, c := range calls {
+		t := findTool(a.Tools, c.Name)
+		switch {
+		case t == nil:
+			names := Names(a.Tools)
+			slices.Sort(names)
+			results[i] = Errorf("there is no tool %q in this turn; the tools you have are: %s", c.Name, strings.Join(names, ", "))
+		case stall.limit > 0 && stall.see(c) >= stall.limit:
+			results[i] = Errorf("this is call number %d of %s with the same arguments in a row; the result will not change. Use what you have, try something different, or give your answer", stall.count, c.Name)
+		default:
+			if err := t.validate(json.RawMessage(c.Arguments)); err != nil {
+				results[i] = Errorf("%s: %v", c.Name, err)
+				continue
+			}
+			runnable[i] = t
+		}
+	}
+	par := l.ParallelTools
+	if par <= 0 {
+		par = DefaultParallelTools
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for i, t := range runnable {
+		c := calls[i]
+		quiet := t != nil && t.Flags.Has(Quiet)
+		l.emit(a, Event{Type: EventToolCall, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Args: rawOrString(c.Arguments), Quiet: quiet}})
+		if t == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ctx.Err() != nil {
+				results[i] = Errorf("cancelled before it ran")
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[i] = Errorf("cancelled before it ran")
+				return
+			}
+			defer func() { <-sem }()
+			res, err := safeRun(ctx, t, &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)})
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("tool %s: %w", c.Name, err)
+				}
+				mu.Unlock()
+				res = Errorf("interrupted: %v", err)
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	msgs := make([]llm.Message, len(calls))
+	for i, c := range calls {
+		r := results[i]
+		content := capContent(r.Content)
+		msgs[i] = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content}
+		out.Artifacts = append(out.Artifacts, r.Artifacts...)
+		quiet := runnable[i] != nil && runnable[i].Flags.Has(Quiet)
+		l.emit(a, Event{Type: EventToolResult, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Summary: r.Summary, IsError: r.IsError, Bytes: len(content), Quiet: quiet}})
+		if r.stop && out.Stop == nil {
+			out.Stop = &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)}
+		}
+	}
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	return msgs, firstErr
+}
+
+// safeRun runs a tool, turning a panic into an error result: bad input
+// must never crash the loop.
+func safeRun(ctx context.Context, t *Tool, c *Call) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = Errorf("the %s tool crashed (%v); this is a yagent bug, try another way", t.Name, p), nil
+		}
+	}()
+	return t.Run(ctx, c)
+}
+
+func capContent(s string) string {
+	if len(s) <= toolResultCap {
+		return s
+	}
+	cut := s[:toolResultCap]
+	for len(cut) > 0 && cut[len(cut)-1]&0xC0 == 0x80 {
+		cut = cut[:len(cut)-1]
+	}
+	return cut + fmt.Sprintf("\n… [result cut at %d of %d bytes]", len(cut), len(s))
+}
+
+func rawOrString(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}

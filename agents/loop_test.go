@@ -1,0 +1,242 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/llm"
+)
+
+func TestLoopMultiStep(t *testing.T) {
+	srv, client := scenario(t, "loop-multistep")
+	w := demoWorkspace(t)
+	rec := &Recorder{}
+	var appended []llm.Message
+	loop := &Loop{Client: client, Events: rec, Append: func(m llm.Message) error { appended = append(appended, m); return nil }}
+	out, err := loop.Run(t.Context(), leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("what is this module?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	if out.Reason != ReasonAnswer || out.Final != "The module is example.com/demo and it has a main.go." || out.Steps != 3 {
+		t.Errorf("outcome = reason %q final %q steps %d", out.Reason, out.Final, out.Steps)
+	}
+	// user, assistant(call), tool, assistant(call), tool, assistant(answer)
+	roles := []llm.Role{}
+	for _, m := range out.Messages {
+		roles = append(roles, m.Role)
+	}
+	want := []llm.Role{llm.RoleUser, llm.RoleAssistant, llm.RoleTool, llm.RoleAssistant, llm.RoleTool, llm.RoleAssistant}
+	if !slices.Equal(roles, want) {
+		t.Errorf("roles = %v; want %v", roles, want)
+	}
+	if len(appended) != len(out.Messages) {
+		t.Errorf("Append saw %d messages; outcome has %d (each must be recorded as it happens)", len(appended), len(out.Messages))
+	}
+	if out.Usage.Requests != 3 || out.Usage.PromptTokens == 0 {
+		t.Errorf("usage = %+v", out.Usage)
+	}
+	var types []EventType
+	for _, e := range rec.Events() {
+		if e.Type != EventTextDelta && e.Type != EventUsage {
+			types = append(types, e.Type)
+		}
+	}
+	wantTypes := []EventType{EventTurnStarted, EventToolCall, EventToolResult, EventToolCall, EventToolResult, EventTurnFinished}
+	if !slices.Equal(types, wantTypes) {
+		t.Errorf("events = %v; want %v", types, wantTypes)
+	}
+}
+
+func TestLoopParallelToolCalls(t *testing.T) {
+	srv, client := scenario(t, "parallel-tools")
+	w := demoWorkspace(t)
+	loop := &Loop{Client: client}
+	a := &Agent{Name: "explorer", System: "[agent:explorer]", Tools: FSTools(w, ShellPolicy{})}
+	out, err := loop.Run(t.Context(), a, nil, userMsg("look around"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	tools := out.Messages[2:5]
+	ids := []string{}
+	for _, m := range tools {
+		ids = append(ids, m.ToolCallID)
+	}
+	calls := out.Messages[1].ToolCalls
+	if len(calls) != 3 || ids[0] != calls[0].ID || ids[1] != calls[1].ID || ids[2] != calls[2].ID {
+		t.Fatalf("tool results %v are not in call order %v", ids, calls)
+	}
+	// read_file and list_dir got extra arguments the schema forbids; grep
+	// is valid. Each result says what it is.
+	if !strings.Contains(tools[0].Content, "additional properties") || !strings.Contains(tools[2].Content, "additional properties") {
+		t.Errorf("schema problems not reported: %q / %q", tools[0].Content, tools[2].Content)
+	}
+	if strings.HasPrefix(tools[1].Content, "error:") && !strings.Contains(tools[1].Content, "no matches") {
+		t.Errorf("grep failed: %q", tools[1].Content)
+	}
+}
+
+func TestLoopBadModelOutput(t *testing.T) {
+	srv, client := scenario(t, "loop-bad-output")
+	w := demoWorkspace(t)
+	loop := &Loop{Client: client}
+	out, err := loop.Run(t.Context(), leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	res := out.Messages[2:6]
+	wants := []string{
+		`there is no tool "delete_everything" in this turn; the tools you have are: edit_file, glob, grep, list_dir, read_file, write_file`,
+		"not valid JSON",
+		"type",
+		"additional properties",
+	}
+	for i, w := range wants {
+		if !strings.HasPrefix(res[i].Content, "error: ") || !strings.Contains(res[i].Content, w) {
+			t.Errorf("result %d = %q; want an error containing %q", i, res[i].Content, w)
+		}
+	}
+	if out.Reason != ReasonAnswer {
+		t.Errorf("reason = %q", out.Reason)
+	}
+}
+
+// TestSubAgentNeverSeesLeadOnlyTool pins the registry gate: a LeadOnly tool
+// is absent from a sub-agent's request and cannot be called by name.
+func TestSubAgentNeverSeesLeadOnlyTool(t *testing.T) {
+	srv, client := scenario(t, "loop-gates")
+	ran := false
+	secret := &Tool{Name: "secret_lead_tool", Family: "chat", Flags: LeadOnly | MasterOnly,
+		Schema: []byte(`{"type":"object"}`),
+		Run:    func(context.Context, *Call) (Result, error) { ran = true; return Result{Content: "secret"}, nil }}
+	w := demoWorkspace(t)
+	reg := NewRegistry(append(FSTools(w, ShellPolicy{}), secret)...)
+	if tools := reg.Reachable(Gates{Master: true}); !slices.Contains(Names(tools), "secret_lead_tool") {
+		t.Fatal("the lead's master turn does not reach the tool")
+	}
+	sub := reg.Reachable(Gates{SubAgent: true, Master: true})
+	if slices.Contains(Names(sub), "secret_lead_tool") {
+		t.Fatal("a sub-agent turn reaches a LeadOnly tool")
+	}
+	out, err := (&Loop{Client: client}).Run(t.Context(), &Agent{Name: "sub", System: "[agent:sub]", Tools: sub, Depth: 1}, nil, userMsg("use the secret tool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	if ran {
+		t.Fatal("a sub-agent ran a LeadOnly tool by naming it")
+	}
+	for _, r := range srv.Requests() {
+		if slices.Contains(r.Tools, "secret_lead_tool") {
+			t.Fatalf("request %d declared the LeadOnly tool", r.N)
+		}
+	}
+	if !strings.Contains(out.Messages[2].Content, `there is no tool "secret_lead_tool"`) {
+		t.Errorf("result = %q", out.Messages[2].Content)
+	}
+}
+
+func TestGates(t *testing.T) {
+	mk := func(name, family string, f Flags) *Tool { return &Tool{Name: name, Family: family, Flags: f} }
+	reg := NewRegistry(
+		mk("read_file", "fs", Core), mk("write_file", "fs", Writes), mk("delegate", "director", LeadOnly),
+		mk("chat_note_save", "chat", LeadOnly|MasterOnly), mk("chat_note_read", "chat", LeadOnly|MasterOnly|IndexedNotesOnly),
+		mk("mcp_gh__issues", "mcp_gh", 0),
+	)
+	tests := []struct {
+		name  string
+		gates Gates
+		want  []string
+	}{
+		{"lead master inline", Gates{Master: true}, []string{"chat_note_save", "delegate", "mcp_gh__issues", "read_file", "write_file"}},
+		{"lead master index", Gates{Master: true, NotesIndexed: true}, []string{"chat_note_read", "chat_note_save", "delegate", "mcp_gh__issues", "read_file", "write_file"}},
+		{"lead not master", Gates{}, []string{"delegate", "mcp_gh__issues", "read_file", "write_file"}},
+		{"sub-agent", Gates{SubAgent: true, Master: true, NotesIndexed: true}, []string{"mcp_gh__issues", "read_file", "write_file"}},
+		{"read-only sub-agent", Gates{SubAgent: true, ReadOnly: true}, []string{"mcp_gh__issues", "read_file"}},
+		{"whitelist", Gates{SubAgent: true, Allow: []string{"read_file", "family:mcp_gh", "delegate"}}, []string{"mcp_gh__issues", "read_file"}},
+		{"glob whitelist", Gates{Allow: []string{"mcp_*"}}, []string{"mcp_gh__issues"}},
+	}
+	for _, tt := range tests {
+		if got := Names(reg.Reachable(tt.gates)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: reachable = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestLoopStallCheck(t *testing.T) {
+	srv, client := scenario(t, "loop-stall")
+	w := demoWorkspace(t)
+	out, err := (&Loop{Client: client, StallRepeats: 3}).Run(t.Context(), leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	var results []string
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 3 || strings.HasPrefix(results[1], "error") || !strings.Contains(results[2], "call number 3 of list_dir with the same arguments") {
+		t.Errorf("results = %q; want the third identical call stopped", results)
+	}
+}
+
+func TestLoopMaxStepsWrapUp(t *testing.T) {
+	srv, client := scenario(t, "loop-max-steps")
+	w := demoWorkspace(t)
+	a := leadAgent(FSTools(w, ShellPolicy{}))
+	a.MaxSteps = 2
+	out, err := (&Loop{Client: client, StallRepeats: -1}).Run(t.Context(), a, nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	if out.Reason != ReasonMaxSteps || out.Final != "Partial findings: go.mod names example.com/demo." || out.Steps != 3 {
+		t.Errorf("outcome reason %q final %q steps %d", out.Reason, out.Final, out.Steps)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests; want 2 with tools and 1 wrap-up", len(reqs))
+	}
+	if !strings.Contains(string(reqs[2].Body), `"tool_choice":"none"`) {
+		t.Errorf("wrap-up request did not set tool_choice none: %s", reqs[2].Body)
+	}
+}
+
+func TestLoopCancelMidStream(t *testing.T) {
+	srv, client := scenario(t, "loop-multistep")
+	_ = srv
+	ctx, cancel := context.WithCancel(t.Context())
+	w := demoWorkspace(t)
+	var appended []llm.Message
+	loop := &Loop{Client: client, Events: SinkFunc(func(e Event) {
+		if e.Type == EventTextDelta {
+			cancel()
+		}
+	}), Append: func(m llm.Message) error { appended = append(appended, m); return nil }}
+	start := time.Now()
+	out, err := loop.Run(ctx, leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("go"))
+	if !errors.Is(err, context.Canceled) || out.Reason != ReasonCancelled {
+		t.Fatalf("Run = %v, reason %q; want context.Canceled", err, out.Reason)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Error("cancellation was not prompt")
+	}
+	// Whatever was recorded is whole: an answer is kept complete or not at
+	// all, and no tool starts after the cancel.
+	for _, m := range appended {
+		if m.Role == llm.RoleAssistant && m.Content != "Reading go.mod first." {
+			t.Errorf("a half-streamed answer was recorded: %q", m.Content)
+		}
+		if m.Role == llm.RoleTool && !strings.Contains(m.Content, "cancelled before it ran") {
+			t.Errorf("a tool ran after the cancel: %q", m.Content)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+)
+
+// Delegation is one task handed to a sub-agent.
+type Delegation struct {
+	CallID      string
+	Agent       string
+	Task        string
+	ContextRefs []string
+	BoardID     string
+	Depth       int // 1 for the director's sub-agents
+}
+
+// DelegationResult is what the delegator learns. The note's body is not in
+// it: it is one read_note away.
+type DelegationResult struct {
+	Status     blackboard.Status
+	Ref        string
+	Conclusion string
+	// Abandoned is set when a gate stopped the delegation (cancel, token
+	// budget): nothing was written.
+	Abandoned bool
+	Reason    string
+	// Unresolved are context refs that named nothing on the board.
+	Unresolved []string
+	Usage      UsageEvent
+	Elapsed    time.Duration
+}
+
+// ErrTokenBudget is the cause when a delegation spends its token budget.
+var ErrTokenBudget = errors.New("token budget exceeded")
+
+// ClientFunc resolves a definition's model name ("" = the default) to a
+// client and the provider's model id.
+type ClientFunc func(model string) (llm.Client, string, error)
+
+// SubRunner runs delegations.
+type SubRunner struct {
+	Client    ClientFunc
+	Registry  *Registry
+	Catalog   *Catalog
+	Board     *blackboard.Store
+	Workspace *Workspace
+	Events    Sink
+	Index     blackboard.IndexOptions
+	PackChars int
+	// MaxSteps is the step budget of a definition without max_steps.
+	MaxSteps int
+	// TokenBudget is how many tokens (prompt + completion, summed over
+	// requests) one delegation may spend; 0 means no limit.
+	TokenBudget  int
+	StallRepeats int
+	TailRole     llm.Role
+	// Project is the workspace's AGENTS.md, framed, for the prefix.
+	Project string
+	// ExtraTools returns tools added at a depth (delegate, when max_depth
+	// lets sub-agents delegate further).
+	ExtraTools func(depth int) []*Tool
+	// Hooks for durable records of the sub-agent's run (rollouts).
+	Append func(d Delegation) func(llm.Message) error
+}
+
+// Run runs one delegation to its end and writes exactly one note — unless
+// a gate abandoned it, in which case nothing is written. The error is for
+// the model (an unknown agent, say) and means nothing ran.
+func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, error) {
+	start := time.Now()
+	def, ok := r.Catalog.Get(d.Agent)
+	if !ok {
+		return DelegationResult{}, fmt.Errorf("there is no sub-agent %q; the catalog has: %s", d.Agent, strings.Join(catalogNames(r.Catalog), ", "))
+	}
+	client, model, err := r.Client(def.Model)
+	if err != nil {
+		return DelegationResult{}, fmt.Errorf("sub-agent %s: %w", def.Name, err)
+	}
+	res := DelegationResult{}
+	// The delegation prefix: the board index as it is right now, and the
+	// context pack of the refs the delegator stressed.
+	idx, err := r.Board.BuildIndex(d.BoardID, r.Index)
+	if err != nil {
+		return res, fmt.Errorf("build the board index for %s: %w", def.Name, err)
+	}
+	input := "Task:\n" + d.Task
+	if len(d.ContextRefs) > 0 {
+		pack, err := r.Board.ResolveRefs(d.BoardID, d.ContextRefs, blackboard.PackOptions{Budget: r.PackChars, ArtifactInfo: r.Workspace.ArtifactInfo})
+		if err != nil {
+			return res, fmt.Errorf("context refs: %w", err)
+		}
+		res.Unresolved = pack.Unresolved
+		if pack.Text != "" {
+			input = pack.Text + "\n\n" + input
+		}
+	}
+	steps := def.MaxSteps
+	if steps <= 0 {
+		steps = r.MaxSteps
+	}
+	if steps <= 0 {
+		steps = DefaultMaxSteps
+	}
+	agent := &Agent{
+		Name:     def.Name,
+		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": r.Workspace.Dir()}), def.Prompt, Prompt("subagent", nil), r.Project),
+		Tools:    r.tools(def, d.Depth),
+		Model:    model,
+		MaxSteps: steps,
+		Depth:    d.Depth,
+	}
+	bctx, cancel := context.WithCancelCause(blackboard.WithBoardID(ctx, d.BoardID))
+	defer cancel(nil)
+	var mu sync.Mutex
+	spent := 0
+	loop := &Loop{
+		Client: client, Events: r.Events, TailRole: r.TailRole, StallRepeats: r.StallRepeats,
+		Tail: func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
+		OnResponse: func(resp llm.Response) {
+			mu.Lock()
+			defer mu.Unlock()
+			spent += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+			if r.TokenBudget > 0 && spent > r.TokenBudget {
+				cancel(fmt.Errorf("%w: spent %d of %d tokens", ErrTokenBudget, spent, r.TokenBudget))
+			}
+		},
+	}
+	if r.Append != nil {
+		loop.Append = r.Append(d)
+	}
+	out, runErr := loop.Run(bctx, agent, nil, llm.Message{Role: llm.RoleUser, Content: input})
+	res.Usage = out.Usage
+	res.Elapsed = time.Since(start)
+	if runErr != nil {
+		if cause := context.Cause(bctx); bctx.Err() != nil {
+			// Abandoned by a gate: the person cancelled, or the budget ran
+			// out. Nothing is written — an empty note would take an index
+			// slot and pass for a conclusion.
+			res.Abandoned = true
+			res.Reason = "cancelled"
+			if errors.Is(cause, ErrTokenBudget) {
+				res.Reason = cause.Error()
+			}
+			return res, nil
+		}
+	}
+	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
+	meta, err := r.Board.WriteNote(d.BoardID, note)
+	if err != nil {
+		return res, fmt.Errorf("write the handoff note of %s: %w", def.Name, err)
+	}
+	res.Status, res.Ref, res.Conclusion = meta.Status, meta.Ref, meta.Conclusion
+	if note.Handoff.Reason != "" {
+		res.Reason = note.Handoff.Reason
+	}
+	return res, nil
+}
+
+// tools returns a sub-agent's tools: the registry's, gated for a sub-agent
+// turn and the definition's whitelist, plus agent_exit and whatever the
+// depth allows.
+func (r *SubRunner) tools(def *Definition, depth int) []*Tool {
+	tools := r.Registry.Reachable(Gates{SubAgent: true, Master: true, Allow: def.Tools})
+	tools = append(tools, ExitTool())
+	if r.ExtraTools != nil {
+		tools = append(tools, r.ExtraTools(depth)...)
+	}
+	return tools
+}
+
+// ExitTool returns agent_exit: the sub-agent's way to hand over.
+func ExitTool() *Tool {
+	return Builtin("agent_exit", "agent", Core|Quiet, func(context.Context, *Call) (Result, error) {
+		return StopResult("handed over"), nil
+	})
+}
+
+func catalogNames(c *Catalog) []string {
+	var names []string
+	for _, d := range c.All() {
+		names = append(names, d.Name)
+	}
+	return names
+}

@@ -1,0 +1,182 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/yagent/yagent/blackboard"
+)
+
+// Paging of read_note.
+const (
+	readNoteDefaultChars = 12000
+	listNotesDefault     = 50
+)
+
+// BoardTools returns the read-back tools list_notes, read_note and
+// context_pack. The board id comes from the call's context
+// (blackboard.WithBoardID), set by whoever runs the agent.
+func BoardTools(store *blackboard.Store, packChars int, w *Workspace) []*Tool {
+	return []*Tool{
+		Builtin("list_notes", "board", Core, func(ctx context.Context, c *Call) (Result, error) { return listNotes(ctx, store, c) }),
+		Builtin("read_note", "board", Core, func(ctx context.Context, c *Call) (Result, error) { return readNote(ctx, store, c) }),
+		Builtin("context_pack", "board", 0, func(ctx context.Context, c *Call) (Result, error) {
+			return contextPack(ctx, store, packChars, w, c)
+		}),
+	}
+}
+
+func boardOf(ctx context.Context) (string, error) {
+	id, ok := blackboard.BoardIDFrom(ctx)
+	if !ok {
+		return "", errors.New("this session has no board")
+	}
+	return id, nil
+}
+
+// FormatNoteLine is one list_notes line: ref, status, time, body size and
+// the conclusion cut to one line — never the body.
+func FormatNoteLine(m blackboard.NoteMeta) string {
+	status := string(m.Status)
+	if m.Degraded != "" {
+		status += ", " + string(m.Degraded)
+	}
+	concl := strings.Join(strings.Fields(m.Conclusion), " ")
+	if concl == "" {
+		concl = strings.Join(strings.Fields(m.Task), " ")
+	}
+	if utf8.RuneCountInString(concl) > 200 {
+		concl = string([]rune(concl)[:199]) + "…"
+	}
+	return fmt.Sprintf("%s [%s] %s, %d chars — %s", m.Ref, status, m.Created.UTC().Format(time.DateTime), m.BodySize, concl)
+}
+
+func listNotes(ctx context.Context, store *blackboard.Store, c *Call) (Result, error) {
+	var a struct {
+		Agent string `json:"agent"`
+		Limit int    `json:"limit"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	board, err := boardOf(ctx)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	if a.Limit <= 0 {
+		a.Limit = listNotesDefault
+	}
+	var res blackboard.ListResult
+	if a.Agent != "" {
+		res, err = store.ListNotesByAgent(board, a.Agent) // the one alias exit
+	} else {
+		res, err = store.ListNotes(board, blackboard.ListOptions{})
+	}
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	total := len(res.Notes)
+	if total > a.Limit {
+		res.Notes = res.Notes[:a.Limit]
+	}
+	var b strings.Builder
+	for _, m := range res.Notes {
+		b.WriteString(FormatNoteLine(m))
+		b.WriteByte('\n')
+	}
+	switch {
+	case total == 0 && res.Skipped == 0:
+		b.WriteString("(no notes)\n")
+	case total > a.Limit:
+		fmt.Fprintf(&b, "… %d older notes not listed (raise limit)\n", total-a.Limit)
+	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(&b, "(%d unreadable notes skipped)\n", res.Skipped)
+	}
+	return Result{Content: b.String(), Summary: fmt.Sprintf("%d notes", total)}, nil
+}
+
+func readNote(ctx context.Context, store *blackboard.Store, c *Call) (Result, error) {
+	var a struct {
+		Ref    string `json:"ref"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	board, err := boardOf(ctx)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	n, err := store.ReadNote(board, a.Ref)
+	if err != nil {
+		if errors.Is(err, blackboard.ErrNoteNotFound) {
+			return Errorf("%v: list_notes shows the refs on this board", err), nil
+		}
+		return Errorf("%v", err), nil
+	}
+	if a.Limit <= 0 {
+		a.Limit = readNoteDefaultChars
+	}
+	body := []rune(n.Body)
+	if a.Offset > len(body) {
+		return Errorf("offset %d is past the end of the body (%d chars)", a.Offset, len(body)), nil
+	}
+	end := min(len(body), a.Offset+a.Limit)
+	var b strings.Builder
+	fmt.Fprintf(&b, "ref: %s\n", n.Meta.Ref)
+	switch n.Handoff.Degraded {
+	case blackboard.DegradedV1:
+		b.WriteString("[legacy v1 note: the handoff below is synthesised from its summary]\n")
+	case blackboard.DegradedPartial, blackboard.DegradedAbsent:
+		fmt.Fprintf(&b, "[damaged front matter (%s): the handoff below is what could be read]\n", n.Handoff.Degraded)
+	}
+	b.WriteString(n.Handoff.Render(0))
+	fmt.Fprintf(&b, "\n--- body, chars %d-%d of %d ---\n", a.Offset, end, len(body))
+	b.WriteString(string(body[a.Offset:end]))
+	if end < len(body) {
+		fmt.Fprintf(&b, "\n[more: read_note with offset=%d]", end)
+	}
+	return Result{Content: b.String(), Summary: fmt.Sprintf("%s, %d chars", n.Meta.Ref, end-a.Offset)}, nil
+}
+
+func contextPack(ctx context.Context, store *blackboard.Store, budget int, w *Workspace, c *Call) (Result, error) {
+	var a struct {
+		Refs []string `json:"refs"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	board, err := boardOf(ctx)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	pack, err := store.ResolveRefs(board, a.Refs, blackboard.PackOptions{Budget: budget, ArtifactInfo: w.ArtifactInfo})
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	return Result{Content: pack.Text, Summary: fmt.Sprintf("%d inlined, %d unresolved", len(pack.Resolved), len(pack.Unresolved))}, nil
+}
+
+// ArtifactInfo describes an artifact id that names a workspace file; it is
+// the blackboard's injected ArtifactInfoFn.
+func (w *Workspace) ArtifactInfo(id string) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	rel, err := w.Rel(id)
+	if err != nil {
+		return "", false
+	}
+	fi, err := w.root.Stat(filepath.Clean(rel))
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%d bytes, modified %s", fi.Size(), fi.ModTime().UTC().Format(time.DateTime)), true
+}

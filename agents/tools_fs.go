@@ -1,0 +1,282 @@
+package agents
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Limits of the file tools.
+const (
+	readDefaultLines = 400
+	readMaxBytes     = 256 << 10 // per call
+	writeMaxBytes    = 4 << 20
+	lineMaxRunes     = 2000
+)
+
+// FSTools returns read_file, list_dir, glob, grep, write_file and edit_file
+// over the workspace. Write tools report the files they produced as
+// Result.Artifacts (the system's record of artifacts).
+// Under the untrusted policy every write is approved first.
+func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
+	guard := func(run RunFunc) RunFunc {
+		return func(ctx context.Context, c *Call) (Result, error) {
+			var a struct {
+				Path string `json:"path"`
+			}
+			_ = json.Unmarshal(c.Args, &a)
+			ok, why, err := policy.permit(ctx, fmt.Sprintf("%s %s", c.Name, a.Path), false)
+			if err != nil || !ok {
+				return Errorf("%s", why), err
+			}
+			return run(ctx, c)
+		}
+	}
+	return []*Tool{
+		Builtin("read_file", "fs", Core, w.readFile),
+		Builtin("list_dir", "fs", Core, w.listDir),
+		Builtin("glob", "fs", 0, w.glob),
+		Builtin("grep", "fs", 0, w.grep),
+		Builtin("write_file", "fs", Writes, guard(w.writeFile)),
+		Builtin("edit_file", "fs", Writes, guard(w.editFile)),
+	}
+}
+
+func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
+	var a struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	rel, err := w.Rel(a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	f, err := w.root.Open(rel)
+	if err != nil {
+		return Errorf("%v", w.explain(a.Path, err)), nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return Errorf("%s is a directory: use list_dir", a.Path), nil
+	}
+	if a.Offset < 1 {
+		a.Offset = 1
+	}
+	if a.Limit < 1 {
+		a.Limit = readDefaultLines
+	}
+	var out strings.Builder
+	sc := bufio.NewReader(f)
+	line, shown, size := 0, 0, 0
+	for {
+		text, err := sc.ReadString('\n')
+		if text == "" && err != nil {
+			if err != io.EOF {
+				return Errorf("read %s: %v", a.Path, err), nil
+			}
+			break
+		}
+		line++
+		if line == 1 && !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0 {
+			return Errorf("%s looks binary: not shown", a.Path), nil
+		}
+		if line < a.Offset || shown >= a.Limit || size >= readMaxBytes {
+			continue
+		}
+		text = strings.TrimRight(text, "\r\n")
+		if utf8.RuneCountInString(text) > lineMaxRunes {
+			text = string([]rune(text)[:lineMaxRunes]) + " …[line cut]"
+		}
+		n, _ := fmt.Fprintf(&out, "%6d\t%s\n", line, text)
+		shown++
+		size += n
+	}
+	if line == 0 {
+		return Result{Content: "(empty file)", Summary: "empty"}, nil
+	}
+	if shown == 0 {
+		return Errorf("%s has %d lines; offset %d is past the end", a.Path, line, a.Offset), nil
+	}
+	last := a.Offset + shown - 1
+	if last < line {
+		fmt.Fprintf(&out, "[lines %d-%d of %d; read on with offset=%d]\n", a.Offset, last, line, last+1)
+	}
+	return Result{Content: out.String(), Summary: fmt.Sprintf("%d lines", shown)}, nil
+}
+
+func (w *Workspace) listDir(_ context.Context, c *Call) (Result, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	rel, err := w.Rel(a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	entries, err := fs.ReadDir(w.root.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return Errorf("%v", w.explain(a.Path, err)), nil
+	}
+	var b strings.Builder
+	const maxEntries = 500
+	for i, e := range entries {
+		if i == maxEntries {
+			fmt.Fprintf(&b, "… %d more entries\n", len(entries)-maxEntries)
+			break
+		}
+		switch {
+		case e.IsDir():
+			fmt.Fprintf(&b, "%s/\n", e.Name())
+		case e.Type()&fs.ModeSymlink != 0:
+			fmt.Fprintf(&b, "%s@\n", e.Name())
+		default:
+			size := int64(0)
+			if fi, err := e.Info(); err == nil {
+				size = fi.Size()
+			}
+			fmt.Fprintf(&b, "%s\t%d\n", e.Name(), size)
+		}
+	}
+	if len(entries) == 0 {
+		b.WriteString("(empty directory)\n")
+	}
+	return Result{Content: b.String(), Summary: fmt.Sprintf("%d entries", len(entries))}, nil
+}
+
+func (w *Workspace) writeFile(_ context.Context, c *Call) (Result, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if len(a.Content) > writeMaxBytes {
+		return Errorf("content is %d bytes, over the %d MiB limit: split the file", len(a.Content), writeMaxBytes>>20), nil
+	}
+	rel, err := w.Rel(a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	if rel == "." {
+		return Errorf("give a file path, not the workspace root"), nil
+	}
+	existed := true
+	if _, err := w.root.Stat(rel); err != nil {
+		existed = false
+	}
+	if err := w.atomicWrite(rel, []byte(a.Content)); err != nil {
+		return Errorf("%v", w.explain(a.Path, err)), nil
+	}
+	verb := "created"
+	if existed {
+		verb = "replaced"
+	}
+	lines := strings.Count(a.Content, "\n")
+	return Result{
+		Content:   fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, filepath.ToSlash(rel), len(a.Content), lines),
+		Summary:   fmt.Sprintf("%s, %d bytes", verb, len(a.Content)),
+		Artifacts: []string{filepath.ToSlash(rel)},
+	}, nil
+}
+
+func (w *Workspace) editFile(_ context.Context, c *Call) (Result, error) {
+	var a struct {
+		Path string `json:"path"`
+		Old  string `json:"old"`
+		New  string `json:"new"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	rel, err := w.Rel(a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	data, err := fs.ReadFile(w.root.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return Errorf("%v", w.explain(a.Path, err)), nil
+	}
+	switch n := bytes.Count(data, []byte(a.Old)); n {
+	case 0:
+		return Errorf("old text not found in %s: read the file again and copy the snippet exactly", a.Path), nil
+	case 1:
+	default:
+		return Errorf("old text occurs %d times in %s: include more surrounding lines to make it unique", n, a.Path), nil
+	}
+	out := bytes.Replace(data, []byte(a.Old), []byte(a.New), 1)
+	if err := w.atomicWrite(rel, out); err != nil {
+		return Errorf("%v", w.explain(a.Path, err)), nil
+	}
+	return Result{
+		Content:   fmt.Sprintf("edited %s: replaced %d bytes with %d", filepath.ToSlash(rel), len(a.Old), len(a.New)),
+		Summary:   "edited",
+		Artifacts: []string{filepath.ToSlash(rel)},
+	}, nil
+}
+
+var tmpSeq atomic.Uint64
+
+// atomicWrite replaces rel inside the root: a temp file beside it that
+// never looks like the real one, fsync, rename, directory fsync. Parent
+// directories are created.
+func (w *Workspace) atomicWrite(rel string, data []byte) error {
+	dir := filepath.Dir(rel)
+	if dir != "." {
+		if err := w.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := w.root.Lstat(rel); err == nil {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if _, err := w.root.Stat(rel); err != nil {
+				return err // escapes, or dangles
+			}
+			return fmt.Errorf("is a symlink: write to the file it points to instead")
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("not a regular file")
+		}
+		perm = fi.Mode().Perm()
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.yagent-tmp-%d-%d", filepath.Base(rel), os.Getpid(), tmpSeq.Add(1)))
+	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = w.root.Rename(tmp, rel)
+	}
+	if werr != nil {
+		_ = w.root.Remove(tmp)
+		return werr
+	}
+	if d, err := w.root.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits of the shell tool.
+const (
+	shellDefaultTimeout = 120 * time.Second
+	shellOutputCap      = 24 << 10 // bytes kept: head and tail halves
+)
+
+// Approval is the shell policy (--approval).
+type Approval string
+
+const (
+	// ApproveUntrusted asks before every command and every file write.
+	ApproveUntrusted Approval = "untrusted"
+	// ApproveOnRequest asks before every command (the default).
+	ApproveOnRequest Approval = "on-request"
+	// ApproveNever never asks.
+	ApproveNever Approval = "never"
+)
+
+// ParseApproval checks a policy name.
+func ParseApproval(s string) (Approval, error) {
+	switch a := Approval(s); a {
+	case ApproveUntrusted, ApproveOnRequest, ApproveNever:
+		return a, nil
+	}
+	return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", s)
+}
+
+// Asker asks the person to approve an action. It returns false when the
+// person declines.
+type Asker interface {
+	Ask(ctx context.Context, question string) (bool, error)
+}
+
+// ShellPolicy decides whether shell commands (and, under untrusted, writes)
+// may run.
+type ShellPolicy struct {
+	Approval Approval
+	// Allowed says shell may run at all. Headless runs need --allow-shell
+	// (or agents.allow_shell) because nobody is there to ask.
+	Allowed bool
+	// Ask is nil in headless runs.
+	Ask Asker
+}
+
+// permit decides one action; the string says why it was refused.
+func (p ShellPolicy) permit(ctx context.Context, what string, isShell bool) (bool, string, error) {
+	if isShell && !p.Allowed {
+		return false, "shell is not allowed in this run: the person must pass --allow-shell (or set agents.allow_shell: true)", nil
+	}
+	ask := isShell && p.Approval != ApproveNever || !isShell && p.Approval == ApproveUntrusted
+	if !ask {
+		return true, "", nil
+	}
+	if p.Ask == nil {
+		if isShell && p.Allowed && p.Approval != ApproveUntrusted {
+			return true, "", nil // headless with --allow-shell: allowed by flag
+		}
+		return false, "nobody is there to approve this (headless run): it was not done", nil
+	}
+	ok, err := p.Ask.Ask(ctx, what)
+	if err != nil {
+		return false, "", err
+	}
+	if !ok {
+		return false, "the person declined: do not retry it; ask or take another way", nil
+	}
+	return true, "", nil
+}
+
+// ShellTool returns the shell tool confined to the workspace.
+func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
+	return Builtin("shell", "shell", Writes, func(ctx context.Context, c *Call) (Result, error) {
+		return w.runShell(ctx, c, policy)
+	})
+}
+
+func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (Result, error) {
+	var a struct {
+		Command    string   `json:"command"`
+		Argv       []string `json:"argv"`
+		Cwd        string   `json:"cwd"`
+		TimeoutSec int      `json:"timeout_sec"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if (a.Command == "") == (len(a.Argv) == 0) {
+		return Errorf("give exactly one of command or argv"), nil
+	}
+	rel, err := w.Rel(a.Cwd)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	if fi, err := w.root.Stat(rel); err != nil {
+		return Errorf("cwd: %v", w.explain(a.Cwd, err)), nil
+	} else if !fi.IsDir() {
+		return Errorf("cwd %s is not a directory", a.Cwd), nil
+	}
+	dir := filepath.Join(w.dir, rel)
+	if real, err := filepath.EvalSymlinks(dir); err != nil || !within(w.dir, real) {
+		return Errorf("cwd %q leads outside the workspace: refused", a.Cwd), nil
+	}
+	shown := a.Command
+	if shown == "" {
+		shown = strings.Join(a.Argv, " ")
+	}
+	ok, why, err := policy.permit(ctx, fmt.Sprintf("run `%s` in %s", shown, dir), true)
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok {
+		return Errorf("%s", why), nil
+	}
+	timeout := shellDefaultTimeout
+	if a.TimeoutSec > 0 {
+		timeout = time.Duration(a.TimeoutSec) * time.Second
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if a.Command != "" {
+		cmd = exec.CommandContext(cctx, "sh", "-c", a.Command)
+	} else {
+		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
+	}
+	cmd.Dir = dir
+	cmd.Stdin = nil
+	cmd.Env = append(os.Environ(), "YAGENT_TOOL=shell")
+	// Own process group, so a timeout or Ctrl-C kills the children too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	out := &capWriter{cap: shellOutputCap}
+	cmd.Stdout, cmd.Stderr = out, out
+	start := time.Now()
+	runErr := cmd.Run()
+	elapsed := time.Since(start).Round(time.Millisecond)
+	code := 0
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return Result{}, ctx.Err()
+	case cctx.Err() == context.DeadlineExceeded:
+		return Errorf("timed out after %s (raise timeout_sec, at most 600):\n%s", timeout, out.String()), nil
+	case errors.As(runErr, &exitErr):
+		code = exitErr.ExitCode()
+	case runErr != nil:
+		return Errorf("could not run: %v", runErr), nil
+	}
+	body := out.String()
+	if body == "" {
+		body = "(no output)\n"
+	}
+	return Result{
+		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
+		IsError: code != 0,
+		Summary: fmt.Sprintf("exit %d, %s", code, elapsed),
+	}, nil
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// capWriter keeps the first and last cap/2 bytes of a stream.
+type capWriter struct {
+	cap        int
+	head, tail []byte
+	dropped    int
+}
+
+func (c *capWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := c.cap/2 - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		c.tail = append(c.tail, p...)
+		if over := len(c.tail) - c.cap/2; over > 0 {
+			c.dropped += over
+			c.tail = c.tail[over:]
+		}
+	}
+	return n, nil
+}
+
+func (c *capWriter) String() string {
+	if c.dropped == 0 {
+		return string(c.head) + string(c.tail)
+	}
+	var b bytes.Buffer
+	b.Write(c.head)
+	fmt.Fprintf(&b, "\n… [%d bytes of output cut] …\n", c.dropped)
+	b.Write(c.tail)
+	return b.String()
+}
