@@ -1,0 +1,131 @@
+package director
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+)
+
+// Guards holds the limits against runaway fan-out.
+type Guards struct {
+	// MaxParallel bounds delegations running at once.
+	MaxParallel int
+	// MaxPerTurn bounds delegations started in one director turn.
+	MaxPerTurn int
+	// MaxDepth is how deep delegation may nest: 1 means sub-agents cannot
+	// delegate.
+	MaxDepth int
+}
+
+// Delegator provides the delegate tool.
+type Delegator struct {
+	Runner *agents.SubRunner
+	Guards Guards
+	Events agents.Sink
+	Now    func() time.Time
+
+	sem     chan struct{}
+	perTurn atomic.Int64
+}
+
+// NewDelegator returns a delegator with its parallelism bound set up.
+func NewDelegator(r *agents.SubRunner, g Guards, events agents.Sink) *Delegator {
+	if g.MaxParallel <= 0 {
+		g.MaxParallel = 4
+	}
+	if g.MaxDepth <= 0 {
+		g.MaxDepth = 1
+	}
+	d := &Delegator{Runner: r, Guards: g, Events: events, Now: time.Now, sem: make(chan struct{}, g.MaxParallel)}
+	r.ExtraTools = func(depth int) []*agents.Tool {
+		if depth < d.Guards.MaxDepth {
+			return []*agents.Tool{d.Tool(depth + 1)}
+		}
+		return nil
+	}
+	return d
+}
+
+// StartTurn resets the per-turn delegation count.
+func (d *Delegator) StartTurn() { d.perTurn.Store(0) }
+
+// Tool returns the delegate tool for delegations at depth (1 from the
+// director).
+func (d *Delegator) Tool(depth int) *agents.Tool {
+	return agents.Builtin("delegate", "director", agents.LeadOnly|agents.Core, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
+		return d.run(ctx, c, depth)
+	})
+}
+
+func (d *Delegator) run(ctx context.Context, c *agents.Call, depth int) (agents.Result, error) {
+	var a struct {
+		Agent       string   `json:"agent"`
+		Task        string   `json:"task"`
+		ContextRefs []string `json:"context_refs"`
+	}
+	if err := c.Decode(&a); err != nil {
+		return agents.Errorf("%v", err), nil
+	}
+	board, ok := blackboard.BoardIDFrom(ctx)
+	if !ok {
+		return agents.Errorf("this session has no board, so nothing can be delegated"), nil
+	}
+	if strings.TrimSpace(a.Task) == "" {
+		return agents.Errorf("the task is empty: write what the sub-agent should do and hand back"), nil
+	}
+	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
+		return agents.Errorf("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
+	}
+	select {
+	case d.sem <- struct{}{}:
+	case <-ctx.Done():
+		return agents.Result{}, ctx.Err()
+	}
+	defer func() { <-d.sem }()
+	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
+		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Task: a.Task}})
+	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth})
+	fin := &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Status: string(res.Status), Ref: res.Ref,
+		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
+	switch {
+	case err != nil:
+		fin.Status = "refused"
+		fin.Conclusion = err.Error()
+		d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
+		return agents.Errorf("%v", err), nil
+	case res.Abandoned:
+		fin.Status = "abandoned"
+		fin.Conclusion = res.Reason
+		d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
+		if ctx.Err() != nil {
+			return agents.Result{}, ctx.Err()
+		}
+		return agents.Errorf("the delegation to %s was abandoned (%s); nothing was written to the board", a.Agent, res.Reason), nil
+	}
+	d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
+	var b strings.Builder
+	fmt.Fprintf(&b, "status: %s\nref: %s\nconclusion: %s", res.Status, res.Ref, res.Conclusion)
+	if res.Reason != "" {
+		fmt.Fprintf(&b, "\nreason: %s", res.Reason)
+	}
+	if len(res.Unresolved) > 0 {
+		fmt.Fprintf(&b, "\nunresolved context_refs: %s", strings.Join(res.Unresolved, ", "))
+	}
+	b.WriteString("\n(read_note gives the full text)")
+	return agents.Result{Content: b.String(), IsError: res.Status == blackboard.StatusError,
+		Summary: fmt.Sprintf("%s %s", res.Status, res.Ref)}, nil
+}
+
+func (d *Delegator) emit(e agents.Event) {
+	if d.Events == nil {
+		return
+	}
+	e.Time = d.Now()
+	e.Agent = "director"
+	d.Events.Emit(e)
+}

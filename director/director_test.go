@@ -1,0 +1,228 @@
+package director
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+type fixture struct {
+	srv   *llmtest.Server
+	d     *Director
+	store *blackboard.Store
+	board string
+	rec   *agents.Recorder
+}
+
+// newFixture builds a director over a scripted scenario. The workspace is
+// the repository itself (the demo reads it); the board is in a temp dir.
+func newFixture(t *testing.T, scenario string, tweak func(*config.Config)) *fixture {
+	t.Helper()
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", scenario+".yaml"))
+	home := t.TempDir()
+	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
+		if k == "YAGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tweak != nil {
+		tweak(cfg)
+	}
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := blackboard.Open(filepath.Join(home, "notes"))
+	rec := &agents.Recorder{}
+	d, err := New(Options{
+		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
+		Workspace: "..", Board: store, BoardID: "sess-1", Events: rec,
+		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return &fixture{srv: srv, d: d, store: store, board: "sess-1", rec: rec}
+}
+
+func (f *fixture) notes(t *testing.T) []*blackboard.Note {
+	t.Helper()
+	res, err := f.store.ListNotes(f.board, blackboard.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*blackboard.Note
+	for _, m := range res.Notes {
+		n, err := f.store.ReadNote(f.board, m.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestDemoScenario drives the director → two parallel sub-agents → board
+// flow: both notes land with their full bodies, the very next director
+// call's tail lists both refs, the director reads one back and answers.
+func TestDemoScenario(t *testing.T) {
+	f := newFixture(t, "demo", nil)
+	out, err := f.d.Turn(t.Context(), "What is this repository, and is its blackboard safe?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.AssertDone(t)
+	if !strings.HasPrefix(out.Final, "This is github.com/yagent/yagent") {
+		t.Errorf("final answer = %q", out.Final)
+	}
+	notes := f.notes(t)
+	if len(notes) != 2 {
+		t.Fatalf("%d notes on the board; want 2", len(notes))
+	}
+	refs := map[string]string{}
+	for _, n := range notes {
+		refs[n.Meta.Agent] = n.Meta.Ref
+		switch n.Meta.Agent {
+		case "explorer":
+			if !strings.HasPrefix(n.Body, "# Package map\n\nModule: github.com/yagent/yagent") || !strings.Contains(n.Body, "config, toolspec, internal") {
+				t.Errorf("explorer note body is not the full deliverable: %q", n.Body)
+			}
+		case "reviewer":
+			if !strings.Contains(n.Body, "No defect found in this path.") {
+				t.Errorf("reviewer note body = %q", n.Body)
+			}
+		}
+		if n.Handoff.Status != blackboard.StatusOK {
+			t.Errorf("%s status %s", n.Meta.Ref, n.Handoff.Status)
+		}
+	}
+	// The director call right after the delegations carries both refs in
+	// its tail.
+	var readBack *llmtest.Recorded
+	reqs := f.srv.Requests()
+	for i := range reqs {
+		if reqs[i].StepID == "read-back" {
+			readBack = &reqs[i]
+		}
+	}
+	if readBack == nil {
+		t.Fatal("no read-back request")
+	}
+	tail := readBack.Messages[len(readBack.Messages)-1].Content
+	if !strings.HasPrefix(tail, agents.TailHeader) || !strings.Contains(tail, blackboard.IndexHeaderPrefix) ||
+		!strings.Contains(tail, refs["explorer"]) || !strings.Contains(tail, refs["reviewer"]) {
+		t.Errorf("tail of the next director call lacks the index with both refs:\n%s", tail)
+	}
+	// The director read the explorer's note in full.
+	if !slices.ContainsFunc(f.d.History, func(m llm.Message) bool {
+		return m.Role == llm.RoleTool && strings.Contains(m.Content, "ref: "+refs["explorer"]) && strings.Contains(m.Content, "# Package map")
+	}) {
+		t.Error("the read_note result with the explorer's body is not in the history")
+	}
+	assertIndexTransient(t, f)
+}
+
+// assertIndexTransient pins SPEC §5 constraint 1 from the director's side:
+// the index text is in no stored message and in no request's non-tail
+// messages.
+func assertIndexTransient(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, m := range f.d.History {
+		if strings.Contains(m.Content, blackboard.IndexHeaderPrefix) || agents.IsTail(m) {
+			t.Fatalf("the board index leaked into the history: %q", m.Content)
+		}
+	}
+	for _, r := range f.srv.Requests() {
+		for i, m := range r.Messages {
+			if i == len(r.Messages)-1 {
+				continue
+			}
+			if strings.Contains(m.Content, blackboard.IndexHeaderPrefix) {
+				t.Fatalf("request %d carries the index outside its tail (message %d)", r.N, i)
+			}
+		}
+	}
+}
+
+func TestDelegationFailureAndAbandon(t *testing.T) {
+	f := newFixture(t, "delegation-failures", nil)
+	out, err := f.d.Turn(t.Context(), "build and explore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.AssertDone(t)
+	notes := f.notes(t)
+	if len(notes) != 1 || notes[0].Meta.Agent != "worker" || notes[0].Handoff.Status != blackboard.StatusError {
+		t.Fatalf("notes = %d (%v); want only the worker's error note", len(notes), notes)
+	}
+	var results []string
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[0], "status: error") ||
+		!strings.Contains(results[1], "abandoned (token budget exceeded") || !strings.Contains(results[1], "nothing was written") {
+		t.Errorf("delegate results = %q", results)
+	}
+}
+
+func TestDelegationGuards(t *testing.T) {
+	f := newFixture(t, "delegation-guards", func(c *config.Config) { c.Agents.MaxDelegationsPerTurn = 2 })
+	out, err := f.d.Turn(t.Context(), "fan out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.AssertDone(t)
+	var results []string
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	refused := 0
+	for _, r := range results {
+		if strings.Contains(r, "already started 2 delegations, the limit (agents.max_delegations_per_turn)") {
+			refused++
+		}
+	}
+	if refused != 1 || len(f.notes(t)) != 2 {
+		t.Errorf("refused %d, notes %d; want 1 refused and 2 notes: %q", refused, len(f.notes(t)), results)
+	}
+	for _, r := range f.srv.Requests() {
+		if r.Agent == "explorer" && slices.Contains(r.Tools, "delegate") {
+			t.Errorf("a sub-agent was offered delegate at max_depth 1")
+		}
+	}
+}
+
+// TestLeanFirstRequest reports and bounds the size of the director's first
+// request with every built-in tool declared (leading CLIs send 40–50 KB).
+func TestLeanFirstRequest(t *testing.T) {
+	f := newFixture(t, "demo", nil)
+	if _, err := f.d.Turn(t.Context(), "What is this repository, and is its blackboard safe?"); err != nil {
+		t.Fatal(err)
+	}
+	first := f.srv.Requests()[0]
+	t.Logf("first director request: %d bytes, %d tools", len(first.Body), len(first.Tools))
+	if len(first.Body) > 12<<10 {
+		t.Errorf("first director request is %d bytes; the budget is 12 KB", len(first.Body))
+	}
+	want := []string{"context_pack", "delegate", "edit_file", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
+	if !slices.Equal(first.Tools, want) {
+		t.Errorf("director tools = %v; want %v", first.Tools, want)
+	}
+}
