@@ -75,7 +75,19 @@ type Context struct{}
 type ChatSleep struct{}
 
 // Agents configures the runtime and delegation (SPEC §3, §4).
-type Agents struct{}
+type Agents struct {
+	MaxSteps               int    `yaml:"max_steps" json:"max_steps"`
+	SubagentMaxSteps       int    `yaml:"subagent_max_steps" json:"subagent_max_steps"`
+	MaxParallelDelegations int    `yaml:"max_parallel_delegations" json:"max_parallel_delegations"`
+	MaxDelegationsPerTurn  int    `yaml:"max_delegations_per_turn" json:"max_delegations_per_turn"`
+	MaxDepth               int    `yaml:"max_depth" json:"max_depth"`
+	DelegationTokenBudget  int    `yaml:"delegation_token_budget" json:"delegation_token_budget"`
+	StallRepeats           int    `yaml:"stall_repeats" json:"stall_repeats"`
+	ParallelTools          int    `yaml:"parallel_tools" json:"parallel_tools"`
+	TailRole               string `yaml:"tail_role" json:"tail_role"`
+	Approval               string `yaml:"approval" json:"approval"`
+	AllowShell             bool   `yaml:"allow_shell" json:"allow_shell"`
+}
 
 // MCPServer is an external MCP server whose tools join the registry.
 type MCPServer struct{}
