@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -357,3 +358,7 @@ func boardPathRun(opts *BoardPathOptions) error {
 	fmt.Fprintln(opts.IO.Out, store.BoardDir(opts.Board))
 	return nil
 }
+
+func sortStrings(s []string) { slices.Sort(s) }
+
+func blackboardCheck(board string) error { return blackboard.CheckBoardID(board) }

@@ -33,6 +33,8 @@ func exitCode(err error) int {
 		return 0
 	case errors.Is(err, context.Canceled):
 		return 130
+	case isNoEndpoint(err):
+		return 2
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &ces):
 		return 2
 	}
@@ -62,6 +64,8 @@ blackboard, and a fresh index of the board goes into every model call.
 	root.SetVersionTemplate("yagent {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
+		NewCmdRun(f, nil),
+		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),
 	)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // TestMain lets the test binary act as the yagent command inside scripts.
@@ -29,7 +31,8 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		RequireExplicitExec: true,
 		UpdateScripts:       *updateScripts,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stdoutvar": cmdStdoutVar,
+			"stdoutvar":     cmdStdoutVar,
+			"scenario-done": cmdScenarioDone,
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -38,6 +41,27 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			env.Setenv("YAGENT_NOTES_ROOT", filepath.Join(work, "notes"))
 			for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "YAGENT_MODEL", "YAGENT_BLACKBOARD"} {
 				env.Setenv(k, "")
+			}
+			repo, err := filepath.Abs(filepath.Join("..", ".."))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPO", repo)
+			// A script with a scenario.yaml gets its own scripted model
+			// server; yagent finds it through OPENAI_BASE_URL.
+			if _, err := os.Stat(filepath.Join(work, "scenario.yaml")); err == nil {
+				sc, err := llmtest.Load(filepath.Join(work, "scenario.yaml"))
+				if err != nil {
+					return err
+				}
+				srv, err := llmtest.Start(sc)
+				if err != nil {
+					return err
+				}
+				env.Defer(srv.Close)
+				env.Values[scenarioKey{}] = srv
+				env.Setenv("OPENAI_BASE_URL", srv.URL())
+				env.Setenv("YAGENT_MODEL", "scripted")
 			}
 			return nil
 		},
@@ -58,4 +82,21 @@ func cmdStdoutVar(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("stdoutvar: no match for %q in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[len(m)-1])
+}
+
+type scenarioKey struct{}
+
+// cmdScenarioDone implements "scenario-done": it fails unless every
+// non-optional step of the script's scenario was served and no request went
+// unmatched.
+func cmdScenarioDone(ts *testscript.TestScript, neg bool, args []string) {
+	srv, ok := ts.Value(scenarioKey{}).(*llmtest.Server)
+	if !ok {
+		ts.Fatalf("scenario-done: this script has no scenario.yaml")
+	}
+	pending, unmatched := srv.Pending(), srv.Unmatched()
+	done := len(pending) == 0 && len(unmatched) == 0
+	if neg == done {
+		ts.Fatalf("scenario-done: pending steps %v, %d unmatched requests", pending, len(unmatched))
+	}
 }

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/yagent/yagent/agents"
+)
+
+// jsonPrinter writes one JSON event per line (the --json stream).
+type jsonPrinter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func newJSONPrinter(w io.Writer) *jsonPrinter { return &jsonPrinter{enc: json.NewEncoder(w)} }
+
+func (p *jsonPrinter) Emit(e agents.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.enc.Encode(e)
+}
+
+// humanPrinter streams the lead's text to out and progress (tool calls,
+// delegations, retries, usage) to errOut, so `yagent run … > answer.md`
+// captures only the answer.
+type humanPrinter struct {
+	mu      sync.Mutex
+	out     io.Writer
+	errOut  io.Writer
+	midline bool // the last byte written to out was not a newline
+	total   agents.UsageEvent
+	byAgent map[string]*agents.UsageEvent
+	order   []string
+}
+
+func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
+	return &humanPrinter{out: out, errOut: errOut, byAgent: map[string]*agents.UsageEvent{}}
+}
+
+func (p *humanPrinter) Emit(e agents.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	indent := strings.Repeat("  ", e.Depth)
+	switch e.Type {
+	case agents.EventTextDelta:
+		if e.Depth == 0 {
+			io.WriteString(p.out, e.Text)
+			p.midline = !strings.HasSuffix(e.Text, "\n")
+		}
+	case agents.EventToolCall:
+		if e.Tool.Quiet || e.Tool.Name == "delegate" {
+			return
+		}
+		p.line("%s▸ %s%s %s", indent, who(e), e.Tool.Name, summarizeArgs(e.Tool.Args))
+	case agents.EventToolResult:
+		if e.Tool.Quiet || e.Tool.Name == "delegate" {
+			return
+		}
+		mark := "✓"
+		if e.Tool.IsError {
+			mark = "✗"
+		}
+		p.line("%s  %s %s%s", indent, mark, who(e), oneLine(e.Tool.Summary, 120))
+	case agents.EventDelegationStarted:
+		p.line("%s⇢ %s: %s", indent, e.Delegation.Agent, oneLine(e.Delegation.Task, 100))
+	case agents.EventDelegationFinished:
+		d := e.Delegation
+		p.line("%s⇠ %s %s %s — %s", indent, d.Agent, d.Status, d.Ref, oneLine(d.Conclusion, 120))
+	case agents.EventRetry:
+		p.line("%s↻ %s: %s", indent, e.Text, oneLine(e.Error, 120))
+	case agents.EventNotice:
+		p.line("%s%s", indent, e.Text)
+	case agents.EventUsage:
+		u := p.byAgent[e.Agent]
+		if u == nil {
+			u = &agents.UsageEvent{}
+			p.byAgent[e.Agent] = u
+			p.order = append(p.order, e.Agent)
+		}
+		u.Add(*e.Usage)
+		p.total.Add(*e.Usage)
+	case agents.EventTurnFinished:
+		if e.Depth == 0 && e.Usage != nil {
+			p.total.ElapsedMS = e.Usage.ElapsedMS
+		}
+	case agents.EventError:
+		p.line("%serror: %s", indent, e.Error)
+	}
+}
+
+// line prints a progress line on errOut, first ending the lead's text line
+// if it is open.
+func (p *humanPrinter) line(format string, args ...any) {
+	if p.midline {
+		io.WriteString(p.out, "\n")
+		p.midline = false
+	}
+	fmt.Fprintf(p.errOut, format+"\n", args...)
+}
+
+// finish ends the text and prints the usage line, broken down by agent.
+func (p *humanPrinter) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.midline {
+		io.WriteString(p.out, "\n")
+		p.midline = false
+	}
+	t := p.total
+	line := fmt.Sprintf("── %d requests · prompt %d (cached %d) · completion %d · %.2fs", t.Requests, t.PromptTokens, t.CachedTokens, t.CompletionTokens, float64(t.ElapsedMS)/1000)
+	if len(p.order) > 1 {
+		var parts []string
+		for _, a := range p.order {
+			u := p.byAgent[a]
+			parts = append(parts, fmt.Sprintf("%s %d", a, u.PromptTokens+u.CompletionTokens))
+		}
+		line += " · tokens by agent: " + strings.Join(parts, ", ")
+	}
+	fmt.Fprintln(p.errOut, line)
+}
+
+// who names a sub-agent on its lines (parallel sub-agents interleave).
+func who(e agents.Event) string {
+	if e.Depth == 0 {
+		return ""
+	}
+	return e.Agent + ": "
+}
+
+// summarizeArgs renders tool arguments as k=v pairs cut to one short line.
+func summarizeArgs(raw json.RawMessage) string {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return oneLine(string(raw), 100)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	var parts []string
+	for _, k := range keys {
+		v := m[k]
+		var s string
+		switch v := v.(type) {
+		case string:
+			s = v
+		default:
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		parts = append(parts, k+"="+oneLine(s, 60))
+	}
+	return oneLine(strings.Join(parts, " "), 140)
+}
