@@ -121,6 +121,10 @@ func stallRepeats(n int) int {
 // Close releases the workspace.
 func (d *Director) Close() error { return d.ws.Close() }
 
+// SubRunner returns the runner of delegations (batch plans use it
+// directly, without a director turn).
+func (d *Director) SubRunner() *agents.SubRunner { return d.delegator.Runner }
+
 // Registry returns the tool registry.
 func (d *Director) Registry() *agents.Registry { return d.reg }
 
