@@ -1,0 +1,265 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/yagent/yagent/llm"
+)
+
+// Session is a live conversation: its row, its rollout and its memory.
+// Methods are safe for concurrent use (parallel delegations record at once).
+type Session struct {
+	st *Store
+	w  *RolloutWriter
+
+	mu   sync.Mutex
+	info Info
+	mem  *Memory
+	acct Accountant
+	turn int
+	// interrupted holds tool results for calls cut off by a crash (set on
+	// resume, used when the history is rebuilt).
+	interrupted map[string]string
+	// Warnings from reading the rollout on resume.
+	Warnings []string
+	// Pending are delegations that started and never finished before the
+	// process died (found on resume).
+	Pending []PendingDelegation
+}
+
+// CreateOptions describe a new session.
+type CreateOptions struct {
+	ID       string // default: a new id
+	Kind     string
+	Cwd      string
+	Model    string
+	BoardID  string // default: the session id (board scope = session)
+	ParentID string
+	Title    string
+}
+
+// Create starts a new session: its rollout (session_meta first, synced) and
+// its row.
+func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) {
+	now := st.Now().UTC()
+	if o.ID == "" {
+		o.ID = NewID(now)
+	}
+	if o.BoardID == "" {
+		o.BoardID = o.ID
+	}
+	in := Info{ID: o.ID, Kind: o.Kind, Title: o.Title, Cwd: o.Cwd, Model: o.Model, ParentID: o.ParentID,
+		Rollout: RolloutPath(st.Home, now, o.ID), Created: now, Updated: now, BoardID: o.BoardID, NotesMode: "inline", WrapNudgedUpto: -1}
+	w, err := CreateRollout(in.Rollout, SessionMeta{ID: in.ID, Kind: in.Kind, Created: now, Cwd: in.Cwd, Model: in.Model, BoardID: in.BoardID, ParentID: in.ParentID}, st.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.insert(ctx, in); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return &Session{st: st, w: w, info: in, mem: &Memory{}}, nil
+}
+
+// Resume reopens a session: the history is rebuilt from its rollout (the
+// latest compaction summary plus the messages after it) and the board comes
+// from session_meta.board_id (the task id for rollouts without one).
+func (st *Store) Resume(ctx context.Context, ref string) (*Session, error) {
+	in, err := st.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	r, err := LoadRollout(in.Rollout)
+	if err != nil {
+		return nil, err
+	}
+	mem, pending := Rebuild(r.Items)
+	if board := r.Meta.BoardID; board != "" {
+		in.BoardID = board
+	} else if r.Meta.TaskID != "" {
+		in.BoardID = r.Meta.TaskID
+	}
+	w, err := AppendRollout(in.Rollout, st.Now)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{st: st, w: w, info: in, mem: mem, Warnings: r.Warnings, Pending: pending, interrupted: map[string]string{}}
+	for _, it := range r.Items {
+		if it.Type == ItemTurnStarted && it.Turn > s.turn {
+			s.turn = it.Turn
+		}
+	}
+	return s, nil
+}
+
+// Info returns a copy of the session's row.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.Info().ID }
+
+// BoardID returns the session's board.
+func (s *Session) BoardID() string { return s.Info().BoardID }
+
+// Store returns the store the session lives in.
+func (s *Session) Store() *Store { return s.st }
+
+// History is the conversation the next request carries.
+func (s *Session) History() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mem.History(s.interrupted)
+}
+
+// Memory returns a snapshot of the memory's counters.
+func (s *Session) Memory() (summary string, base, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mem.Summary, s.mem.Base, s.mem.Total()
+}
+
+// Append records a message as it joins the history (the loop's Append
+// hook): one rollout line, written now.
+func (s *Session) Append(m llm.Message) error {
+	if err := s.w.Write(Item{Type: ItemMessage, Message: &m}, false); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.mem.Messages = append(s.mem.Messages, m)
+	s.mu.Unlock()
+	return nil
+}
+
+// Interrupted sets the result shown for a tool call cut off by a crash.
+func (s *Session) Interrupted(callID, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.interrupted == nil {
+		s.interrupted = map[string]string{}
+	}
+	s.interrupted[callID] = text
+}
+
+// BeginTurn records a turn's start (synced) and, for the first turn, takes
+// the prompt as the session's title.
+func (s *Session) BeginTurn(ctx context.Context, prompt string) (int, error) {
+	s.mu.Lock()
+	s.turn++
+	turn := s.turn
+	title := s.info.Title
+	s.mu.Unlock()
+	if err := s.w.Write(Item{Type: ItemTurnStarted, Turn: turn}, true); err != nil {
+		return turn, err
+	}
+	if title == "" {
+		title = oneLine(prompt, 80)
+		s.mu.Lock()
+		s.info.Title = title
+		s.mu.Unlock()
+		return turn, s.st.update(ctx, s.ID(), `title = ?`, title)
+	}
+	return turn, nil
+}
+
+// EndTurn records a turn's end (synced) and bumps the row.
+func (s *Session) EndTurn(ctx context.Context, turn int, reason string) error {
+	if err := s.w.Write(Item{Type: ItemTurnFinished, Turn: turn, Reason: reason}, true); err != nil {
+		return err
+	}
+	now := s.st.Now().UTC()
+	s.mu.Lock()
+	s.info.Turns++
+	s.info.Updated = now
+	s.mu.Unlock()
+	return s.st.update(ctx, s.ID(), `turns = turns + 1, updated = ?`, now.UnixMilli())
+}
+
+// DelegationStarted records a delegation starting (synced), so a killed
+// process leaves a rollout that says what was in flight.
+func (s *Session) DelegationStarted(d DelegationItem) error {
+	return s.w.Write(Item{Type: ItemDelegationStarted, Delegation: &d}, true)
+}
+
+// DelegationFinished records a delegation's end (synced).
+func (s *Session) DelegationFinished(d DelegationItem) error {
+	return s.w.Write(Item{Type: ItemDelegationFinished, Delegation: &d}, true)
+}
+
+// RecordUsage adds a response's tokens to the rollout and the spend table.
+func (s *Session) RecordUsage(ctx context.Context, label string, u llm.Usage) error {
+	if err := s.w.Write(Item{Type: ItemUsage, Usage: &UsageItem{Label: label, PromptTokens: u.PromptTokens,
+		CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens}}, false); err != nil {
+		return err
+	}
+	return s.st.AddSpend(ctx, s.ID(), SpendRow{Label: label, Requests: 1, PromptTokens: u.PromptTokens,
+		CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
+}
+
+// Compacted replaces messages before upto (a global index) by summary:
+// recorded in the rollout first (synced), then applied.
+func (s *Session) Compacted(ctx context.Context, summary string, upto int) error {
+	if err := s.w.Write(Item{Type: ItemCompacted, Compacted: &CompactedItem{Summary: summary, Upto: upto}}, true); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.mem.compactTo(summary, upto)
+	s.acct.reset()
+	s.info.SummaryUpto = upto
+	s.mu.Unlock()
+	return s.st.update(ctx, s.ID(), `summary_upto = ?`, upto)
+}
+
+// Clear empties the history (the board and the notebook stay).
+func (s *Session) Clear(ctx context.Context) error {
+	s.mu.Lock()
+	upto := s.mem.Total()
+	s.mu.Unlock()
+	if err := s.w.Write(Item{Type: ItemCleared, Upto: upto}, true); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.mem.compactTo("", upto)
+	s.acct.reset()
+	s.info.SummaryUpto = upto
+	s.info.NotesNudgedUpto = upto // nothing was summarised: no "just compacted" nudge
+	s.mu.Unlock()
+	return s.st.update(ctx, s.ID(), `summary_upto = ?, notes_nudged_upto = ?`, upto, upto)
+}
+
+// SetNudged records that a one-time pressure nudge was shown for the
+// current window: column is wrap_nudged_upto or notes_nudged_upto.
+func (s *Session) SetNudged(ctx context.Context, column string, upto int) error {
+	if column != "wrap_nudged_upto" && column != "notes_nudged_upto" {
+		return fmt.Errorf("unknown nudge column %q", column)
+	}
+	s.mu.Lock()
+	if column == "wrap_nudged_upto" {
+		s.info.WrapNudgedUpto = upto
+	} else {
+		s.info.NotesNudgedUpto = upto
+	}
+	s.mu.Unlock()
+	return s.st.update(ctx, s.ID(), column+` = ?`, upto)
+}
+
+// Close syncs and closes the rollout.
+func (s *Session) Close() error { return s.w.Close() }
+
+// Sync flushes the rollout.
+func (s *Session) Sync() error { return s.w.Sync() }
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,281 @@
+package memory
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/yagent/yagent/internal/statedb"
+)
+
+// Session kinds.
+const (
+	KindInteractive = "interactive"
+	KindRun         = "run"
+	KindBatch       = "batch"
+	KindSubagent    = "subagent"
+	KindCron        = "cron"
+)
+
+// ErrNoSession reports an id or name that names no session.
+var ErrNoSession = errors.New("no such session")
+
+// Info is a session's row in the state database.
+type Info struct {
+	ID              string    `json:"id"`
+	Kind            string    `json:"kind"`
+	Title           string    `json:"title"`
+	Name            string    `json:"name"`
+	Cwd             string    `json:"cwd"`
+	Model           string    `json:"model"`
+	ParentID        string    `json:"parent_id"`
+	Rollout         string    `json:"rollout"`
+	Created         time.Time `json:"created"`
+	Updated         time.Time `json:"updated"`
+	BoardID         string    `json:"board_id"`
+	Turns           int       `json:"turns"`
+	SummaryUpto     int       `json:"summary_upto"`
+	NotesMode       string    `json:"notes_mode"`
+	NotesNudgedUpto int       `json:"notes_nudged_upto"`
+	WrapNudgedUpto  int       `json:"wrap_nudged_upto"`
+}
+
+// Store keeps sessions: rows in the state database, rollouts under home.
+type Store struct {
+	DB   *statedb.DB
+	Home string
+	Now  func() time.Time
+}
+
+// NewStore returns a store over an open state database.
+func NewStore(db *statedb.DB, home string) *Store {
+	return &Store{DB: db, Home: home, Now: time.Now}
+}
+
+// NewID returns a sortable, unique session id.
+func NewID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+const infoColumns = `id, kind, title, COALESCE(name, ''), cwd, model, COALESCE(parent_id, ''), rollout, created, updated,
+	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto`
+
+func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
+	var in Info
+	var created, updated int64
+	err := row.Scan(&in.ID, &in.Kind, &in.Title, &in.Name, &in.Cwd, &in.Model, &in.ParentID, &in.Rollout, &created, &updated,
+		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto)
+	in.Created, in.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	return in, err
+}
+
+// Get finds a live session by id, id prefix (unique) or name.
+func (st *Store) Get(ctx context.Context, ref string) (Info, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return Info{}, fmt.Errorf("%w: empty id", ErrNoSession)
+	}
+	rows, err := st.DB.QueryContext(ctx, `SELECT `+infoColumns+` FROM chats WHERE deleted = 0 AND (id = ? OR name = ? OR id LIKE ? ESCAPE '\') ORDER BY (id = ?) DESC, (name = ?) DESC LIMIT 3`,
+		ref, ref, likePrefix(ref), ref, ref)
+	if err != nil {
+		return Info{}, fmt.Errorf("find session %s: %w", ref, err)
+	}
+	defer rows.Close()
+	var found []Info
+	for rows.Next() {
+		in, err := scanInfo(rows)
+		if err != nil {
+			return Info{}, fmt.Errorf("find session %s: %w", ref, err)
+		}
+		found = append(found, in)
+	}
+	switch {
+	case len(found) == 0:
+		return Info{}, fmt.Errorf("%w %q: `yagent sessions ls --all` lists them", ErrNoSession, ref)
+	case found[0].ID == ref || found[0].Name == ref || len(found) == 1:
+		return found[0], nil
+	}
+	return Info{}, fmt.Errorf("session %q is ambiguous (%s, %s, …): give more of the id", ref, found[0].ID, found[1].ID)
+}
+
+func likePrefix(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s) + "%"
+}
+
+// ListOptions narrow List.
+type ListOptions struct {
+	// Cwd puts this directory's sessions first; All lists every directory
+	// (otherwise only Cwd's).
+	Cwd string
+	All bool
+	// Kinds limits to these kinds; nil means every kind except subagent.
+	Kinds []string
+	Limit int
+}
+
+// List returns sessions, most recently updated first.
+func (st *Store) List(ctx context.Context, opts ListOptions) ([]Info, error) {
+	q := `SELECT ` + infoColumns + ` FROM chats WHERE deleted = 0`
+	var args []any
+	if len(opts.Kinds) == 0 {
+		q += ` AND kind != 'subagent'`
+	} else {
+		q += ` AND kind IN (` + strings.TrimSuffix(strings.Repeat("?,", len(opts.Kinds)), ",") + `)`
+		for _, k := range opts.Kinds {
+			args = append(args, k)
+		}
+	}
+	if !opts.All && opts.Cwd != "" {
+		q += ` AND cwd = ?`
+		args = append(args, opts.Cwd)
+	}
+	q += ` ORDER BY (cwd = ?) DESC, updated DESC`
+	args = append(args, opts.Cwd)
+	if opts.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, opts.Limit)
+	}
+	rows, err := st.DB.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Info
+	for rows.Next() {
+		in, err := scanInfo(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, in)
+	}
+	return out, rows.Err()
+}
+
+// Last returns the most recently updated session of cwd (any directory
+// when cwd is empty).
+func (st *Store) Last(ctx context.Context, cwd string) (Info, error) {
+	list, err := st.List(ctx, ListOptions{Cwd: cwd, All: cwd == "", Limit: 1})
+	if err != nil {
+		return Info{}, err
+	}
+	if len(list) == 0 {
+		return Info{}, fmt.Errorf("%w in %s yet: start one with yagent or yagent run", ErrNoSession, cwd)
+	}
+	return list[0], nil
+}
+
+// Rename gives a session a unique name it can be resumed by.
+func (st *Store) Rename(ctx context.Context, id, name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || strings.ContainsAny(name, " \t\n") {
+		return fmt.Errorf("session name %q: use one word", name)
+	}
+	_, err := st.DB.ExecContext(ctx, `UPDATE chats SET name = ? WHERE id = ?`, name, id)
+	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+		return fmt.Errorf("another session is already named %q", name)
+	}
+	return err
+}
+
+// Delete removes a session and what hangs on it: its rollout, its
+// sub-agents' sessions and rollouts, its spend (and, by cascade, every
+// table that references chats). The board is not touched.
+func (st *Store) Delete(ctx context.Context, id string) ([]Info, error) {
+	var removed []Info
+	in, err := st.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := st.List(ctx, ListOptions{All: true, Kinds: []string{KindSubagent}})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		if s.ParentID == in.ID {
+			removed = append(removed, s)
+		}
+	}
+	removed = append(removed, in)
+	for _, s := range removed {
+		if _, err := st.DB.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, s.ID); err != nil {
+			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+		}
+		if err := os.Remove(s.Rollout); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+		}
+	}
+	return removed, nil
+}
+
+// SpendRow is the tokens a session spent under one label.
+type SpendRow struct {
+	Label            string `json:"label"`
+	Requests         int    `json:"requests"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CachedTokens     int    `json:"cached_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+}
+
+// AddSpend adds to a session's spend under label (turn, subagent:<agent>,
+// summary, notes, sleep).
+func (st *Store) AddSpend(ctx context.Context, id string, r SpendRow) error {
+	_, err := st.DB.ExecContext(ctx, `INSERT INTO spend(chat_id, label, requests, prompt_tokens, cached_tokens, completion_tokens)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT(chat_id, label) DO UPDATE SET requests = requests + excluded.requests,
+			prompt_tokens = prompt_tokens + excluded.prompt_tokens, cached_tokens = cached_tokens + excluded.cached_tokens,
+			completion_tokens = completion_tokens + excluded.completion_tokens`,
+		id, r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
+	if err != nil {
+		return fmt.Errorf("record spend of %s: %w", id, err)
+	}
+	return nil
+}
+
+// Spend returns a session's spend by label.
+func (st *Store) Spend(ctx context.Context, id string) ([]SpendRow, error) {
+	rows, err := st.DB.QueryContext(ctx, `SELECT label, requests, prompt_tokens, cached_tokens, completion_tokens FROM spend WHERE chat_id = ? ORDER BY label`, id)
+	if err != nil {
+		return nil, fmt.Errorf("spend of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []SpendRow
+	for rows.Next() {
+		var r SpendRow
+		if err := rows.Scan(&r.Label, &r.Requests, &r.PromptTokens, &r.CachedTokens, &r.CompletionTokens); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (st *Store) insert(ctx context.Context, in Info) error {
+	var parent any
+	if in.ParentID != "" {
+		parent = in.ParentID
+	}
+	_, err := st.DB.ExecContext(ctx, `INSERT INTO chats(id, kind, title, cwd, model, parent_id, rollout, created, updated, board_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, in.Kind, in.Title, in.Cwd, in.Model, parent, in.Rollout, in.Created.UnixMilli(), in.Updated.UnixMilli(), in.BoardID)
+	if err != nil {
+		return fmt.Errorf("record session %s: %w", in.ID, err)
+	}
+	return nil
+}
+
+// update sets columns of a session row.
+func (st *Store) update(ctx context.Context, id string, set string, args ...any) error {
+	_, err := st.DB.ExecContext(ctx, `UPDATE chats SET `+set+` WHERE id = ?`, append(args, id)...)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("update session %s: %w", id, err)
+	}
+	return nil
+}
