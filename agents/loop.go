@@ -55,6 +55,10 @@ type Loop struct {
 	Append func(llm.Message) error
 	// OnResponse, when set, sees every model response (usage accounting).
 	OnResponse func(llm.Response)
+	// BeforeCall, when set, sees this turn's messages before every model
+	// call and may shrink their contents in place (a long turn squeezing
+	// its old tool outputs). What was recorded is not changed.
+	BeforeCall func(turn []llm.Message)
 	Now        func() time.Time
 }
 
@@ -134,6 +138,9 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 			if err = l.append(out, note); err != nil {
 				break
 			}
+		}
+		if l.BeforeCall != nil {
+			l.BeforeCall(msgs[len(base):])
 		}
 		var resp llm.Response
 		resp, err = l.call(ctx, a, msgs, step, wrapUp)

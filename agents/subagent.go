@@ -67,8 +67,17 @@ type SubRunner struct {
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
 	// lets sub-agents delegate further).
 	ExtraTools func(depth int) []*Tool
-	// Hooks for durable records of the sub-agent's run (rollouts).
-	Append func(d Delegation) func(llm.Message) error
+	// Recorder, when set, is told when a delegation starts, gets every
+	// message and response of the sub-agent, and is told how it finished
+	// (rollouts, spend).
+	Recorder func(ctx context.Context, d Delegation) (DelegationHooks, error)
+}
+
+// DelegationHooks receive one delegation's record.
+type DelegationHooks struct {
+	Append     func(llm.Message) error
+	OnResponse func(llm.Response)
+	Finish     func(DelegationResult)
 }
 
 // Run runs one delegation to its end and writes exactly one note — unless
@@ -85,6 +94,15 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 		return DelegationResult{}, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 	}
 	res := DelegationResult{}
+	var hooks DelegationHooks
+	if r.Recorder != nil {
+		if hooks, err = r.Recorder(ctx, d); err != nil {
+			return res, fmt.Errorf("record the delegation to %s: %w", def.Name, err)
+		}
+	}
+	if hooks.Finish != nil {
+		defer func() { hooks.Finish(res) }()
+	}
 	// The delegation prefix: the board index as it is right now, and the
 	// context pack of the refs the delegator stressed.
 	idx, err := r.Board.BuildIndex(d.BoardID, r.Index)
@@ -123,8 +141,12 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	spent := 0
 	loop := &Loop{
 		Client: client, Events: r.Events, TailRole: r.TailRole, StallRepeats: r.StallRepeats,
-		Tail: func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
+		Tail:   func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
+		Append: hooks.Append,
 		OnResponse: func(resp llm.Response) {
+			if hooks.OnResponse != nil {
+				hooks.OnResponse(resp)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			spent += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
@@ -132,9 +154,6 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 				cancel(fmt.Errorf("%w: spent %d of %d tokens", ErrTokenBudget, spent, r.TokenBudget))
 			}
 		},
-	}
-	if r.Append != nil {
-		loop.Append = r.Append(d)
 	}
 	out, runErr := loop.Run(bctx, agent, nil, llm.Message{Role: llm.RoleUser, Content: input})
 	res.Usage = out.Usage

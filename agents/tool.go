@@ -147,3 +147,11 @@ func findTool(tools []*Tool, name string) *Tool {
 	}
 	return tools[i]
 }
+
+// Count formats n with a noun in singular or plural ("1 match", "3 matches").
+func Count(n int, singular, plural string) string {
+	if n == 1 {
+		return "1 " + singular
+	}
+	return fmt.Sprintf("%d %s", n, plural)
+}

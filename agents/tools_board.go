@@ -98,7 +98,7 @@ func listNotes(ctx context.Context, store *blackboard.Store, c *Call) (Result, e
 	if res.Skipped > 0 {
 		fmt.Fprintf(&b, "(%d unreadable notes skipped)\n", res.Skipped)
 	}
-	return Result{Content: b.String(), Summary: fmt.Sprintf("%d notes", total)}, nil
+	return Result{Content: b.String(), Summary: Count(total, "note", "notes")}, nil
 }
 
 func readNote(ctx context.Context, store *blackboard.Store, c *Call) (Result, error) {

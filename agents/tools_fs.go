@@ -114,7 +114,7 @@ func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
 	if last < line {
 		fmt.Fprintf(&out, "[lines %d-%d of %d; read on with offset=%d]\n", a.Offset, last, line, last+1)
 	}
-	return Result{Content: out.String(), Summary: fmt.Sprintf("%d lines", shown)}, nil
+	return Result{Content: out.String(), Summary: Count(shown, "line", "lines")}, nil
 }
 
 func (w *Workspace) listDir(_ context.Context, c *Call) (Result, error) {
@@ -155,7 +155,7 @@ func (w *Workspace) listDir(_ context.Context, c *Call) (Result, error) {
 	if len(entries) == 0 {
 		b.WriteString("(empty directory)\n")
 	}
-	return Result{Content: b.String(), Summary: fmt.Sprintf("%d entries", len(entries))}, nil
+	return Result{Content: b.String(), Summary: Count(len(entries), "entry", "entries")}, nil
 }
 
 func (w *Workspace) writeFile(_ context.Context, c *Call) (Result, error) {

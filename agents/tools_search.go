@@ -104,7 +104,7 @@ func (w *Workspace) glob(ctx context.Context, c *Call) (Result, error) {
 	if more > 0 {
 		out += fmt.Sprintf("… %d more matches: narrow the pattern\n", more)
 	}
-	return Result{Content: out, Summary: fmt.Sprintf("%d matches", len(matches)+more)}, nil
+	return Result{Content: out, Summary: Count(len(matches)+more, "match", "matches")}, nil
 }
 
 func (w *Workspace) grep(ctx context.Context, c *Call) (Result, error) {
@@ -176,7 +176,7 @@ func (w *Workspace) grep(ctx context.Context, c *Call) (Result, error) {
 	if matches >= grepMaxMatches {
 		fmt.Fprintf(&b, "… stopped at %d matches: narrow the pattern or the path\n", grepMaxMatches)
 	}
-	return Result{Content: b.String(), Summary: fmt.Sprintf("%d matches in %d files", matches, files)}, nil
+	return Result{Content: b.String(), Summary: Count(matches, "match", "matches") + " in " + Count(files, "file", "files")}, nil
 }
 
 // grepFile appends the matching lines of one text file; it returns 1 when

@@ -1,0 +1,65 @@
+package agents
+
+import (
+	"strings"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+)
+
+// RecoveredReason is the reason of a note recovered on resume.
+const RecoveredReason = "the process ended while this delegation ran; this is the last thing the sub-agent wrote (recovered on resume)"
+
+// RecoverDelegation writes the one note of a delegation the process died
+// in: status degraded, body the best deliverable found in the sub-agent's
+// messages (its last assistant text). The caller records that it did, so it
+// is never done twice.
+func RecoverDelegation(board *blackboard.Store, boardID string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
+	body := ""
+	for i := len(subMessages) - 1; i >= 0; i-- {
+		m := subMessages[i]
+		if m.Role == llm.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+			body = m.Content
+			break
+		}
+	}
+	concl := "Interrupted before the sub-agent wrote anything."
+	if body != "" {
+		concl = "Interrupted; recovered from the sub-agent's last message: " + firstSentence(body)
+	}
+	return board.WriteNote(boardID, blackboard.NewNote{
+		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task,
+			Conclusion: concl, Reason: RecoveredReason},
+		Body:              body,
+		ObservedArtifacts: observed,
+	})
+}
+
+// ArtifactsOf returns the files the write tools of these messages
+// produced, as far as the record shows: the paths of successful
+// write_file and edit_file calls.
+func ArtifactsOf(msgs []llm.Message) []string {
+	ok := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool && !strings.HasPrefix(m.Content, "error:") {
+			ok[m.ToolCallID] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if (c.Name != "write_file" && c.Name != "edit_file") || !ok[c.ID] {
+				continue
+			}
+			var a struct {
+				Path string `json:"path"`
+			}
+			if (&Call{Args: []byte(c.Arguments)}).Decode(&a) == nil && a.Path != "" && !seen[a.Path] {
+				seen[a.Path] = true
+				out = append(out, a.Path)
+			}
+		}
+	}
+	return out
+}
