@@ -69,7 +69,34 @@ type Notes struct {
 }
 
 // Context configures history, compaction and pressure (SPEC §6).
-type Context struct{}
+type Context struct {
+	CompactBudget       float64            `yaml:"compact_budget" json:"compact_budget"`
+	CompactBudgetByKind map[string]float64 `yaml:"compact_budget_by_kind" json:"compact_budget_by_kind"`
+	SummaryModel        string             `yaml:"summary_model" json:"summary_model"`
+	KeepRecentTurns     int                `yaml:"keep_recent_turns" json:"keep_recent_turns"`
+	TurnSqueezePercent  int                `yaml:"turn_squeeze_percent" json:"turn_squeeze_percent"`
+	WrapUpReserveTokens int                `yaml:"wrap_up_reserve_tokens" json:"wrap_up_reserve_tokens"`
+	Pressure            PressureTexts      `yaml:"pressure" json:"pressure"`
+}
+
+// PressureTexts are the texts of the [window] line's stages.
+type PressureTexts struct {
+	Window    string `yaml:"window" json:"window"`
+	WrapUp    string `yaml:"wrap_up" json:"wrap_up"`
+	Compacted string `yaml:"compacted" json:"compacted"`
+}
+
+// CompactBudgetFor returns the compaction budget (share of the window) of a
+// session kind; 0 means compaction is off.
+func (c Context) CompactBudgetFor(kind string) float64 {
+	if c.CompactBudget == 0 {
+		return 0
+	}
+	if b, ok := c.CompactBudgetByKind[kind]; ok {
+		return b
+	}
+	return c.CompactBudget
+}
 
 // ChatSleep configures tool curation (SPEC §8).
 type ChatSleep struct{}

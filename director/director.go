@@ -2,12 +2,15 @@ package director
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/memory"
 )
 
 // Options are what a session's director is built from.
@@ -26,10 +29,9 @@ type Options struct {
 	MaxSteps int
 	// Tools are extra tools to register (knowledge base, MCP servers).
 	Tools []*agents.Tool
-	// Append records each message of the director's history as it happens.
-	Append func(llm.Message) error
-	// SubAppend returns the recorder of a delegation's messages.
-	SubAppend func(agents.Delegation) func(llm.Message) error
+	// Session is the conversation: its history, rollout and spend. Each
+	// delegation gets a sub-agent session of its own under it.
+	Session *memory.Session
 }
 
 // Director is the lead of a session: it talks to the person, delegates, and
@@ -45,19 +47,22 @@ type Director struct {
 	system    string
 	index     blackboard.IndexOptions
 
-	// History is the conversation so far (never holds a transient tail).
-	History []llm.Message
-	// State, when set, contributes the [state] block of the tail (window
-	// line, notebook) before the board index.
+	// State, when set, contributes extra [state] lines (the notebook)
+	// after the [window] line, before the board index.
 	State func(ctx context.Context) (string, error)
+
+	squeezed int // tool outputs shrunk in the running turn
 }
 
 // New builds a session's director: workspace, tool registry, sub-agent
 // catalog, delegator and the stable prompt.
 func New(opts Options) (*Director, error) {
 	cfg := opts.Config
+	if opts.Session == nil {
+		return nil, fmt.Errorf("director: no session")
+	}
 	if opts.BoardID == "" {
-		return nil, fmt.Errorf("director: no board id (use agents.SetBoardScope)")
+		opts.BoardID = opts.Session.BoardID()
 	}
 	ws, err := agents.OpenWorkspace(opts.Workspace)
 	if err != nil {
@@ -97,8 +102,9 @@ func New(opts Options) (*Director, error) {
 		Client: opts.Client, Registry: reg, Catalog: catalog, Board: opts.Board, Workspace: ws, Events: opts.Events,
 		Index: index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: a.SubagentMaxSteps,
 		TokenBudget: a.DelegationTokenBudget, StallRepeats: stallRepeats(a.StallRepeats), TailRole: llm.Role(a.TailRole),
-		Project: project, Append: opts.SubAppend,
+		Project: project,
 	}
+	runner.Recorder = subRecorder(opts.Session, model)
 	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
 	if err := reg.Add(del.Tool(1)); err != nil {
 		ws.Close()
@@ -146,35 +152,47 @@ func (d *Director) Agent(g agents.Gates) *agents.Agent {
 	return &agents.Agent{Name: "director", System: d.system, Tools: d.reg.Reachable(g), Model: d.model, MaxSteps: maxSteps}
 }
 
-// Tail is the transient tail of the director's next call: the [state]
-// block, then the board index rebuilt from disk right now.
-func (d *Director) Tail(ctx context.Context) (string, error) {
-	state := ""
-	if d.State != nil {
-		var err error
-		if state, err = d.State(ctx); err != nil {
-			return "", err
-		}
-	}
-	idx, err := IndexTail(d.opts.Board, d.opts.BoardID, d.index)(ctx)
-	if err != nil {
-		return "", err
-	}
-	return agents.ComposeTail(state, idx), nil
-}
+// Session returns the director's session.
+func (d *Director) Session() *memory.Session { return d.opts.Session }
 
 // Turn runs one master turn: the person's input, the director's work, its
-// answer. The history grows by the turn's messages, also when it ends in an
-// error (what was recorded is whole).
+// answer. Before it, history over the compaction budget is compacted; every
+// message is recorded as it happens; the turn's start and end are synced.
 func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, error) {
+	s := d.opts.Session
 	d.delegator.StartTurn()
+	d.squeezed = 0
+	if d.compactionDue() {
+		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
+			d.notice(err.Error())
+		}
+	}
+	turn, err := s.BeginTurn(ctx, input)
+	if err != nil {
+		return &agents.Outcome{Reason: agents.ReasonError}, err
+	}
 	cfg := d.opts.Config.Agents
 	loop := &agents.Loop{
 		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
-		ParallelTools: cfg.ParallelTools, StallRepeats: stallRepeats(cfg.StallRepeats), Append: d.opts.Append,
+		ParallelTools: cfg.ParallelTools, StallRepeats: stallRepeats(cfg.StallRepeats), Append: s.Append,
+		OnResponse: func(resp llm.Response) {
+			s.Observe(resp)
+			_ = s.RecordUsage(ctx, "turn", resp.Usage)
+		},
+		BeforeCall: d.squeeze,
 	}
-	ctx = blackboard.WithBoardID(ctx, d.opts.BoardID)
-	out, err := loop.Run(ctx, d.Agent(agents.Gates{Master: true}), d.History, llm.Message{Role: llm.RoleUser, Content: input})
-	d.History = append(d.History, out.Messages...)
-	return out, err
+	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
+	out, runErr := loop.Run(bctx, d.Agent(agents.Gates{Master: true}), s.History(), llm.Message{Role: llm.RoleUser, Content: input})
+	// The end of a turn is recorded even when it was cancelled, with a
+	// context that still works.
+	if err := s.EndTurn(context.WithoutCancel(ctx), turn, out.Reason); err != nil && runErr == nil {
+		runErr = err
+	}
+	return out, runErr
+}
+
+func (d *Director) notice(text string) {
+	if d.opts.Events != nil {
+		d.opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "director", Text: text})
+	}
 }

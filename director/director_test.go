@@ -1,6 +1,7 @@
 package director
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
 )
 
 type fixture struct {
@@ -20,6 +23,9 @@ type fixture struct {
 	store *blackboard.Store
 	board string
 	rec   *agents.Recorder
+
+	sessions *memory.Store
+	sess     *memory.Session
 }
 
 // newFixture builds a director over a scripted scenario. The workspace is
@@ -45,17 +51,28 @@ func newFixture(t *testing.T, scenario string, tweak func(*config.Config)) *fixt
 		t.Fatal(err)
 	}
 	store := blackboard.Open(filepath.Join(home, "notes"))
+	db, err := statedb.Open(t.Context(), filepath.Join(home, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sessions := memory.NewStore(db, home)
+	sess, err := sessions.Create(t.Context(), memory.CreateOptions{ID: "sess-1", Kind: memory.KindRun, Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
 	rec := &agents.Recorder{}
 	d, err := New(Options{
 		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: store, BoardID: "sess-1", Events: rec,
+		Workspace: "..", Board: store, Events: rec, Session: sess,
 		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return &fixture{srv: srv, d: d, store: store, board: "sess-1", rec: rec}
+	return &fixture{srv: srv, d: d, store: store, board: "sess-1", rec: rec, sessions: sessions, sess: sess}
 }
 
 func (f *fixture) notes(t *testing.T) []*blackboard.Note {
@@ -127,7 +144,7 @@ func TestDemoScenario(t *testing.T) {
 		t.Errorf("tail of the next director call lacks the index with both refs:\n%s", tail)
 	}
 	// The director read the explorer's note in full.
-	if !slices.ContainsFunc(f.d.History, func(m llm.Message) bool {
+	if !slices.ContainsFunc(f.sess.History(), func(m llm.Message) bool {
 		return m.Role == llm.RoleTool && strings.Contains(m.Content, "ref: "+refs["explorer"]) && strings.Contains(m.Content, "# Package map")
 	}) {
 		t.Error("the read_note result with the explorer's body is not in the history")
@@ -140,9 +157,22 @@ func TestDemoScenario(t *testing.T) {
 // messages.
 func assertIndexTransient(t *testing.T, f *fixture) {
 	t.Helper()
-	for _, m := range f.d.History {
+	for _, m := range f.sess.History() {
 		if strings.Contains(m.Content, blackboard.IndexHeaderPrefix) || agents.IsTail(m) {
 			t.Fatalf("the board index leaked into the history: %q", m.Content)
+		}
+	}
+	rollouts, _ := filepath.Glob(filepath.Join(f.sessions.Home, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(rollouts) == 0 {
+		t.Fatal("no rollouts written")
+	}
+	for _, p := range rollouts {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), agents.TailHeader) || strings.Contains(string(data), blackboard.IndexHeaderPrefix) {
+			t.Fatalf("rollout %s holds a transient tail", p)
 		}
 	}
 	for _, r := range f.srv.Requests() {

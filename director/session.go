@@ -1,0 +1,209 @@
+package director
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/memory"
+)
+
+// window returns the model's context window and the compaction threshold
+// (0 when compaction is off) for this session's kind.
+func (d *Director) window() (window, threshold int) {
+	cfg := d.opts.Config
+	m, _ := cfg.Model("default")
+	window = m.ContextWindow
+	budget := cfg.Context.CompactBudgetFor(d.opts.Session.Info().Kind)
+	return window, int(float64(window) * budget)
+}
+
+// prefixTokens estimates the stable prefix (system prompt and tool
+// declarations) for a measure without a provider anchor.
+func (d *Director) prefixTokens() int {
+	a := d.Agent(agents.Gates{Master: true})
+	return llm.EstimateTokens([]llm.Message{{Role: llm.RoleSystem, Content: a.System}}, agents.Defs(a.Tools))
+}
+
+// Measure is the session's token measure of the next request: the one
+// number compaction, the pressure line and budgets all use.
+func (d *Director) Measure() int { return d.opts.Session.Measure(d.prefixTokens()) }
+
+func (d *Director) compactionDue() bool {
+	_, threshold := d.window()
+	return threshold > 0 && d.Measure() >= threshold
+}
+
+// Compact summarises older history now (also /compact). On failure the
+// history is unchanged and the error says so.
+func (d *Director) Compact(ctx context.Context) (memory.CompactResult, error) {
+	cfg := d.opts.Config.Context
+	client, model, err := d.opts.Client(cfg.SummaryModel)
+	if err != nil {
+		return memory.CompactResult{}, err
+	}
+	res, err := memory.Compact(ctx, d.opts.Session, memory.CompactOptions{Client: client, Model: model, KeepTurns: cfg.KeepRecentTurns})
+	if err == nil {
+		d.notice(fmt.Sprintf("compacted %d older messages into a summary", res.Replaced))
+	}
+	return res, err
+}
+
+// Tail is the transient tail of the director's next call: the [state]
+// block (the [window] pressure line, a squeeze notice, the notebook), then
+// the board index rebuilt from disk right now.
+func (d *Director) Tail(ctx context.Context) (string, error) {
+	var state []string
+	if line := d.pressureLine(ctx); line != "" {
+		state = append(state, line)
+	}
+	if d.squeezed > 0 {
+		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", d.squeezed))
+	}
+	if d.State != nil {
+		extra, err := d.State(ctx)
+		if err != nil {
+			return "", err
+		}
+		if extra != "" {
+			state = append(state, extra)
+		}
+	}
+	block := ""
+	if len(state) > 0 {
+		block = "[state]\n" + strings.Join(state, "\n")
+	}
+	idx, err := IndexTail(d.opts.Board, d.opts.BoardID, d.index)(ctx)
+	if err != nil {
+		return "", err
+	}
+	return agents.ComposeTail(block, idx), nil
+}
+
+// pressureLine computes the [window] line and records one-time nudges.
+func (d *Director) pressureLine(ctx context.Context) string {
+	s := d.opts.Session
+	window, threshold := d.window()
+	info := s.Info()
+	cfg := d.opts.Config.Context
+	line, stage := memory.Pressure(memory.PressureInput{
+		Measure: d.Measure(), Threshold: threshold, Window: window, Reserve: cfg.WrapUpReserveTokens,
+		SummaryUpto: info.SummaryUpto, WrapNudgedUpto: info.WrapNudgedUpto, NotesNudgedUpto: info.NotesNudgedUpto,
+	}, memory.PressureTexts{Window: cfg.Pressure.Window, WrapUp: cfg.Pressure.WrapUp, Compacted: cfg.Pressure.Compacted})
+	switch stage {
+	case memory.StageWrapUp:
+		_ = s.SetNudged(ctx, "wrap_nudged_upto", info.SummaryUpto)
+	case memory.StageCompacted:
+		_ = s.SetNudged(ctx, "notes_nudged_upto", info.SummaryUpto)
+	}
+	return line
+}
+
+// squeezeKeep is how many of the turn's newest tool outputs stay whole.
+const squeezeKeep = 3
+
+// squeeze shrinks the older tool outputs of a turn that has grown past
+// turn_squeeze_percent of the compaction threshold. Only the request is
+// affected; the rollout keeps every output whole.
+func (d *Director) squeeze(turn []llm.Message) {
+	pct := d.opts.Config.Context.TurnSqueezePercent
+	_, threshold := d.window()
+	if pct <= 0 || threshold <= 0 || d.Measure()*100 < threshold*pct {
+		return
+	}
+	var tools []int
+	for i, m := range turn {
+		if m.Role == llm.RoleTool {
+			tools = append(tools, i)
+		}
+	}
+	for _, i := range tools[:max(len(tools)-squeezeKeep, 0)] {
+		m := &turn[i]
+		if len(m.Content) <= 400 || strings.HasPrefix(m.Content, "[shrunk") {
+			continue
+		}
+		m.Content = fmt.Sprintf("[shrunk to save room: %d bytes; first line: %s] — run the call again if you need it", len(m.Content), firstLine(m.Content))
+		d.squeezed++
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	if len(line) > 160 {
+		line = line[:160] + "…"
+	}
+	return line
+}
+
+// subRecorder gives every delegation a sub-agent session of its own (kind
+// subagent, parent = this session, same board), records its start and end
+// in the parent's rollout (synced: a killed process leaves a record of what
+// was in flight) and books its tokens under subagent:<agent>.
+func subRecorder(parent *memory.Session, model string) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+	return func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
+		info := parent.Info()
+		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: model,
+			BoardID: d.BoardID, ParentID: info.ID, Title: d.Agent + ": " + d.Task})
+		if err != nil {
+			return agents.DelegationHooks{}, err
+		}
+		if err := parent.DelegationStarted(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Task: d.Task, SubSession: sub.ID()}); err != nil {
+			sub.Close()
+			return agents.DelegationHooks{}, err
+		}
+		label := "subagent:" + d.Agent
+		return agents.DelegationHooks{
+			Append: sub.Append,
+			OnResponse: func(resp llm.Response) {
+				_ = sub.RecordUsage(ctx, "turn", resp.Usage)
+				_ = parent.RecordUsage(ctx, label, resp.Usage)
+			},
+			Finish: func(res agents.DelegationResult) {
+				status := string(res.Status)
+				if res.Abandoned {
+					status = "abandoned"
+				}
+				_ = parent.DelegationFinished(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()})
+				_ = sub.Close()
+			},
+		}, nil
+	}
+}
+
+// RecoverInterrupted handles delegations a dead process left in flight
+// (found when the session was resumed): each gets exactly one note with
+// status degraded and the best deliverable in its sub-agent's rollout; the
+// recovery is recorded at once, so it never happens twice; and the
+// director's dangling delegate call gets a result that names the note.
+func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMeta, error) {
+	s := d.opts.Session
+	var notes []blackboard.NoteMeta
+	for _, p := range s.Pending {
+		var msgs []llm.Message
+		if p.SubSession != "" {
+			if sub, err := s.Store().Get(ctx, p.SubSession); err == nil {
+				if r, err := memory.LoadRollout(sub.Rollout); err == nil {
+					mem, _ := memory.Rebuild(r.Items)
+					msgs = mem.Messages
+				}
+			}
+		}
+		del := agents.Delegation{CallID: p.CallID, Agent: p.Agent, Task: p.Task, BoardID: d.opts.BoardID}
+		meta, err := agents.RecoverDelegation(d.opts.Board, d.opts.BoardID, del, msgs, agents.ArtifactsOf(msgs))
+		if err != nil {
+			return notes, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
+		}
+		if err := s.DelegationFinished(memory.DelegationItem{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
+			Status: string(blackboard.StatusDegraded), SubSession: p.SubSession, Recovered: true}); err != nil {
+			return notes, err
+		}
+		s.Interrupted(p.CallID, fmt.Sprintf("status: degraded\nref: %s\nconclusion: %s\n(the process ended while this delegation ran; its last output was recovered into the note — read_note gives it)", meta.Ref, meta.Conclusion))
+		notes = append(notes, meta)
+		d.notice(fmt.Sprintf("recovered the interrupted delegation to %s as %s (degraded)", p.Agent, meta.Ref))
+	}
+	s.Pending = nil
+	return notes, nil
+}

@@ -1,0 +1,94 @@
+package director
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/memory"
+)
+
+// TestLongSessionCompactsAndNudgesOnce drives a session across the
+// compaction threshold: the [window] line appears past 60 % of the wall,
+// the wrap-up invitation exactly once near it, compaction fires when the
+// measure crosses the threshold, the "just compacted" nudge exactly once
+// after it — and the board index and the session keep working.
+func TestLongSessionCompactsAndNudgesOnce(t *testing.T) {
+	f := newFixture(t, "long-session", func(c *config.Config) {
+		m := c.Models["default"]
+		m.ContextWindow = 10_000
+		c.Models["default"] = m
+		c.Context.CompactBudget = 0.8
+		c.Context.WrapUpReserveTokens = 1000
+		c.Context.KeepRecentTurns = 2
+	})
+	if _, err := f.store.WriteNote(f.board, blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Conclusion: "An early finding."}}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 7; n++ {
+		if _, err := f.d.Turn(t.Context(), "turn-"+string(rune('0'+n))+" please"); err != nil {
+			t.Fatalf("turn %d: %v", n, err)
+		}
+	}
+	f.srv.AssertDone(t)
+	tails := map[string]string{}
+	for _, r := range f.srv.Requests() {
+		if r.StepID == "summary" {
+			continue
+		}
+		tails[r.StepID] = r.Messages[len(r.Messages)-1].Content
+	}
+	want := map[string]string{
+		"turn-1": "", "turn-2": "",
+		"turn-3": "[window] about",
+		"turn-4": "finish the current step",
+		"turn-5": "[window] about",
+		"turn-6": "just compacted",
+		"turn-7": "",
+	}
+	for step, w := range want {
+		tail := tails[step]
+		if !strings.Contains(tail, "An early finding.") {
+			t.Errorf("%s: the board index is missing from the tail:\n%s", step, tail)
+		}
+		hasWindow := strings.Contains(tail, "[window]")
+		if w == "" && hasWindow || w != "" && !strings.Contains(tail, w) {
+			t.Errorf("%s: tail %q; want %q", step, firstStateLine(tail), w)
+		}
+	}
+	if strings.Contains(tails["turn-5"], "finish the current step") || strings.Contains(tails["turn-7"], "just compacted") {
+		t.Error("a one-time nudge appeared twice")
+	}
+	// The compaction happened before turn 6 and replaced turns 1–3.
+	h := f.sess.History()
+	if !strings.HasPrefix(h[0].Content, memory.SummaryHeader) || !strings.Contains(h[0].Content, "Turns 1 to 4") {
+		t.Fatalf("history does not start with the summary: %q", h[0].Content)
+	}
+	for _, m := range h[1:] {
+		if strings.Contains(m.Content, "turn-1 please") || strings.Contains(m.Content, "turn-2 please") {
+			t.Errorf("a compacted message is still in the history: %q", m.Content)
+		}
+	}
+	if f.sess.Info().SummaryUpto == 0 {
+		t.Error("summary_upto not recorded")
+	}
+	data, _ := os.ReadFile(f.sess.Info().Rollout)
+	if !strings.Contains(string(data), `"type":"compacted"`) {
+		t.Error("the compaction is not in the rollout")
+	}
+	if strings.Contains(string(data), agents.TailHeader) || strings.Contains(string(data), blackboard.IndexHeaderPrefix) {
+		t.Error("the rollout holds a transient tail")
+	}
+}
+
+func firstStateLine(tail string) string {
+	for _, l := range strings.Split(tail, "\n") {
+		if strings.HasPrefix(l, "[window]") {
+			return l
+		}
+	}
+	return "(no [window] line)"
+}
