@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/statedb"
+	"github.com/yagent/yagent/memory"
 )
 
 // Factory builds the dependencies of commands lazily, so a command pays only
@@ -21,6 +25,57 @@ type Factory struct {
 	configOnce sync.Once
 	cfg        *config.Config
 	cfgErr     error
+
+	dbOnce sync.Once
+	db     *statedb.DB
+	dbErr  error
+
+	intMu     sync.Mutex
+	interrupt func() bool // what SIGINT does now; nil or false: cancel the command
+}
+
+// OnInterrupt sets what SIGINT does (nil restores the default: cancel the
+// command; a handler returning false also cancels it) and returns the
+// previous handler.
+func (f *Factory) OnInterrupt(h func() bool) func() bool {
+	f.intMu.Lock()
+	defer f.intMu.Unlock()
+	prev := f.interrupt
+	f.interrupt = h
+	return prev
+}
+
+// handleInterrupt runs the current SIGINT handler; it reports false when
+// there is none (the caller cancels the command).
+func (f *Factory) handleInterrupt() bool {
+	f.intMu.Lock()
+	h := f.interrupt
+	f.intMu.Unlock()
+	return h != nil && h()
+}
+
+// Sessions opens the state database once and returns the session store.
+func (f *Factory) Sessions(ctx context.Context) (*memory.Store, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	f.dbOnce.Do(func() {
+		f.db, f.dbErr = statedb.Open(ctx, filepath.Join(cfg.Home, "state.db"))
+	})
+	if f.dbErr != nil {
+		return nil, f.dbErr
+	}
+	st := memory.NewStore(f.db, cfg.Home)
+	st.Now = f.Now
+	return st, nil
+}
+
+// Close releases what the factory opened.
+func (f *Factory) Close() {
+	if f.db != nil {
+		f.db.Close()
+	}
 }
 
 // NewFactory returns a factory over the process environment.

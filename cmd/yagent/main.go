@@ -19,8 +19,22 @@ func main() {
 // run executes one command line and returns the exit code. SIGINT and
 // SIGTERM cancel the root context.
 func run(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	f := NewFactory(SystemIO())
+	defer f.Close()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		for sig := range sigs {
+			// Interactive mode handles Ctrl-C itself (cancel the step,
+			// a second one exits); everything else is cancelled.
+			if sig == os.Interrupt && f.handleInterrupt() {
+				continue
+			}
+			cancel()
+		}
+	}()
 	return execute(ctx, f, args)
 }

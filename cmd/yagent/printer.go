@@ -111,7 +111,7 @@ func (p *humanPrinter) finish() {
 		p.midline = false
 	}
 	t := p.total
-	line := fmt.Sprintf("── %d requests · prompt %d (cached %d) · completion %d · %.2fs", t.Requests, t.PromptTokens, t.CachedTokens, t.CompletionTokens, float64(t.ElapsedMS)/1000)
+	line := fmt.Sprintf("── %s · prompt %d (cached %d) · completion %d · %.2fs", agents.Count(t.Requests, "request", "requests"), t.PromptTokens, t.CachedTokens, t.CompletionTokens, float64(t.ElapsedMS)/1000)
 	if len(p.order) > 1 {
 		var parts []string
 		for _, a := range p.order {

@@ -62,9 +62,16 @@ blackboard, and a fresh index of the board goes into every model call.
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("yagent {{.Version}}\n")
+	chatFlags := &agentFlags{}
+	chatFlags.register(root.Flags())
+	root.Args = cobra.NoArgs
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, chatFlags, "") }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
+		NewCmdChat(f),
 		NewCmdRun(f, nil),
+		NewCmdResume(f),
+		NewCmdSessions(f),
 		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -33,6 +35,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stdoutvar":     cmdStdoutVar,
 			"scenario-done": cmdScenarioDone,
+			"waitfile":      cmdWaitFile,
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -99,4 +102,24 @@ func cmdScenarioDone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg == done {
 		ts.Fatalf("scenario-done: pending steps %v, %d unmatched requests", pending, len(unmatched))
 	}
+}
+
+// cmdWaitFile implements "waitfile GLOB TEXT": it waits (up to 30 s) until
+// a file matching GLOB (under $WORK) contains TEXT — e.g. until a rollout
+// records that a delegation started, before the test kills the process.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile GLOB TEXT")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(ts.MkAbs(args[0]))
+		for _, m := range matches {
+			if data, err := os.ReadFile(m); err == nil && strings.Contains(string(data), args[1]) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("waitfile: no file matching %s contains %q after 30s", args[0], args[1])
 }

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/memory"
+)
+
+const chatHelp = `Type a request and press Enter. Ctrl-C cancels the running step (a second
+Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
+  /resume [ID|NAME] [--all]  reopen an earlier session (a picker without an id)
+  /sessions [--all]          list sessions of this directory (--all: every directory)
+  /board                     list this session's board notes
+  /compact                   summarise older history now
+  /clear                     empty the history (the board stays)
+  /rename NAME               name this session (yagent resume NAME)
+  /help                      this text
+  /quit                      leave`
+
+// NewCmdChat builds `yagent chat` (also what bare `yagent` runs).
+func NewCmdChat(f *Factory) *cobra.Command {
+	fl := &agentFlags{}
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Start an interactive session (the default command)",
+		Long:  "Start an interactive session with the director.\n\n" + chatHelp,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return chatRun(cmd.Context(), f, fl, "")
+		},
+	}
+	fl.register(cmd.Flags())
+	return cmd
+}
+
+// chat is an interactive session in the terminal.
+type chat struct {
+	f  *Factory
+	fl *agentFlags
+	s  *session
+	in *lineInput
+
+	mu         sync.Mutex
+	turnCancel context.CancelFunc
+	cancelling bool
+	lastCtrlC  bool
+}
+
+func chatRun(ctx context.Context, f *Factory, fl *agentFlags, resume string) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	c := &chat{f: f, fl: fl, in: newLineInput(f.IO, filepath.Join(cfg.Home, "history"))}
+	kind := memory.KindInteractive
+	if c.s, err = openSession(ctx, f, fl, sessionRequest{Kind: kind, Resume: resume}); err != nil {
+		return err
+	}
+	defer func() { c.s.close() }()
+	prev := f.OnInterrupt(c.interrupt)
+	defer f.OnInterrupt(prev)
+	c.greet()
+	for {
+		line, err := c.in.readLine()
+		switch {
+		case errors.Is(err, errInterrupted):
+			if c.lastCtrlC {
+				return nil
+			}
+			c.lastCtrlC = true
+			fmt.Fprintln(f.IO.ErrOut, "(Ctrl-C again or /quit to leave)")
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		}
+		c.lastCtrlC = false
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "/") {
+			quit, err := c.command(ctx, line)
+			if err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "error: %v\n", err)
+			}
+			if quit {
+				return nil
+			}
+			continue
+		}
+		if err := c.turn(ctx, line); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintln(f.IO.ErrOut, "⏹ cancelled")
+				continue
+			}
+			fmt.Fprintf(f.IO.ErrOut, "error: %v\n", err)
+		}
+	}
+}
+
+func (c *chat) greet() {
+	in := c.s.sess.Info()
+	verb := "new session"
+	if in.Turns > 0 {
+		verb = fmt.Sprintf("resumed session (%d turns)", in.Turns)
+	}
+	fmt.Fprintf(c.f.IO.ErrOut, "yagent — %s %s · board %s · /help for commands\n", verb, in.ID, in.BoardID)
+}
+
+// turn runs one turn; Ctrl-C cancels it (see interrupt).
+func (c *chat) turn(ctx context.Context, prompt string) error {
+	tctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.turnCancel, c.cancelling = cancel, false
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.turnCancel = nil
+		c.mu.Unlock()
+		cancel()
+	}()
+	_, err := c.s.turn(tctx, c.f, prompt)
+	return err
+}
+
+// interrupt is the SIGINT handler while the chat runs: the first Ctrl-C
+// cancels the running step, a second one (while it winds down, or with no
+// step running) leaves.
+func (c *chat) interrupt() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.turnCancel != nil && !c.cancelling {
+		c.cancelling = true
+		c.turnCancel()
+		fmt.Fprintln(c.f.IO.ErrOut, "\n⏹ cancelling the step… (Ctrl-C again to exit)")
+		return true
+	}
+	return false
+}
+
+// command runs a slash command; it reports whether to quit.
+func (c *chat) command(ctx context.Context, line string) (bool, error) {
+	fields := strings.Fields(line)
+	args := fields[1:]
+	w := c.f.IO.ErrOut
+	switch fields[0] {
+	case "/quit", "/exit", "/q":
+		return true, nil
+	case "/help", "/?":
+		fmt.Fprintln(w, chatHelp)
+	case "/sessions":
+		rows, err := listSessions(ctx, c.f, hasFlag(args, "--all"), 30)
+		if err != nil {
+			return false, err
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		printSessions(tw, rows, false)
+		return false, tw.Flush()
+	case "/resume":
+		ref, err := c.pick(ctx, args)
+		if err != nil || ref == "" {
+			return false, err
+		}
+		next, err := openSession(ctx, c.f, c.fl, sessionRequest{Kind: memory.KindInteractive, Resume: ref})
+		if err != nil {
+			return false, err
+		}
+		c.s.close()
+		c.s = next
+		c.greet()
+	case "/board":
+		store, err := c.f.Board()
+		if err != nil {
+			return false, err
+		}
+		res, err := store.ListNotes(c.s.sess.BoardID(), blackboard.ListOptions{Limit: 30})
+		if err != nil {
+			return false, err
+		}
+		if len(res.Notes) == 0 {
+			fmt.Fprintf(w, "board %s is empty\n", c.s.sess.BoardID())
+		}
+		for _, m := range res.Notes {
+			fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, oneLine(m.Conclusion, 100))
+		}
+	case "/compact":
+		res, err := c.s.d.Compact(ctx)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprintf(w, "compacted %d messages into a summary\n", res.Replaced)
+	case "/clear":
+		if err := c.s.sess.Clear(ctx); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(w, "history cleared; the board %s stays\n", c.s.sess.BoardID())
+	case "/rename":
+		if len(args) != 1 {
+			return false, fmt.Errorf("usage: /rename NAME")
+		}
+		st := c.s.sess.Store()
+		if err := st.Rename(ctx, c.s.sess.ID(), args[0]); err != nil {
+			return false, err
+		}
+		fmt.Fprintf(w, "this session is now %q: yagent resume %s\n", args[0], args[0])
+	default:
+		return false, fmt.Errorf("unknown command %s: /help lists them", fields[0])
+	}
+	return false, nil
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// pick returns the session to resume: the argument, or the person's choice
+// from a numbered list (this directory's sessions first).
+func (c *chat) pick(ctx context.Context, args []string) (string, error) {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "--") {
+			return a, nil
+		}
+	}
+	rows, err := listSessions(ctx, c.f, hasFlag(args, "--all"), 20)
+	if err != nil {
+		return "", err
+	}
+	return pickFrom(c.f, rows, c.in)
+}
+
+func pickFrom(f *Factory, rows []sessionRow, in *lineInput) (string, error) {
+	w := f.IO.ErrOut
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no sessions to resume here (--all shows every directory)")
+		return "", nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	printSessions(tw, rows, true)
+	tw.Flush()
+	fmt.Fprint(w, "resume which? (number, id or name; empty to cancel) ")
+	line, err := in.readLine()
+	if err != nil {
+		return "", nil
+	}
+	line = strings.TrimSpace(line)
+	if n, err := strconv.Atoi(line); err == nil {
+		if n < 1 || n > len(rows) {
+			return "", fmt.Errorf("pick a number from 1 to %d", len(rows))
+		}
+		return rows[n-1].ID, nil
+	}
+	return line, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+)
+
+// errInterrupted is returned by readLine when the person pressed Ctrl-C at
+// the prompt.
+var errInterrupted = errors.New("interrupted")
+
+// lineInput reads the person's lines: with line editing and history on a
+// terminal (raw mode only while a line is read, so Ctrl-C during a turn is
+// a signal), plain lines otherwise.
+type lineInput struct {
+	tty     *term.Terminal
+	fd      int
+	scanner *bufio.Scanner
+	ctrlC   bool
+	history *fileHistory
+}
+
+func newLineInput(streams *IOStreams, historyPath string) *lineInput {
+	in := &lineInput{}
+	if f, ok := streams.In.(*os.File); ok && streams.InTTY && streams.OutTTY {
+		in.fd = int(f.Fd())
+		in.history = loadHistory(historyPath)
+		in.tty = term.NewTerminal(struct {
+			io.Reader
+			io.Writer
+		}{f, streams.Out}, "› ")
+		in.tty.History = in.history
+		in.tty.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
+			if key == 3 { // Ctrl-C
+				in.ctrlC = true
+			}
+			return "", 0, false
+		}
+		return in
+	}
+	in.scanner = bufio.NewScanner(streams.In)
+	in.scanner.Buffer(make([]byte, 64<<10), 1<<20)
+	return in
+}
+
+// readLine returns the next line; io.EOF at the end (Ctrl-D),
+// errInterrupted for Ctrl-C at the prompt.
+func (in *lineInput) readLine() (string, error) {
+	if in.tty == nil {
+		if !in.scanner.Scan() {
+			if err := in.scanner.Err(); err != nil {
+				return "", err
+			}
+			return "", io.EOF
+		}
+		return in.scanner.Text(), nil
+	}
+	old, err := term.MakeRaw(in.fd)
+	if err != nil {
+		return "", err
+	}
+	in.ctrlC = false
+	line, err := in.tty.ReadLine()
+	_ = term.Restore(in.fd, old)
+	if in.ctrlC {
+		return "", errInterrupted
+	}
+	return line, err
+}
+
+// fileHistory is the prompt history, kept in $YAGENT_HOME/history.
+type fileHistory struct {
+	mu    sync.Mutex
+	path  string
+	lines []string
+}
+
+const historyMax = 1000
+
+func loadHistory(path string) *fileHistory {
+	h := &fileHistory{path: path}
+	if data, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if l != "" {
+				h.lines = append(h.lines, l)
+			}
+		}
+		if len(h.lines) > historyMax {
+			h.lines = h.lines[len(h.lines)-historyMax:]
+		}
+	}
+	return h
+}
+
+// Add implements term.History and appends the line to the file.
+func (h *fileHistory) Add(entry string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if entry == "" || len(h.lines) > 0 && h.lines[len(h.lines)-1] == entry {
+		return
+	}
+	h.lines = append(h.lines, entry)
+	if h.path == "" || strings.Contains(entry, "\n") {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(h.path), 0o700)
+	if f, err := os.OpenFile(h.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		f.WriteString(entry + "\n")
+		f.Close()
+	}
+}
+
+// Len implements term.History.
+func (h *fileHistory) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.lines)
+}
+
+// At implements term.History: 0 is the newest entry.
+func (h *fileHistory) At(idx int) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.lines[len(h.lines)-1-idx]
+}
