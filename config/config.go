@@ -65,7 +65,19 @@ type Blackboard struct {
 
 // Notes configures the lead's notebook (SPEC §7).
 type Notes struct {
-	Enabled bool `yaml:"enabled" json:"enabled"`
+	Enabled            bool   `yaml:"enabled" json:"enabled"`
+	Model              string `yaml:"model" json:"model"`
+	MaxNoteChars       int    `yaml:"max_note_chars" json:"max_note_chars"`
+	IndexEnterChars    int    `yaml:"index_enter_chars" json:"index_enter_chars"`
+	IndexEnterNotes    int    `yaml:"index_enter_notes" json:"index_enter_notes"`
+	IndexLeaveChars    int    `yaml:"index_leave_chars" json:"index_leave_chars"`
+	IndexLeaveNotes    int    `yaml:"index_leave_notes" json:"index_leave_notes"`
+	CompactChars       int    `yaml:"compact_chars" json:"compact_chars"`
+	CompactNotes       int    `yaml:"compact_notes" json:"compact_notes"`
+	CompactTargetChars int    `yaml:"compact_target_chars" json:"compact_target_chars"`
+	MaxNotes           int    `yaml:"max_notes" json:"max_notes"`
+	PinnedChars        int    `yaml:"pinned_chars" json:"pinned_chars"`
+	PinnedMax          int    `yaml:"pinned_max" json:"pinned_max"`
 }
 
 // Context configures history, compaction and pressure (SPEC §6).

@@ -37,4 +37,24 @@ CREATE TABLE spend (
 	PRIMARY KEY (chat_id, label)
 );
 `,
+	// 2: the lead's notebook, its archive and the visit mark.
+	`
+CREATE TABLE chat_notes (
+	chat_id     TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+	name        TEXT NOT NULL,
+	description TEXT NOT NULL,
+	body        TEXT NOT NULL,
+	prev_body   TEXT NOT NULL DEFAULT '',
+	pinned      INTEGER NOT NULL DEFAULT 0,
+	created     INTEGER NOT NULL,
+	updated     INTEGER NOT NULL,
+	PRIMARY KEY (chat_id, name)
+);
+CREATE TABLE chat_notes_archive (
+	chat_id  TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+	archived INTEGER NOT NULL,
+	notes    TEXT NOT NULL
+);
+ALTER TABLE chats ADD COLUMN notes_seen_at INTEGER NOT NULL DEFAULT 0;
+`,
 }
