@@ -22,6 +22,7 @@ const (
 	EventNotice             EventType = "notice"
 	EventDelegationStarted  EventType = "delegation_started"
 	EventDelegationFinished EventType = "delegation_finished"
+	EventNoteSaved          EventType = "note_saved"
 )
 
 // Event is one thing that happened in a run, for printers and scripts.
@@ -37,6 +38,7 @@ type Event struct {
 	Tool       *ToolEvent       `json:"tool,omitempty"`
 	Usage      *UsageEvent      `json:"usage,omitempty"`
 	Delegation *DelegationEvent `json:"delegation,omitempty"`
+	Note       *NoteEvent       `json:"note,omitempty"`
 	// Reason says why a turn finished: answer, agent_exit, max_steps,
 	// cancelled, error.
 	Reason string `json:"reason,omitempty"`
@@ -81,6 +83,15 @@ type DelegationEvent struct {
 	Conclusion string      `json:"conclusion,omitempty"`
 	Usage      *UsageEvent `json:"usage,omitempty"`
 	ElapsedMS  int64       `json:"elapsed_ms,omitempty"`
+}
+
+// NoteEvent is a write to the lead's notebook, shown to the person.
+type NoteEvent struct {
+	Action      string `json:"action"` // created, saved, deleted, pinned, unpinned
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Body        string `json:"body"`
+	PrevBody    string `json:"prev_body"`
 }
 
 // Sink receives events. Implementations must be safe for concurrent use:

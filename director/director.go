@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/notebook"
 )
 
 // Options are what a session's director is built from.
@@ -52,6 +53,10 @@ type Director struct {
 	State func(ctx context.Context) (string, error)
 
 	squeezed int // tool outputs shrunk in the running turn
+	// book is the lead's notebook (nil when notes.enabled is false);
+	// mode is its mode, fixed for the running turn.
+	book *notebook.Book
+	mode notebook.Mode
 }
 
 // New builds a session's director: workspace, tool registry, sub-agent
@@ -85,6 +90,16 @@ func New(opts Options) (*Director, error) {
 	add([]*agents.Tool{agents.ShellTool(ws, opts.Policy)})
 	add(agents.BoardTools(opts.Board, cfg.Blackboard.ContextPackChars, ws))
 	add(opts.Tools)
+	var book *notebook.Book
+	if cfg.Notes.Enabled {
+		book = notebook.Open(opts.Session.Store().DB, opts.Session.ID(), cfg.Notes)
+		add(book.Tools(func(e notebook.Event) {
+			if opts.Events != nil {
+				opts.Events.Emit(agents.Event{Type: agents.EventNoteSaved, Time: time.Now(), Agent: "director",
+					Note: &agents.NoteEvent{Action: e.Action, Name: e.Name, Description: e.Description, Body: e.Body, PrevBody: e.PrevBody}})
+			}
+		}))
+	}
 	if err != nil {
 		ws.Close()
 		return nil, err
@@ -110,9 +125,13 @@ func New(opts Options) (*Director, error) {
 		ws.Close()
 		return nil, err
 	}
+	rules := ""
+	if book != nil {
+		rules = notebook.Rules()
+	}
 	return &Director{
 		opts: opts, client: client, model: model, ws: ws, reg: reg, catalog: catalog, delegator: del,
-		system: SystemPrompt(ws.Dir(), catalog, project), index: index,
+		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
 	}, nil
 }
 
@@ -171,6 +190,13 @@ func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, err
 	if err != nil {
 		return &agents.Outcome{Reason: agents.ReasonError}, err
 	}
+	gates := agents.Gates{Master: true}
+	if d.book != nil {
+		if d.mode, err = d.book.EnterTurn(ctx); err != nil {
+			return &agents.Outcome{Reason: agents.ReasonError}, err
+		}
+		gates.NotesIndexed = d.mode == notebook.Index
+	}
 	cfg := d.opts.Config.Agents
 	loop := &agents.Loop{
 		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
@@ -182,11 +208,14 @@ func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, err
 		BeforeCall: d.squeeze,
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
-	out, runErr := loop.Run(bctx, d.Agent(agents.Gates{Master: true}), s.History(), llm.Message{Role: llm.RoleUser, Content: input})
+	out, runErr := loop.Run(bctx, d.Agent(gates), s.History(), llm.Message{Role: llm.RoleUser, Content: input})
 	// The end of a turn is recorded even when it was cancelled, with a
 	// context that still works.
 	if err := s.EndTurn(context.WithoutCancel(ctx), turn, out.Reason); err != nil && runErr == nil {
 		runErr = err
+	}
+	if runErr == nil {
+		d.rebuildNotebook(ctx) // after the answer; it never fails the turn
 	}
 	return out, runErr
 }

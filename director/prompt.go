@@ -39,6 +39,6 @@ func catalogText(c *agents.Catalog) string {
 
 // SystemPrompt is the director's stable prefix: its rules, the catalog and
 // the project's instructions. It changes only when those do.
-func SystemPrompt(workspace string, c *agents.Catalog, project string) string {
-	return agents.SystemPrompt(prompt("director", map[string]string{"workspace": workspace}), catalogText(c), project)
+func SystemPrompt(workspace string, c *agents.Catalog, notebookRules, project string) string {
+	return agents.SystemPrompt(prompt("director", map[string]string{"workspace": workspace}), catalogText(c), notebookRules, project)
 }

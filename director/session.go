@@ -9,6 +9,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/notebook"
 )
 
 // window returns the model's context window and the compaction threshold
@@ -57,8 +58,18 @@ func (d *Director) Compact(ctx context.Context) (memory.CompactResult, error) {
 // the board index rebuilt from disk right now.
 func (d *Director) Tail(ctx context.Context) (string, error) {
 	var state []string
-	if line := d.pressureLine(ctx); line != "" {
+	line := d.pressureLine(ctx)
+	if line != "" {
 		state = append(state, line)
+	}
+	if d.book != nil {
+		notes, err := d.book.List(ctx)
+		if err != nil {
+			return "", err
+		}
+		if block := notebook.Block(notes, d.mode, line != "", d.book.PinnedBudget()); block != "" {
+			state = append(state, block)
+		}
 	}
 	if d.squeezed > 0 {
 		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", d.squeezed))
@@ -207,3 +218,36 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 	s.Pending = nil
 	return notes, nil
 }
+
+// rebuildNotebook rebuilds the notebook after a turn when it is past the
+// compact thresholds, with the session's model (notes.model overrides). A
+// failure keeps the old notebook and is shown as a warning.
+func (d *Director) rebuildNotebook(ctx context.Context) {
+	if d.book == nil {
+		return
+	}
+	notes, err := d.book.List(ctx)
+	if err != nil || !notebook.NeedsRebuild(notes, d.opts.Config.Notes) {
+		return
+	}
+	client, model, err := d.opts.Client(d.opts.Config.Notes.Model)
+	if err != nil {
+		d.notice("notebook rebuild skipped: " + err.Error())
+		return
+	}
+	summary, _, _ := d.opts.Session.Memory()
+	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
+	if res.Usage.PromptTokens+res.Usage.CompletionTokens > 0 {
+		_ = d.opts.Session.RecordUsage(ctx, "notes", res.Usage)
+	}
+	if err != nil {
+		d.notice("warning: " + err.Error())
+		return
+	}
+	if res.Rebuilt {
+		d.notice(fmt.Sprintf("📝 notebook rebuilt: %d notes, %d characters → %d notes, %d characters (the old one is archived: yagent notes restore)", res.BeforeNotes, res.BeforeChars, res.AfterNotes, res.AfterChars))
+	}
+}
+
+// Notebook returns the lead's notebook (nil when notes are off).
+func (d *Director) Notebook() *notebook.Book { return d.book }

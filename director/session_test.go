@@ -28,15 +28,22 @@ func TestLongSessionCompactsAndNudgesOnce(t *testing.T) {
 	if _, err := f.store.WriteNote(f.board, blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Conclusion: "An early finding."}}); err != nil {
 		t.Fatal(err)
 	}
+	var last string
 	for n := 1; n <= 7; n++ {
-		if _, err := f.d.Turn(t.Context(), "turn-"+string(rune('0'+n))+" please"); err != nil {
+		out, err := f.d.Turn(t.Context(), "turn-"+string(rune('0'+n))+" please")
+		if err != nil {
 			t.Fatalf("turn %d: %v", n, err)
 		}
+		last = out.Final
+	}
+	// The note saved in turn 1 was in the request after the compaction.
+	if last != "Quoting my note: Ship the parser by Friday." {
+		t.Errorf("turn 7 answered %q; want it to quote the note saved before the compaction", last)
 	}
 	f.srv.AssertDone(t)
 	tails := map[string]string{}
 	for _, r := range f.srv.Requests() {
-		if r.StepID == "summary" {
+		if r.StepID == "summary" || r.StepID == "turn-1-note" {
 			continue
 		}
 		tails[r.StepID] = r.Messages[len(r.Messages)-1].Content

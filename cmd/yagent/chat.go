@@ -23,7 +23,8 @@ Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
   /sessions [--all]          list sessions of this directory (--all: every directory)
   /board                     list this session's board notes
   /compact                   summarise older history now
-  /clear                     empty the history (the board stays)
+  /clear                     empty the history (the board and the notebook stay)
+  /notes                     show the notebook (* = changed since you last looked)
   /rename NAME               name this session (yagent resume NAME)
   /help                      this text
   /quit                      leave`
@@ -209,7 +210,24 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 		if err := c.s.sess.Clear(ctx); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(w, "history cleared; the board %s stays\n", c.s.sess.BoardID())
+		kept := ""
+		if book := c.s.d.Notebook(); book != nil {
+			if n, err := book.Count(ctx); err == nil {
+				kept = fmt.Sprintf("; %d notebook notes kept", n)
+			}
+		}
+		fmt.Fprintf(w, "history cleared; the board %s stays%s\n", c.s.sess.BoardID(), kept)
+	case "/notes":
+		book := c.s.d.Notebook()
+		if book == nil {
+			return false, fmt.Errorf("the notebook is off (notes.enabled: false)")
+		}
+		notes, err := book.List(ctx)
+		if err != nil {
+			return false, err
+		}
+		printNotes(w, w, c.s.sess.Info(), notes)
+		return false, book.MarkSeen(ctx)
 	case "/rename":
 		if len(args) != 1 {
 			return false, fmt.Errorf("usage: /rename NAME")

@@ -89,6 +89,21 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		}
 	case agents.EventError:
 		p.line("%serror: %s", indent, e.Error)
+	case agents.EventNoteSaved:
+		n := e.Note
+		p.line("📝 %s %s — %s", n.Action, n.Name, oneLine(n.Description, 100))
+		if n.Action == "pinned" || n.Action == "unpinned" {
+			return
+		}
+		diff := lineDiff(n.PrevBody, n.Body)
+		const maxLines = 12
+		for i, l := range diff {
+			if i == maxLines {
+				p.line("   … %d more changed lines (yagent notes show %s)", len(diff)-maxLines, n.Name)
+				break
+			}
+			p.line("   %s", oneLine(l, 140))
+		}
 	}
 }
 

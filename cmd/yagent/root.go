@@ -72,6 +72,7 @@ blackboard, and a fresh index of the board goes into every model call.
 		NewCmdRun(f, nil),
 		NewCmdResume(f),
 		NewCmdSessions(f),
+		NewCmdNotes(f),
 		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),
