@@ -65,6 +65,7 @@ blackboard, and a fresh index of the board goes into every model call.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		NewCmdRun(f, nil),
+		NewCmdBatch(f, nil),
 		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),
