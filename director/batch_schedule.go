@@ -20,6 +20,7 @@ type batchRun struct {
 	now    func() time.Time
 	report *BatchReport
 
+	index      map[string]int
 	deps       [][]int // i depends on deps[i]
 	dependants [][]int
 	waiting    []int  // dependencies of i not yet succeeded
@@ -49,11 +50,10 @@ func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
 	b := &batchRun{
 		plan: p, opts: opts, board: board, now: now,
 		report: &BatchReport{Plan: p.Name, Board: board, Parallel: par, Resume: opts.Resume, Delegations: make([]DelegationReport, n)},
-		deps:   make([][]int, n), dependants: make([][]int, n), waiting: make([]int, n), terminal: make([]bool, n),
+		index:  make(map[string]int, n), deps: make([][]int, n), dependants: make([][]int, n), waiting: make([]int, n), terminal: make([]bool, n),
 	}
-	index := map[string]int{}
 	for i, d := range p.Delegations {
-		index[d.ID] = i
+		b.index[d.ID] = i
 		b.report.Delegations[i] = DelegationReport{ID: d.ID, Agent: d.Agent}
 	}
 	for i, d := range p.Delegations {
@@ -67,7 +67,7 @@ func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
 			}
 		}
 		for _, id := range needs {
-			if j := index[id]; !slices.Contains(b.deps[i], j) {
+			if j := b.index[id]; !slices.Contains(b.deps[i], j) {
 				b.deps[i] = append(b.deps[i], j)
 				b.dependants[j] = append(b.dependants[j], i)
 			}
@@ -132,8 +132,8 @@ func (b *batchRun) run(ctx context.Context) {
 		}
 	}
 	for i := range b.plan.Delegations {
-		if !b.terminal[i] && b.waiting[i] == 0 && !slices.Contains(b.ready, i) {
-			b.ready = append(b.ready, i)
+		if !b.terminal[i] && len(b.deps[i]) == 0 {
+			b.ready = append(b.ready, i) // the others are released by succeeded
 		}
 	}
 	slices.Sort(b.ready)
@@ -181,7 +181,7 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		if !strings.Contains(ref, "/") {
 			// A delegation id among the dependencies (Validate), which
 			// succeeded, so it has a note.
-			ref = b.report.Delegations[b.indexOf(ref)].Ref
+			ref = b.report.Delegations[b.index[ref]].Ref
 		}
 		refs = append(refs, ref)
 	}
@@ -195,10 +195,6 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		res, err := b.opts.Runner.Run(ctx, del)
 		results <- batchResult{i: i, res: res, err: err}
 	}()
-}
-
-func (b *batchRun) indexOf(id string) int {
-	return slices.IndexFunc(b.plan.Delegations, func(d PlanDelegation) bool { return d.ID == id })
 }
 
 // finish records a delegation's end and releases or skips its dependants.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -381,5 +382,32 @@ func TestBatchBoardFromOptions(t *testing.T) {
 	}
 	if rep.Board != "given" || len(f.notes(t, "given")) != 1 {
 		t.Errorf("report board %q; want the notes on board given", rep.Board)
+	}
+}
+
+// TestBatchResumeWaitsForContextRefs: a context_refs id counts as a
+// dependency of its own, so a note reused by --resume in between cannot
+// start the dependant before the note it needs exists — here that note's
+// delegation fails, so the dependant is skipped.
+func TestBatchResumeWaitsForContextRefs(t *testing.T) {
+	f := newBatchFixture(t, "batch-failures")
+	if _, err := f.store.WriteNote("rel", blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "worker", Key: "batch:test"}, Body: "tests pass"}); err != nil {
+		t.Fatal(err)
+	}
+	plan := parsePlan(t, `board: rel
+delegations:
+  - {id: build, agent: worker, task: Build the project.}
+  - {id: test, agent: worker, task: Run the tests., depends_on: [build]}
+  - {id: report, agent: reviewer, task: Write the release report., depends_on: [test], context_refs: [build]}
+`)
+	opts := f.options("")
+	opts.Resume = true
+	rep, err := RunPlan(t.Context(), plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(rep)
+	if !got["test"].Resumed || got["build"].Status != "error" || got["report"].Status != StatusSkipped {
+		t.Errorf("test resumed %v, build %q, report %q (%s); want resumed, error, skipped", got["test"].Resumed, got["build"].Status, got["report"].Status, got["report"].Reason)
 	}
 }
