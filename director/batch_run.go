@@ -125,13 +125,18 @@ func (r *BatchReport) Usage() agents.UsageEvent {
 	return u
 }
 
-// Event returns the row as the delegation payload of an event.
+// Event returns the row as the delegation payload of an event; usage is
+// left out when the delegation made no model call.
 func (d *DelegationReport) Event() agents.DelegationEvent {
-	u := d.Usage
-	return agents.DelegationEvent{
+	ev := agents.DelegationEvent{
 		ID: d.ID, CallID: d.ID, Agent: d.Agent, Status: d.Status, Ref: d.Ref, Conclusion: d.Conclusion,
-		Reason: d.Reason, Resumed: d.Resumed, Usage: &u, ElapsedMS: d.Elapsed.Milliseconds(),
+		Reason: d.Reason, Resumed: d.Resumed, ElapsedMS: d.Elapsed.Milliseconds(),
 	}
+	if d.Usage.Requests > 0 {
+		u := d.Usage
+		ev.Usage = &u
+	}
+	return ev
 }
 
 // RunPlan validates the plan against the runner's catalog and the board,
