@@ -23,6 +23,10 @@ const (
 	EventDelegationStarted  EventType = "delegation_started"
 	EventDelegationFinished EventType = "delegation_finished"
 	EventNoteSaved          EventType = "note_saved"
+	// Batch plans (yagent batch).
+	EventBatchStarted      EventType = "batch_started"
+	EventDelegationSkipped EventType = "delegation_skipped"
+	EventBatchFinished     EventType = "batch_finished"
 )
 
 // Event is one thing that happened in a run, for printers and scripts.
@@ -39,6 +43,7 @@ type Event struct {
 	Usage      *UsageEvent      `json:"usage,omitempty"`
 	Delegation *DelegationEvent `json:"delegation,omitempty"`
 	Note       *NoteEvent       `json:"note,omitempty"`
+	Batch      *BatchEvent      `json:"batch,omitempty"`
 	// Reason says why a turn finished: answer, agent_exit, max_steps,
 	// cancelled, error.
 	Reason string `json:"reason,omitempty"`
@@ -73,8 +78,12 @@ func (t *UsageEvent) Add(u UsageEvent) {
 	t.CompletionTokens += u.CompletionTokens
 }
 
-// DelegationEvent describes a delegation starting or finishing.
+// DelegationEvent describes a delegation starting or finishing. In a
+// batch plan it is also a row of the report: ID (= CallID) is the plan's
+// id, Status may be skipped, abandoned or not_started, Resumed marks a note
+// reused from an earlier run.
 type DelegationEvent struct {
+	ID         string      `json:"id,omitempty"`
 	CallID     string      `json:"call_id"`
 	Agent      string      `json:"agent"`
 	Task       string      `json:"task,omitempty"`
@@ -83,6 +92,24 @@ type DelegationEvent struct {
 	Conclusion string      `json:"conclusion,omitempty"`
 	Usage      *UsageEvent `json:"usage,omitempty"`
 	ElapsedMS  int64       `json:"elapsed_ms,omitempty"`
+	Reason     string      `json:"reason,omitempty"`
+	Resumed    bool        `json:"resumed,omitempty"`
+}
+
+// BatchEvent describes a batch plan's run: at batch_started the plan, at
+// batch_finished also the report (one row per delegation, in plan order),
+// the counts by status and the totals.
+type BatchEvent struct {
+	Plan        string            `json:"plan"`
+	Board       string            `json:"board"`
+	Delegations int               `json:"delegations"`
+	Parallel    int               `json:"parallel"`
+	Resume      bool              `json:"resume"`
+	Rows        []DelegationEvent `json:"rows,omitempty"`
+	Counts      map[string]int    `json:"counts,omitempty"`
+	Usage       *UsageEvent       `json:"usage,omitempty"`
+	ElapsedMS   int64             `json:"elapsed_ms,omitempty"`
+	Cancelled   bool              `json:"cancelled,omitempty"`
 }
 
 // NoteEvent is a write to the lead's notebook, shown to the person.

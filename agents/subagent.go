@@ -20,6 +20,13 @@ type Delegation struct {
 	ContextRefs []string
 	BoardID     string
 	Depth       int // 1 for the director's sub-agents
+	// Key, when set, is stored in the note's handoff so the writer can
+	// find the note again (batch plans: "batch:<id>").
+	Key string
+	// Model and MaxSteps, when set, override the definition's (a batch
+	// plan's per-delegation model and max_steps).
+	Model    string
+	MaxSteps int
 }
 
 // DelegationResult is what the delegator learns. The note's body is not in
@@ -89,7 +96,11 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	if !ok {
 		return DelegationResult{}, fmt.Errorf("there is no sub-agent %q; the catalog has: %s", d.Agent, strings.Join(catalogNames(r.Catalog), ", "))
 	}
-	client, model, err := r.Client(def.Model)
+	modelName := def.Model
+	if d.Model != "" {
+		modelName = d.Model
+	}
+	client, model, err := r.Client(modelName)
 	if err != nil {
 		return DelegationResult{}, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 	}
@@ -121,6 +132,9 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 		}
 	}
 	steps := def.MaxSteps
+	if d.MaxSteps > 0 {
+		steps = d.MaxSteps
+	}
 	if steps <= 0 {
 		steps = r.MaxSteps
 	}
@@ -172,6 +186,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 		}
 	}
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
+	note.Handoff.Key = d.Key
 	meta, err := r.Board.WriteNote(d.BoardID, note)
 	if err != nil {
 		return res, fmt.Errorf("write the handoff note of %s: %w", def.Name, err)

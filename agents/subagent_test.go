@@ -189,3 +189,33 @@ func TestSetBoardScope(t *testing.T) {
 		t.Errorf("SetBoardScope(\"\", \"\") = %q, %v; want ErrNoBoardScope, never an empty id", id, err)
 	}
 }
+
+// TestDelegationOverrides pins what a batch plan sets per delegation: its
+// model and step budget win over the definition's, and its key lands in
+// the note's handoff.
+func TestDelegationOverrides(t *testing.T) {
+	r, store := newRunner(t, "subagent-step-budget")
+	r.MaxSteps = 10
+	r.Catalog.defs["worker"].MaxSteps = 8
+	r.Catalog.defs["worker"].Model = "big"
+	client := r.Client
+	var asked []string
+	r.Client = func(name string) (llm.Client, string, error) {
+		asked = append(asked, name)
+		return client(name)
+	}
+	if _, err := r.Run(t.Context(), Delegation{Agent: "worker", Task: "list forever", BoardID: "b", Depth: 1,
+		Key: "batch:lister", Model: "small", MaxSteps: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(asked, []string{"small"}) {
+		t.Errorf("models asked for = %q; want the delegation's [small]", asked)
+	}
+	n := onlyNote(t, store, "b")
+	if !strings.Contains(n.Handoff.Reason, "step budget of 2 model calls") {
+		t.Errorf("reason = %q; want the delegation's budget of 2", n.Handoff.Reason)
+	}
+	if n.Handoff.Key != "batch:lister" {
+		t.Errorf("note key = %q; want batch:lister", n.Handoff.Key)
+	}
+}

@@ -61,6 +61,9 @@ type Handoff struct {
 	Facts      []string  `yaml:"facts" json:"facts"`
 	Artifacts  []string  `yaml:"artifacts" json:"artifacts"`
 	Created    time.Time `yaml:"created" json:"created"`
+	// Key is an optional stable name a writer gives its note so that it
+	// can find it again (a batch plan's "batch:<id>", for --resume).
+	Key string `yaml:"key,omitempty" json:"key,omitempty"`
 	// Degraded is computed by ParseHandoff, never stored.
 	Degraded Degraded `yaml:"-" json:"degraded,omitempty"`
 }
@@ -127,6 +130,7 @@ func salvageHandoff(raw map[string]any) *Handoff {
 	h.Task = str(raw["task"])
 	h.Conclusion = str(raw["conclusion"])
 	h.Reason = str(raw["reason"])
+	h.Key = str(raw["key"])
 	h.Facts = strs(raw["facts"])
 	h.Artifacts = strs(raw["artifacts"])
 	switch c := raw["created"].(type) {

@@ -199,3 +199,36 @@ func TestKillSwitch(t *testing.T) {
 		t.Errorf("GC = %v; want ErrDisabled", err)
 	}
 }
+
+// TestHandoffKeyRoundTrips pins the optional key a writer gives its note to
+// find it again (batch plans' --resume): it survives write and read, also
+// through the salvage tier, and a note without one has no key line at all.
+func TestHandoffKeyRoundTrips(t *testing.T) {
+	s := newTestStore(t)
+	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Key: "batch:scan"}, Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ReadNote("b", m.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Handoff.Key != "batch:scan" || n.Handoff.Degraded != DegradedNone {
+		t.Errorf("read back key %q (degraded %q); want %q from the strict tier", n.Handoff.Key, n.Handoff.Degraded, "batch:scan")
+	}
+	plain, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer"}, Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.BoardDir("b"), filepath.FromSlash(plain.Ref)+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "key:") {
+		t.Errorf("a note without a key has a key line:\n%s", data)
+	}
+	salvaged := ParseHandoff([]byte("---\nversion: 2\nstatus: ok\nfacts: one\nkey: batch:x\n---\nbody\n"))
+	if salvaged.Degraded != DegradedPartial || salvaged.Key != "batch:x" {
+		t.Errorf("salvage tier: degraded %q key %q; want partial and batch:x", salvaged.Degraded, salvaged.Key)
+	}
+}

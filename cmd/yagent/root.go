@@ -73,6 +73,7 @@ blackboard, and a fresh index of the board goes into every model call.
 		NewCmdResume(f),
 		NewCmdSessions(f),
 		NewCmdNotes(f),
+		NewCmdBatch(f, nil),
 		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),

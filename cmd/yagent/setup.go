@@ -54,7 +54,11 @@ func (s *session) close() {
 type sessionRequest struct {
 	Kind   string
 	Resume string // id, id prefix or name; "" = a new session
+	ID     string // a new session's id ("" = a fresh one)
 	Board  string // a new session's board ("" = its own)
+	Title  string // a new session's title ("" = its first prompt)
+	// Sink, when set, receives the events instead of the standard printers.
+	Sink agents.Sink
 }
 
 // openSession builds the whole runtime over a new or resumed session:
@@ -67,9 +71,12 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		return nil, err
 	}
 	out := &session{}
-	if fl.JSON {
+	switch {
+	case req.Sink != nil:
+		out.sink = req.Sink
+	case fl.JSON:
 		out.sink = newJSONPrinter(f.IO.Out)
-	} else {
+	default:
 		out.human = newHumanPrinter(f.IO.Out, f.IO.ErrOut)
 		out.sink = out.human
 	}
@@ -130,7 +137,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if req.Resume != "" {
 		sess, err = sessions.Resume(ctx, req.Resume)
 	} else {
-		sess, err = sessions.Create(ctx, memory.CreateOptions{Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board})
+		sess, err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
 	}
 	if err != nil {
 		out.close()

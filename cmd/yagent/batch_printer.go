@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/director"
+)
+
+// batchPrinter shows a batch run's progress on errOut: a line per start,
+// finish and skip with the time since the run began and, on a terminal, a
+// one-line progress bar kept below the lines.
+type batchPrinter struct {
+	mu      sync.Mutex
+	errOut  io.Writer
+	tty     bool
+	start   time.Time
+	last    time.Time
+	total   int
+	done    int
+	running int
+	bar     bool // the bar is on screen
+}
+
+func newBatchPrinter(errOut io.Writer, tty bool) *batchPrinter {
+	return &batchPrinter{errOut: errOut, tty: tty}
+}
+
+func (p *batchPrinter) Emit(e agents.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = e.Time
+	d := e.Delegation
+	switch e.Type {
+	case agents.EventNotice:
+		p.line("%s", e.Text)
+	case agents.EventBatchStarted:
+		p.start, p.total = e.Time, e.Batch.Delegations
+		mode := ""
+		if e.Batch.Resume {
+			mode = ", resuming"
+		}
+		p.line("▶ batch %s: %d delegations on board %s, %d at once%s", e.Batch.Plan, e.Batch.Delegations, e.Batch.Board, e.Batch.Parallel, mode)
+	case agents.EventDelegationStarted:
+		p.running++
+		p.line("%s ⇢ %s (%s): %s", p.clock(e), d.ID, d.Agent, oneLine(d.Task, 90))
+	case agents.EventDelegationFinished:
+		p.done++
+		if d.Resumed {
+			p.line("%s ↺ %s %s %s — reused from an earlier run", p.clock(e), d.ID, d.Status, d.Ref)
+			break
+		}
+		p.running--
+		ref := d.Ref
+		if ref == "" {
+			ref = "(no note)"
+		}
+		p.line("%s ⇠ %s %s %s in %s — %s", p.clock(e), d.ID, d.Status, ref, seconds(d.ElapsedMS), oneLine(firstNonEmpty(d.Conclusion, d.Reason), 100))
+	case agents.EventDelegationSkipped:
+		p.done++
+		p.line("%s ⊘ %s %s — %s", p.clock(e), d.ID, d.Status, d.Reason)
+	case agents.EventBatchFinished:
+		p.clearBar()
+		return
+	}
+	p.drawBar()
+}
+
+// clock is the time since the run began, as "[  1.2s]".
+func (p *batchPrinter) clock(e agents.Event) string {
+	return fmt.Sprintf("[%5.1fs]", e.Time.Sub(p.start).Seconds())
+}
+
+func (p *batchPrinter) line(format string, args ...any) {
+	p.clearBar()
+	fmt.Fprintf(p.errOut, format+"\n", args...)
+}
+
+func (p *batchPrinter) clearBar() {
+	if p.bar {
+		io.WriteString(p.errOut, "\r\x1b[K")
+		p.bar = false
+	}
+}
+
+// drawBar shows "[█████░░░░░] 12/200 · 16 running · 3.4s" on a terminal.
+func (p *batchPrinter) drawBar() {
+	if !p.tty || p.total == 0 {
+		return
+	}
+	const width = 24
+	filled := p.done * width / p.total
+	fmt.Fprintf(p.errOut, "[%s%s] %d/%d · %d running · %.1fs", strings.Repeat("█", filled), strings.Repeat("░", width-filled),
+		p.done, p.total, p.running, p.last.Sub(p.start).Seconds())
+	p.bar = true
+}
+
+// finish prints the closing line: counts, requests, tokens, wall time and
+// where the notes are.
+func (p *batchPrinter) finish(rep *director.BatchReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearBar()
+	u := rep.Usage()
+	fmt.Fprintf(p.errOut, "── %d delegations: %s · %d requests · %d tokens · %s\n", len(rep.Delegations), countsText(rep),
+		u.Requests, u.PromptTokens+u.CompletionTokens, seconds(rep.Elapsed.Milliseconds()))
+	fmt.Fprintf(p.errOut, "board %s: yagent board ls --board %s\n", rep.Board, rep.Board)
+}
+
+// writeBatchTable prints the report, one row per delegation in plan order.
+func writeBatchTable(w io.Writer, rep *director.BatchReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGENT\tSTATUS\tREF\tCONCLUSION\tTOKENS\tTIME")
+	for _, d := range rep.Delegations {
+		ref, tokens, took := d.Ref, "-", seconds(d.Elapsed.Milliseconds())
+		if ref == "" {
+			ref = "-"
+		}
+		if d.Usage.Requests > 0 {
+			tokens = strconv.Itoa(d.Usage.PromptTokens + d.Usage.CompletionTokens)
+		}
+		switch {
+		case d.Resumed:
+			tokens, took = "-", "resumed"
+		case d.Usage.Requests == 0 && d.Elapsed == 0:
+			took = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Agent, d.Status, ref, oneLine(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
+	}
+	return tw.Flush()
+}
+
+// seconds renders a duration for a person: "340ms", "12.3s".
+func seconds(ms int64) string {
+	if ms < 1000 {
+		return strconv.FormatInt(ms, 10) + "ms"
+	}
+	return fmt.Sprintf("%.1fs", float64(ms)/1000)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,135 @@
+package director
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/statedb"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
+)
+
+// batchFixture runs plans against a scripted scenario: the workspace is the
+// repository (the example plan reads it), the board lives in a temp dir.
+type batchFixture struct {
+	srv    *llmtest.Server
+	runner *agents.SubRunner
+	store  *blackboard.Store
+	rec    *agents.Recorder
+}
+
+func newBatchFixture(t *testing.T, scenario string) *batchFixture {
+	t.Helper()
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", scenario+".yaml"))
+	return newBatchFixtureOn(t, srv, blackboard.Open(filepath.Join(t.TempDir(), "notes")))
+}
+
+// newBatchFixtureOn builds a fixture over an existing server and store (a
+// second run of the same plan).
+func newBatchFixtureOn(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *batchFixture {
+	t.Helper()
+	home := t.TempDir()
+	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
+		if k == "YAGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := statedb.Open(t.Context(), filepath.Join(home, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sess, err := memory.NewStore(db, home).Create(t.Context(), memory.CreateOptions{Kind: memory.KindBatch, Cwd: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	d, err := New(Options{
+		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
+		Workspace: "..", Board: store, BoardID: "unused", Policy: agents.ShellPolicy{Approval: agents.ApproveNever}, Session: sess,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return &batchFixture{srv: srv, runner: d.SubRunner(), store: store, rec: &agents.Recorder{}}
+}
+
+func (f *batchFixture) options(board string) BatchOptions {
+	return BatchOptions{Runner: f.runner, Board: board, Events: f.rec}
+}
+
+// notes reads every note of board in full.
+func (f *batchFixture) notes(t *testing.T, board string) []*blackboard.Note {
+	t.Helper()
+	res, err := f.store.ListNotes(board, blackboard.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped > 0 {
+		t.Errorf("%d unreadable notes on board %s", res.Skipped, board)
+	}
+	var out []*blackboard.Note
+	for _, m := range res.Notes {
+		n, err := f.store.ReadNote(board, m.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func loadPlan(t testing.TB, path string) *Plan {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParsePlan(data, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func parsePlan(t testing.TB, src string) *Plan {
+	t.Helper()
+	p, err := ParsePlan([]byte(src), "plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func byID(r *BatchReport) map[string]DelegationReport {
+	m := map[string]DelegationReport{}
+	for _, d := range r.Delegations {
+		m[d.ID] = d
+	}
+	return m
+}
+
+// builtinCatalog is the catalog of the built-in agents only.
+func builtinCatalog(t testing.TB) *agents.Catalog {
+	t.Helper()
+	c, err := agents.LoadCatalog(t.TempDir(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,261 @@
+package director
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Plan is a batch plan (SPEC §4, `yagent batch plan.yaml`): delegations
+// with dependencies that run without a director deciding in between.
+type Plan struct {
+	// Board is the board the handoffs land on; "" leaves it to the caller
+	// (--board, else a new id).
+	Board string `yaml:"board"`
+	// Parallel bounds the sub-agents running at once; 0 leaves it to the
+	// caller.
+	Parallel    int              `yaml:"parallel"`
+	Delegations []PlanDelegation `yaml:"delegations"`
+
+	// Name is the file the plan came from, for errors and reports.
+	Name string `yaml:"-"`
+	root *yaml.Node
+}
+
+// PlanDelegation is one delegation of a plan.
+type PlanDelegation struct {
+	ID    string `yaml:"id"`
+	Agent string `yaml:"agent"`
+	Task  string `yaml:"task"`
+	// DependsOn names delegations that must succeed (ok or partial) first.
+	DependsOn []string `yaml:"depends_on"`
+	// ContextRefs are ids of delegations this one depends on (replaced by
+	// their notes' refs once they ran) or {agent}/{stem} refs of notes on
+	// the board; their full text goes into the sub-agent's context pack.
+	ContextRefs []string `yaml:"context_refs"`
+	// Model and MaxSteps override the agent definition's when set.
+	Model    string `yaml:"model"`
+	MaxSteps int    `yaml:"max_steps"`
+}
+
+// ParsePlan decodes a plan. Decoding is strict: unknown keys, wrong types,
+// YAML syntax errors and more than one document are errors naming name, the
+// line and the field. Whether the plan makes sense (ids, agents,
+// dependencies, refs) is Validate's job, which lists every problem at once.
+func ParsePlan(data []byte, name string) (*Plan, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, decodeError(name, nil, err)
+	}
+	root := docRoot(&doc)
+	if root == nil || root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil, &PlanError{File: name, Problems: []PlanProblem{{Msg: "empty plan: want delegations (see README.md, \"Batch plans\")"}}}
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &PlanError{File: name, Problems: []PlanProblem{{Line: root.Line, Msg: "the top level must be a mapping with board, parallel and delegations"}}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		return nil, decodeError(name, root, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, &PlanError{File: name, Problems: []PlanProblem{{Line: extra.Line, Msg: "more than one YAML document: keep one plan per file"}}}
+	}
+	p.Name, p.root = name, root
+	return &p, nil
+}
+
+// line returns the line of the node at path (mapping keys and sequence
+// indexes) or of its deepest existing ancestor; 0 when unknown.
+func (p *Plan) line(path ...any) int {
+	n := p.root
+	if n == nil {
+		return 0
+	}
+	line := n.Line
+	for _, el := range path {
+		for n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		switch k := el.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return line
+			}
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == k {
+					line, next = n.Content[i].Line, n.Content[i+1]
+				}
+			}
+			if next == nil {
+				return line
+			}
+			n = next
+		case int:
+			if n.Kind != yaml.SequenceNode || k < 0 || k >= len(n.Content) {
+				return line
+			}
+			n = n.Content[k]
+			line = n.Line
+		}
+	}
+	return line
+}
+
+func docRoot(doc *yaml.Node) *yaml.Node {
+	if doc.Kind == yaml.DocumentNode {
+		if len(doc.Content) == 0 {
+			return nil
+		}
+		return doc.Content[0]
+	}
+	if doc.Kind == 0 {
+		return nil
+	}
+	return doc
+}
+
+var (
+	yamlLineRe    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlUnknownRe = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	yamlTypeRe    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	yamlKindRe    = regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`)
+	yamlParserRe  = regexp.MustCompile(`^did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content)$`)
+)
+
+// decodeError turns yaml.v3's errors into problems in the plan's own
+// vocabulary: the line, the field path (delegations[1].depends_on) and
+// what to write instead.
+func decodeError(name string, root *yaml.Node, err error) error {
+	var raw []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		raw = te.Errors
+	} else {
+		raw = []string{err.Error()}
+	}
+	pe := &PlanError{File: name}
+	for _, r := range raw {
+		m := yamlLineRe.FindStringSubmatch(strings.TrimPrefix(r, "yaml: "))
+		if m == nil {
+			pe.Problems = append(pe.Problems, PlanProblem{Msg: "YAML: " + strings.TrimPrefix(r, "yaml: ")})
+			continue
+		}
+		line, _ := strconv.Atoi(m[1])
+		msg := m[2]
+		if te == nil {
+			if yamlParserRe.MatchString(msg) {
+				// yaml.v3 reports the 0-based line where the enclosing
+				// block starts for these parser errors.
+				line++
+				msg += " (in the block starting on this line)"
+			}
+			pe.Problems = append(pe.Problems, PlanProblem{Line: line, Msg: "YAML syntax: " + msg})
+			continue
+		}
+		prob := PlanProblem{Line: line, Msg: msg}
+		if u := yamlUnknownRe.FindStringSubmatch(msg); u != nil {
+			prob.Field = fieldAt(root, line, u[1])
+			prob.Msg = fmt.Sprintf("unknown key %q (known: %s)", u[1], knownKeys(u[2]))
+		} else {
+			prob.Field = fieldAt(root, line, "")
+			if t := yamlTypeRe.FindStringSubmatch(msg); t != nil {
+				prob.Msg = fmt.Sprintf("want %s, got %q", wantWord(t[3]), t[2])
+			} else if k := yamlKindRe.FindStringSubmatch(msg); k != nil {
+				got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
+				prob.Msg = fmt.Sprintf("want %s, got %s", wantWord(k[2]), got)
+			}
+		}
+		pe.Problems = append(pe.Problems, prob)
+	}
+	return pe
+}
+
+// fieldAt returns the path of the mapping key on line (named key when
+// given), or of the value on line, in the plan's notation.
+func fieldAt(root *yaml.Node, line int, key string) string {
+	var walk func(n *yaml.Node, path string, depth int) (string, bool)
+	walk = func(n *yaml.Node, path string, depth int) (string, bool) {
+		if n == nil || depth > 32 {
+			return "", false
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if k.Line == line && (key == "" || k.Value == key) {
+					if key != "" {
+						return path, true
+					}
+					return p, true
+				}
+				if got, ok := walk(v, p, depth+1); ok {
+					return got, true
+				}
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := path + "[" + strconv.Itoa(i) + "]"
+				if key == "" && c.Kind == yaml.ScalarNode && c.Line == line {
+					return p, true
+				}
+				if got, ok := walk(c, p, depth+1); ok {
+					return got, true
+				}
+			}
+		}
+		return "", false
+	}
+	got, _ := walk(root, "", 0)
+	return got
+}
+
+// knownKeys lists the YAML keys of the plan type named by yaml.v3
+// ("director.PlanDelegation").
+func knownKeys(goType string) string {
+	var t reflect.Type
+	switch strings.TrimPrefix(goType, "*") {
+	case "director.Plan":
+		t = reflect.TypeFor[Plan]()
+	case "director.PlanDelegation":
+		t = reflect.TypeFor[PlanDelegation]()
+	default:
+		return "see README.md, \"Batch plans\""
+	}
+	var names []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func wantWord(goType string) string {
+	switch t := strings.TrimPrefix(goType, "*"); {
+	case t == "int":
+		return "an integer"
+	case t == "string":
+		return "a string"
+	case t == "[]string":
+		return "a list such as [scan, review]"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	}
+	return "a mapping"
+}

@@ -1,0 +1,182 @@
+package director
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+)
+
+// DefaultBatchParallel bounds a plan's sub-agents when neither the plan
+// nor the caller says.
+const DefaultBatchParallel = 4
+
+// Statuses of a delegation in a batch report besides a note's own (ok,
+// partial, error). None of these leaves a note on the board.
+const (
+	StatusSkipped    = "skipped"     // a dependency did not succeed
+	StatusAbandoned  = "abandoned"   // stopped while running (cancel, token budget)
+	StatusNotStarted = "not_started" // the run was cancelled before its turn
+)
+
+// KeyPrefix starts the key a batch delegation's note carries
+// ("batch:<id>"), by which --resume finds it.
+const KeyPrefix = "batch:"
+
+// BatchOptions are what RunPlan needs besides the plan.
+type BatchOptions struct {
+	// Runner runs each delegation; its Catalog and Board are the ones the
+	// plan is checked against.
+	Runner *agents.SubRunner
+	// Board overrides the plan's board; one of them must be set.
+	Board string
+	// Parallel overrides the plan's parallel when positive.
+	Parallel int
+	// Resume skips delegations whose notes (by key) already exist on the
+	// board with status ok or partial, and reuses their refs.
+	Resume bool
+	// Events receives batch_started, delegation_started,
+	// delegation_finished, delegation_skipped and batch_finished.
+	Events agents.Sink
+	Now    func() time.Time
+	Hooks  BatchHooks
+}
+
+// BatchHooks are the seam for recording a batch run elsewhere: a batch
+// session (kind batch) with its rollout. The sub-agents' own messages go
+// through Runner.Append, which sees each agents.Delegation (CallID = the
+// plan's id, Key = "batch:<id>"). Nil hooks do nothing.
+type BatchHooks struct {
+	// Started runs once the plan validated, before any delegation starts;
+	// an error ends the run with nothing started.
+	Started func(ctx context.Context, board string, p *Plan) error
+	// Finished runs with the report, also after a cancel.
+	Finished func(r *BatchReport)
+}
+
+// BatchReport is what a batch run did, one row per delegation in plan
+// order.
+type BatchReport struct {
+	Plan        string
+	Board       string
+	Parallel    int
+	Resume      bool
+	Delegations []DelegationReport
+	Elapsed     time.Duration
+	// Cancelled is set when the run was interrupted: delegations that were
+	// running are abandoned, the rest not started.
+	Cancelled bool
+}
+
+// DelegationReport is one row of a batch report.
+type DelegationReport struct {
+	ID    string
+	Agent string
+	// Status is ok, partial or error (a note was written — except for an
+	// error before the sub-agent ran, which has no ref), or skipped,
+	// abandoned, not_started (nothing was written).
+	Status     string
+	Ref        string
+	Conclusion string
+	// Reason says why: the note's reason, the failed dependency, the
+	// cancel.
+	Reason string
+	// Resumed is set when the note came from an earlier run (--resume).
+	Resumed bool
+	Usage   agents.UsageEvent
+	Elapsed time.Duration
+	// Unresolved are context refs that named nothing when it started.
+	Unresolved []string
+}
+
+// Succeeded reports whether the delegation counts as done: ok or partial.
+func (d *DelegationReport) Succeeded() bool {
+	return d.Status == string(blackboard.StatusOK) || d.Status == string(blackboard.StatusPartial)
+}
+
+// OK reports whether every delegation succeeded (the exit code 0 rule).
+func (r *BatchReport) OK() bool {
+	for i := range r.Delegations {
+		if !r.Delegations[i].Succeeded() {
+			return false
+		}
+	}
+	return !r.Cancelled
+}
+
+// Counts returns how many delegations ended in each status.
+func (r *BatchReport) Counts() map[string]int {
+	m := map[string]int{}
+	for _, d := range r.Delegations {
+		m[d.Status]++
+	}
+	return m
+}
+
+// Usage totals the delegations' requests and tokens.
+func (r *BatchReport) Usage() agents.UsageEvent {
+	var u agents.UsageEvent
+	for _, d := range r.Delegations {
+		u.Add(d.Usage)
+	}
+	return u
+}
+
+// Event returns the row as the delegation payload of an event; usage is
+// left out when the delegation made no model call.
+func (d *DelegationReport) Event() agents.DelegationEvent {
+	ev := agents.DelegationEvent{
+		ID: d.ID, CallID: d.ID, Agent: d.Agent, Status: d.Status, Ref: d.Ref, Conclusion: d.Conclusion,
+		Reason: d.Reason, Resumed: d.Resumed, ElapsedMS: d.Elapsed.Milliseconds(),
+	}
+	if d.Usage.Requests > 0 {
+		u := d.Usage
+		ev.Usage = &u
+	}
+	return ev
+}
+
+// RunPlan validates the plan against the runner's catalog and the board,
+// then runs it: delegations start in plan order as soon as their
+// dependencies succeeded, at most Parallel at once; one whose dependency
+// did not succeed is skipped and writes nothing. When ctx is cancelled
+// nothing new starts, running delegations are abandoned (they write
+// nothing) and the report says what ran; the error is then ctx's. An
+// invalid plan returns a *PlanError and starts nothing.
+func RunPlan(ctx context.Context, p *Plan, opts BatchOptions) (*BatchReport, error) {
+	if opts.Runner == nil {
+		return nil, errors.New("run plan: no sub-agent runner")
+	}
+	board := opts.Board
+	if board == "" {
+		board = p.Board
+	}
+	if board == "" {
+		return nil, fmt.Errorf("run plan %s: no board: set board in the plan or pass one", p.Name)
+	}
+	if err := p.Validate(PlanEnv{Catalog: opts.Runner.Catalog, Board: opts.Runner.Board, BoardID: board}); err != nil {
+		return nil, err
+	}
+	b := newBatchRun(p, opts, board)
+	if opts.Resume {
+		if err := b.findDone(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Hooks.Started != nil {
+		if err := opts.Hooks.Started(ctx, board, p); err != nil {
+			return nil, err
+		}
+	}
+	b.run(ctx)
+	if opts.Hooks.Finished != nil {
+		opts.Hooks.Finished(b.report)
+	}
+	if b.report.Cancelled {
+		return b.report, ctx.Err()
+	}
+	return b.report, nil
+}
