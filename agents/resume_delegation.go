@@ -10,11 +10,19 @@ import (
 // RecoveredReason is the reason of a note recovered on resume.
 const RecoveredReason = "the process ended while this delegation ran; this is the last thing the sub-agent wrote (recovered on resume)"
 
+// RecoveryKey is the key a recovered note carries, so a recovery cut short
+// after its write finds the note instead of writing a second one.
+func RecoveryKey(sessionID, callID string) string { return "recovered:" + sessionID + "/" + callID }
+
 // RecoverDelegation writes the one note of a delegation the process died
 // in: status degraded, body the best deliverable found in the sub-agent's
-// messages (its last assistant text). The caller records that it did, so it
-// is never done twice.
-func RecoverDelegation(board *blackboard.Store, boardID string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
+// messages (its last assistant text). A note with the same key already on
+// the board is returned instead (never twice); the caller records the
+// recovery in the rollout.
+func RecoverDelegation(board *blackboard.Store, boardID, key string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
+	if m, ok, err := board.FindByKey(boardID, d.Agent, key); err != nil || ok {
+		return m, err
+	}
 	body := ""
 	for i := len(subMessages) - 1; i >= 0; i-- {
 		m := subMessages[i]
@@ -29,7 +37,7 @@ func RecoverDelegation(board *blackboard.Store, boardID string, d Delegation, su
 	}
 	return board.WriteNote(boardID, blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task,
-			Conclusion: concl, Reason: RecoveredReason},
+			Conclusion: concl, Reason: RecoveredReason, Key: key},
 		Body:              body,
 		ObservedArtifacts: observed,
 	})

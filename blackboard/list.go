@@ -95,3 +95,20 @@ func sortFilesByName(files []noteFile) {
 		return strings.Compare(a.agent, b.agent)
 	})
 }
+
+// FindByKey returns the newest note of agent on board whose handoff carries
+// key (a writer's way to find its own note again, e.g. a recovery that may
+// have been cut short after the write).
+func (s *Store) FindByKey(board, agent, key string) (NoteMeta, bool, error) {
+	res, err := s.ListNotesByAgent(board, agent)
+	if err != nil || key == "" {
+		return NoteMeta{}, false, err
+	}
+	for _, m := range res.Notes {
+		n, err := s.ReadNote(board, m.Ref)
+		if err == nil && n.Handoff.Key == key {
+			return m, true, nil
+		}
+	}
+	return NoteMeta{}, false, nil
+}

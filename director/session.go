@@ -203,7 +203,7 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 			}
 		}
 		del := agents.Delegation{CallID: p.CallID, Agent: p.Agent, Task: p.Task, BoardID: d.opts.BoardID}
-		meta, err := agents.RecoverDelegation(d.opts.Board, d.opts.BoardID, del, msgs, agents.ArtifactsOf(msgs))
+		meta, err := agents.RecoverDelegation(d.opts.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), del, msgs, agents.ArtifactsOf(msgs))
 		if err != nil {
 			return notes, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
 		}

@@ -99,3 +99,36 @@ func firstStateLine(tail string) string {
 	}
 	return "(no [window] line)"
 }
+
+// TestRecoveryNeverTwice: a recovery cut short after its note was written
+// (the rollout never got the record) finds that note by its key on the next
+// resume and writes no second one.
+func TestRecoveryNeverTwice(t *testing.T) {
+	f := newFixture(t, "demo", nil)
+	s := f.sess
+	if err := s.DelegationStarted(memory.DelegationItem{CallID: "d1", Agent: "explorer", Task: "look"}); err != nil {
+		t.Fatal(err)
+	}
+	// The first recovery wrote its note and died before recording it.
+	key := agents.RecoveryKey(s.ID(), "d1")
+	if _, err := agents.RecoverDelegation(f.store, f.board, key, agents.Delegation{CallID: "d1", Agent: "explorer", Task: "look"}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	resumed, err := f.sessions.Resume(t.Context(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	if len(resumed.Pending) != 1 {
+		t.Fatalf("pending = %+v", resumed.Pending)
+	}
+	f.d.opts.Session = resumed
+	notes, err := f.d.RecoverInterrupted(t.Context())
+	if err != nil || len(notes) != 1 {
+		t.Fatalf("RecoverInterrupted = %v, %v", notes, err)
+	}
+	if all := f.notes(t); len(all) != 1 || all[0].Handoff.Status != blackboard.StatusDegraded || all[0].Handoff.Key != key {
+		t.Errorf("board holds %d notes; want exactly the one recovered note", len(all))
+	}
+}
