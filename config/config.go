@@ -111,7 +111,26 @@ func (c Context) CompactBudgetFor(kind string) float64 {
 }
 
 // ChatSleep configures tool curation (SPEC §8).
-type ChatSleep struct{}
+type ChatSleep struct {
+	Enabled     bool           `yaml:"enabled" json:"enabled"`
+	Interval    Duration       `yaml:"interval" json:"interval"`
+	MinGap      Duration       `yaml:"min_gap" json:"min_gap"`
+	RetryAfter  Duration       `yaml:"retry_after" json:"retry_after"`
+	MaxParallel int            `yaml:"max_parallel" json:"max_parallel"`
+	SkipKinds   []string       `yaml:"skip_kinds" json:"skip_kinds"`
+	Tools       SleepToolsStep `yaml:"tools" json:"tools"`
+}
+
+// SleepToolsStep configures the tools stage of a sleep.
+type SleepToolsStep struct {
+	Model           string   `yaml:"model" json:"model"`
+	BudgetPercent   float64  `yaml:"budget_percent" json:"budget_percent"`
+	MinTurns        int      `yaml:"min_turns" json:"min_turns"`
+	ThinTurns       int      `yaml:"thin_turns" json:"thin_turns"`
+	Windows         []int    `yaml:"windows" json:"windows"`
+	MaxHidePerNight int      `yaml:"max_hide_per_night" json:"max_hide_per_night"`
+	Core            []string `yaml:"core" json:"core"`
+}
 
 // Agents configures the runtime and delegation (SPEC §3, §4).
 type Agents struct {

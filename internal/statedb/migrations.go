@@ -57,4 +57,59 @@ CREATE TABLE chat_notes_archive (
 );
 ALTER TABLE chats ADD COLUMN notes_seen_at INTEGER NOT NULL DEFAULT 0;
 `,
+	// 3: tool curation ("sleep"): per-turn statistics, loads of hidden
+	// tools, tool profiles, the environment snapshot, the journal.
+	`
+CREATE TABLE turn_stats (
+	chat_id  TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+	turn     INTEGER NOT NULL,
+	at       INTEGER NOT NULL,
+	day      TEXT NOT NULL,
+	messages INTEGER NOT NULL,
+	PRIMARY KEY (chat_id, turn)
+);
+CREATE TABLE tool_stats (
+	chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+	turn    INTEGER NOT NULL,
+	tool    TEXT NOT NULL,
+	calls   INTEGER NOT NULL,
+	PRIMARY KEY (chat_id, turn, tool)
+);
+CREATE TABLE tool_loads (
+	chat_id TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+	tool    TEXT NOT NULL,
+	at      INTEGER NOT NULL
+);
+CREATE INDEX tool_loads_chat ON tool_loads(chat_id, at);
+CREATE TABLE tool_profiles (
+	chat_id      TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+	visible      TEXT NOT NULL DEFAULT '[]',
+	pinned       TEXT NOT NULL DEFAULT '[]',
+	curated      INTEGER NOT NULL DEFAULT 0,
+	last_curated INTEGER NOT NULL DEFAULT 0,
+	updated      INTEGER NOT NULL
+);
+CREATE TABLE chat_turn_env (
+	chat_id TEXT PRIMARY KEY REFERENCES chats(id) ON DELETE CASCADE,
+	access  TEXT NOT NULL DEFAULT '',
+	gates   INTEGER NOT NULL DEFAULT 0,
+	model   TEXT NOT NULL DEFAULT '',
+	window  INTEGER NOT NULL DEFAULT 0,
+	updated INTEGER NOT NULL
+);
+CREATE TABLE sleep_runs (
+	id        INTEGER PRIMARY KEY AUTOINCREMENT,
+	chat_id   TEXT NOT NULL REFERENCES chats(id) ON DELETE CASCADE,
+	started   INTEGER NOT NULL,
+	finished  INTEGER NOT NULL DEFAULT 0,
+	status    TEXT NOT NULL,
+	reason    TEXT NOT NULL DEFAULT '',
+	dry_run   INTEGER NOT NULL DEFAULT 0,
+	added     TEXT NOT NULL DEFAULT '[]',
+	removed   TEXT NOT NULL DEFAULT '[]',
+	plan      TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX sleep_runs_chat ON sleep_runs(chat_id, started);
+ALTER TABLE chats ADD COLUMN sleep_started INTEGER;
+`,
 }
