@@ -1,0 +1,308 @@
+package sleep
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/toolspec"
+)
+
+//go:embed prompts/*.md
+var promptFS embed.FS
+
+// Gate bits of the environment snapshot.
+const (
+	GateMaster = 1 << iota
+	GateNotesIndexed
+)
+
+// GatesOf encodes a turn's gates.
+func GatesOf(g agents.Gates) int {
+	bits := 0
+	if g.Master {
+		bits |= GateMaster
+	}
+	if g.NotesIndexed {
+		bits |= GateNotesIndexed
+	}
+	return bits
+}
+
+// GatesFrom decodes the accumulated gates: a tool reachable under any gate
+// seen in the cycle counts as reachable.
+func GatesFrom(bits int) []agents.Gates {
+	out := []agents.Gates{{Master: bits&GateMaster != 0}}
+	if bits&GateNotesIndexed != 0 {
+		out = append(out, agents.Gates{Master: bits&GateMaster != 0, NotesIndexed: true})
+	}
+	return out
+}
+
+// Curator runs the tools stage of a session's sleep.
+type Curator struct {
+	Store    *Store
+	Config   config.ChatSleep
+	Toolsets map[string][]string
+	Registry *agents.Registry
+	// Client resolves a model name ("" = the default) to a client.
+	Client agents.ClientFunc
+	// Spend records tokens under the label "sleep".
+	Spend func(ctx context.Context, chatID string, u llm.Usage)
+	// Logf receives loud warnings (a typo in chat_sleep.tools.core).
+	Logf func(format string, args ...any)
+
+	checkOnce sync.Once
+	mu        sync.Mutex
+	running   map[string]bool
+}
+
+// Options of one run.
+type Options struct {
+	DryRun bool
+	// Manual runs (chat_sleep_start, yagent sleep) do not wait for the due
+	// time, but keep every threshold and the latch.
+	Manual bool
+	// Progress receives phases as they happen.
+	Progress func(string)
+}
+
+// ErrRunning is returned when a sleep of the session is already running.
+var ErrRunning = errors.New("a sleep of this session is already running")
+
+// checkCore logs, loudly and once, core names that are not in the registry.
+func (c *Curator) checkCore() {
+	c.checkOnce.Do(func() {
+		for _, n := range c.Config.Tools.Core {
+			if _, ok := c.Registry.Get(n); !ok && c.Logf != nil && !slices.Contains(Always, n) {
+				c.Logf("chat_sleep.tools.core names %q, which is not a tool: check the spelling (it protects nothing)", n)
+			}
+		}
+	})
+}
+
+// capture takes the session for a sleep with one UPDATE that also moves
+// its due time by retry_after: duplicate nudges, a nudge during a sleep
+// and a crash mid-sleep are all covered by it.
+func (c *Curator) capture(ctx context.Context, chatID string, manual bool) (bool, error) {
+	now := c.Store.Now().UTC()
+	retry := c.Config.RetryAfter.D()
+	q := `UPDATE chats SET sleep_started = ?, next_sleep_at = ? WHERE id = ? AND deleted = 0
+		AND (sleep_started IS NULL OR sleep_started < ?)`
+	args := []any{now.UnixMilli(), now.Add(retry).UnixMilli(), chatID, now.Add(-retry).UnixMilli()}
+	if !manual {
+		q += ` AND next_sleep_at IS NOT NULL AND next_sleep_at <= ?`
+		args = append(args, now.UnixMilli())
+	}
+	res, err := c.Store.DB.ExecContext(ctx, q, args...)
+	if err != nil {
+		return false, fmt.Errorf("capture the session for a sleep: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// release ends a sleep and sets the next due time.
+func (c *Curator) release(ctx context.Context, chatID string) {
+	next := c.Store.Now().UTC().Add(c.Config.Interval.D())
+	_, _ = c.Store.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE chats SET sleep_started = NULL, next_sleep_at = ? WHERE id = ?`, next.UnixMilli(), chatID)
+}
+
+// SetDueIfUnset gives a session never scheduled its first due time; it
+// reports whether it did (the first nudge of such a session only does this).
+func (c *Curator) SetDueIfUnset(ctx context.Context, chatID string) (bool, error) {
+	next := c.Store.Now().UTC().Add(c.Config.Interval.D())
+	res, err := c.Store.DB.ExecContext(ctx, `UPDATE chats SET next_sleep_at = ? WHERE id = ? AND next_sleep_at IS NULL`, next.UnixMilli(), chatID)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Run runs the tools stage for a session and journals the outcome. It
+// calls no model and spends nothing when a threshold says no.
+func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error) {
+	c.checkCore()
+	progress := func(s string) {
+		if o.Progress != nil {
+			o.Progress(s)
+		}
+	}
+	c.mu.Lock()
+	if c.running == nil {
+		c.running = map[string]bool{}
+	}
+	if c.running[chatID] {
+		c.mu.Unlock()
+		return Run{}, ErrRunning
+	}
+	c.running[chatID] = true
+	c.mu.Unlock()
+	defer func() { c.mu.Lock(); delete(c.running, chatID); c.mu.Unlock() }()
+
+	ok, err := c.capture(ctx, chatID, o.Manual)
+	if err != nil {
+		return Run{}, err
+	}
+	if !ok {
+		if o.Manual {
+			return Run{}, ErrRunning
+		}
+		return Run{Status: "skipped", Reason: "not due"}, nil
+	}
+	defer c.release(ctx, chatID)
+	run := Run{ChatID: chatID, Started: c.Store.Now().UTC(), DryRun: o.DryRun}
+	finish := func(status, reason string) (Run, error) {
+		run.Status, run.Reason, run.Finished = status, reason, c.Store.Now().UTC()
+		if err := c.Store.journal(context.WithoutCancel(ctx), run); err != nil {
+			return run, err
+		}
+		progress(fmt.Sprintf("sleep %s: %s (%s)", status, reason, run.Summary()))
+		return run, nil
+	}
+	progress("checking whether the tools still fit")
+	var kind string
+	var lastOK sql.NullInt64
+	if err := c.Store.DB.QueryRowContext(ctx, `SELECT kind FROM chats WHERE id = ?`, chatID).Scan(&kind); err != nil {
+		return run, fmt.Errorf("sleep: session %s: %w", chatID, err)
+	}
+	if slices.Contains(c.Config.SkipKinds, kind) {
+		return finish("skipped", fmt.Sprintf("sessions of kind %s are not curated (chat_sleep.skip_kinds)", kind))
+	}
+	if !o.Manual {
+		_ = c.Store.DB.QueryRowContext(ctx, `SELECT MAX(finished) FROM sleep_runs WHERE chat_id = ? AND status = 'ok' AND dry_run = 0`, chatID).Scan(&lastOK)
+		if lastOK.Valid && run.Started.Sub(time.UnixMilli(lastOK.Int64)) < c.Config.MinGap.D() {
+			return finish("skipped", "the last curation is more recent than chat_sleep.min_gap")
+		}
+	}
+	env, ok, err := c.Store.LoadEnv(ctx, chatID)
+	if err != nil {
+		return run, err
+	}
+	if !ok {
+		return finish("skipped", "the session has not run a turn yet (no environment snapshot)")
+	}
+	if env.Access != "" {
+		return finish("skipped", "an explicit toolset is active ("+env.Access+")")
+	}
+	reachable := c.reachable(env.Gates)
+	cost := llm.EstimateTokens(nil, agents.Defs(reachable))
+	budget := int(float64(env.Window) * c.Config.Tools.BudgetPercent / 100)
+	if cost <= budget {
+		return finish("skipped", fmt.Sprintf("the reachable tools fit: %d tokens of schemas within the budget of %d", cost, budget))
+	}
+	profile, err := c.Store.Profile(ctx, chatID)
+	if err != nil {
+		return run, err
+	}
+	table, err := c.Store.Stats(ctx, chatID, agents.Names(reachable), c.Config.Tools.Windows, c.Config.Tools.ThinTurns, profile.LastCurated)
+	if err != nil {
+		return run, err
+	}
+	if table.TotalTurns < c.Config.Tools.MinTurns {
+		return finish("skipped", fmt.Sprintf("too little data: %d turns, chat_sleep.tools.min_turns is %d", table.TotalTurns, c.Config.Tools.MinTurns))
+	}
+	progress(fmt.Sprintf("asking the model (%d tools, %d tokens of schemas, budget %d)", len(reachable), cost, budget))
+	proposed, reason, usage, err := c.ask(ctx, env, profile, reachable, table, cost, budget)
+	if c.Spend != nil && usage.PromptTokens+usage.CompletionTokens > 0 {
+		c.Spend(ctx, chatID, usage)
+	}
+	if err != nil {
+		return finish("failed", err.Error())
+	}
+	plan, err := ApplySafeguards(PlanInput{Reachable: reachable, Old: profile, Proposed: proposed, Table: table,
+		Core: c.Config.Tools.Core, Toolsets: c.Toolsets, MaxHide: c.Config.Tools.MaxHidePerNight})
+	planJSON, _ := json.Marshal(map[string]any{"visible": proposed, "reason": reason, "notes": plan.Notes})
+	run.Plan = string(planJSON)
+	if err != nil {
+		return finish("failed", err.Error())
+	}
+	run.Added, run.Removed = plan.Added, plan.Removed
+	switch {
+	case plan.Status == "dropped":
+		return finish("dropped", strings.Join(plan.Notes, "; "))
+	case plan.Status == "unchanged":
+		return finish("ok", "no change: "+reason)
+	case o.DryRun:
+		return finish("ok", "dry run, nothing applied: "+reason)
+	}
+	profile.Visible, profile.Curated, profile.LastCurated = plan.Visible, true, c.Store.Now().UTC()
+	if err := c.Store.SaveProfile(ctx, chatID, profile); err != nil {
+		return run, err
+	}
+	// A new cycle: the gates accumulate afresh from the next turn.
+	env.Gates = 0
+	_ = c.Store.SaveEnv(ctx, chatID, env)
+	return finish("ok", reason)
+}
+
+// reachable is the union of the tools reachable under every gate seen in
+// the cycle, in name order.
+func (c *Curator) reachable(bits int) []*agents.Tool {
+	seen := map[string]*agents.Tool{}
+	for _, g := range GatesFrom(bits) {
+		for _, t := range c.Registry.Reachable(g) {
+			seen[t.Name] = t
+		}
+	}
+	var out []*agents.Tool
+	for _, t := range seen {
+		if t.Name != "sleep_finish" {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *agents.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// ask makes the one model call: the statistics in, sleep_finish out (the
+// call is the answer).
+func (c *Curator) ask(ctx context.Context, env Env, p Profile, reachable []*agents.Tool, table Table, cost, budget int) ([]string, string, llm.Usage, error) {
+	model := c.Config.Tools.Model
+	if model == "" {
+		model = env.Model
+	}
+	client, id, err := c.Client(model)
+	if err != nil {
+		return nil, "", llm.Usage{}, err
+	}
+	in, _ := Split(p, reachable, c.Config.Tools.Core, c.Toolsets)
+	data, _ := promptFS.ReadFile("prompts/sleep.md")
+	text := strings.NewReplacer("{{cost}}", strconv.Itoa(cost), "{{budget}}", strconv.Itoa(budget),
+		"{{current}}", strings.Join(agents.Names(in), ", "), "{{core}}", strings.Join(append(slices.Clone(c.Config.Tools.Core), p.Pinned...), ", "),
+		"{{stats}}", table.Text()).Replace(string(data))
+	spec := toolspec.MustLookup("sleep_finish")
+	resp, err := client.Stream(ctx, llm.Request{Model: id, ToolChoice: "required",
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: text}},
+		Tools:    []llm.ToolDef{{Name: spec.Name, Description: spec.Description, Parameters: spec.Parameters}}})
+	if err != nil {
+		return nil, "", resp.Usage, fmt.Errorf("the curation call failed: %w", err)
+	}
+	for _, call := range resp.Message.ToolCalls {
+		if call.Name != "sleep_finish" {
+			continue
+		}
+		if _, err := spec.Validate([]byte(call.Arguments)); err != nil {
+			return nil, "", resp.Usage, fmt.Errorf("sleep_finish: %v", err)
+		}
+		var a struct {
+			Visible []string `json:"visible"`
+			Reason  string   `json:"reason"`
+		}
+		_ = json.Unmarshal([]byte(call.Arguments), &a)
+		return a.Visible, a.Reason, resp.Usage, nil
+	}
+	return nil, "", resp.Usage, errors.New("the model did not answer with sleep_finish")
+}

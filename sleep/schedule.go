@@ -1,0 +1,71 @@
+package sleep
+
+import (
+	"context"
+	"sync"
+)
+
+// Scheduler runs nudged sleeps in the background: at most MaxParallel at
+// once, never blocking the turn that nudged.
+type Scheduler struct {
+	curator *Curator
+	ch      chan string
+	sem     chan struct{}
+	wg      sync.WaitGroup
+	// OnRun, when set, sees every finished run.
+	OnRun func(Run, error)
+}
+
+// NewScheduler returns a scheduler with a bounded nudge channel.
+func NewScheduler(c *Curator) *Scheduler {
+	par := max(c.Config.MaxParallel, 1)
+	return &Scheduler{curator: c, ch: make(chan string, 16), sem: make(chan struct{}, par)}
+}
+
+// Nudge asks for a sleep of a session; it never blocks (a full channel
+// drops the nudge — the next message nudges again) and makes no database
+// query. It reports whether the nudge was queued.
+func (s *Scheduler) Nudge(chatID string) bool {
+	select {
+	case s.ch <- chatID:
+		return true
+	default:
+		return false
+	}
+}
+
+// Start serves nudges until ctx is done. A session never scheduled only
+// gets its first due time; a due one is captured and curated.
+func (s *Scheduler) Start(ctx context.Context) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case id := <-s.ch:
+				if set, err := s.curator.SetDueIfUnset(ctx, id); err != nil || set {
+					continue
+				}
+				select {
+				case s.sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					defer func() { <-s.sem }()
+					run, err := s.curator.Run(ctx, id, Options{})
+					if s.OnRun != nil && (err != nil || run.Status != "skipped" || run.Reason != "not due") {
+						s.OnRun(run, err)
+					}
+				}()
+			}
+		}
+	}()
+}
+
+// Wait waits for running sleeps (after ctx is cancelled, for the loop).
+func (s *Scheduler) Wait() { s.wg.Wait() }

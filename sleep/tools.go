@@ -1,0 +1,48 @@
+package sleep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/yagent/yagent/agents"
+)
+
+// StartTool returns chat_sleep_start: curate this session now, inside the
+// turn, with the phases as progress and the report as the result. The
+// thresholds and the latch are those of the scheduled path.
+func StartTool(c *Curator, chatID func() string, progress func(string)) *agents.Tool {
+	return agents.Builtin("chat_sleep_start", "chat", agents.LeadOnly|agents.MasterOnly, func(ctx context.Context, call *agents.Call) (agents.Result, error) {
+		var a struct {
+			DryRun bool `json:"dry_run"`
+		}
+		if err := call.Decode(&a); err != nil {
+			return agents.Errorf("%v", err), nil
+		}
+		run, err := c.Run(ctx, chatID(), Options{DryRun: a.DryRun, Manual: true, Progress: progress})
+		if errors.Is(err, ErrRunning) {
+			return agents.Errorf("%v; try again later", err), nil
+		}
+		if err != nil {
+			return agents.Result{}, err
+		}
+		return agents.Result{Content: Report(run), Summary: run.Status + " " + run.Summary()}, nil
+	})
+}
+
+// Report renders a run for the model and the person.
+func Report(r Run) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "curation %s: %s (%s)", r.Status, r.Reason, r.Summary())
+	if len(r.Added) > 0 {
+		fmt.Fprintf(&b, "\nback in the list: %s", strings.Join(r.Added, ", "))
+	}
+	if len(r.Removed) > 0 {
+		fmt.Fprintf(&b, "\nhidden (tool_load brings any back): %s", strings.Join(r.Removed, ", "))
+	}
+	if r.Status == "ok" && !r.DryRun && len(r.Added)+len(r.Removed) > 0 {
+		b.WriteString("\nThe new list applies from the next turn.")
+	}
+	return b.String()
+}
