@@ -30,8 +30,51 @@ type Agent struct {
 	Model    string
 	MaxSteps int
 	Depth    int
+	// Loaded, when set, holds tools brought back during the turn
+	// (tool_load): they join the request from the next step on.
+	Loaded *Loaded
 
-	defs []llm.ToolDef
+	defs       []llm.ToolDef
+	loadedSeen int
+}
+
+// Loaded collects tools loaded during a turn. Safe for concurrent use.
+type Loaded struct {
+	mu    sync.Mutex
+	tools []*Tool
+}
+
+// Add loads t; it reports false when it was already there.
+func (l *Loaded) Add(t *Tool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if findTool(l.tools, t.Name) != nil {
+		return false
+	}
+	l.tools = append(l.tools, t)
+	return true
+}
+
+// List returns the loaded tools.
+func (l *Loaded) List() []*Tool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*Tool(nil), l.tools...)
+}
+
+// current returns the turn's tools now: the fixed ones plus what was
+// loaded, refreshing the declarations when the set grew.
+func (a *Agent) current() []*Tool {
+	if a.Loaded == nil {
+		return a.Tools
+	}
+	loaded := a.Loaded.List()
+	tools := append(a.Tools[:len(a.Tools):len(a.Tools)], loaded...)
+	if len(loaded) != a.loadedSeen {
+		a.loadedSeen = len(loaded)
+		a.defs = Defs(tools)
+	}
+	return tools
 }
 
 // Loop runs turns.
@@ -230,6 +273,7 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int,
 			return llm.Response{}, fmt.Errorf("build transient tail: %w", err)
 		}
 	}
+	a.current() // picks up tools loaded by the previous step
 	req := buildRequest(a, a.defs, msgs, tail, l.TailRole)
 	if wrapUp {
 		req.ToolChoice = "none"
@@ -296,11 +340,12 @@ func canonicalJSON(raw string) string {
 func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, stall *stallCheck, out *Outcome) ([]llm.Message, error) {
 	results := make([]Result, len(calls))
 	runnable := make([]*Tool, len(calls))
+	tools := a.current()
 	for i, c := range calls {
-		t := findTool(a.Tools, c.Name)
+		t := findTool(tools, c.Name)
 		switch {
 		case t == nil:
-			names := Names(a.Tools)
+			names := Names(tools)
 			slices.Sort(names)
 			results[i] = Errorf("there is no tool %q in this turn; the tools you have are: %s", c.Name, strings.Join(names, ", "))
 		case stall.limit > 0 && stall.see(c) >= stall.limit:

@@ -33,6 +33,9 @@ type Options struct {
 	// Session is the conversation: its history, rollout and spend. Each
 	// delegation gets a sub-agent session of its own under it.
 	Session *memory.Session
+	// Toolset, when set, names a toolset (config toolsets:) that limits
+	// the lead's tools; tool curation does not apply then.
+	Toolset string
 }
 
 // Director is the lead of a session: it talks to the person, delegates, and
@@ -57,6 +60,8 @@ type Director struct {
 	// mode is its mode, fixed for the running turn.
 	book *notebook.Book
 	mode notebook.Mode
+
+	cur curation // tool curation ("sleep"); zero when chat_sleep is off
 }
 
 // New builds a session's director: workspace, tool registry, sub-agent
@@ -71,11 +76,6 @@ func New(opts Options) (*Director, error) {
 	}
 	ws, err := agents.OpenWorkspace(opts.Workspace)
 	if err != nil {
-		return nil, err
-	}
-	client, model, err := opts.Client("")
-	if err != nil {
-		ws.Close()
 		return nil, err
 	}
 	reg := agents.NewRegistry()
@@ -119,20 +119,33 @@ func New(opts Options) (*Director, error) {
 		TokenBudget: a.DelegationTokenBudget, StallRepeats: stallRepeats(a.StallRepeats), TailRole: llm.Role(a.TailRole),
 		Project: project,
 	}
-	runner.Recorder = subRecorder(opts.Session, model)
+	runner.Recorder = subRecorder(opts.Session)
 	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
 	if err := reg.Add(del.Tool(1)); err != nil {
 		ws.Close()
 		return nil, err
 	}
+	if opts.Toolset != "" {
+		if _, ok := cfg.Toolsets[opts.Toolset]; !ok {
+			ws.Close()
+			return nil, fmt.Errorf("toolset %q is not configured: add it under toolsets: in the configuration", opts.Toolset)
+		}
+	}
 	rules := ""
 	if book != nil {
 		rules = notebook.Rules()
 	}
-	return &Director{
-		opts: opts, client: client, model: model, ws: ws, reg: reg, catalog: catalog, delegator: del,
+	d := &Director{
+		opts: opts, ws: ws, reg: reg, catalog: catalog, delegator: del,
 		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
-	}, nil
+	}
+	if cfg.ChatSleep.Enabled {
+		if err := d.setupCuration(); err != nil {
+			ws.Close()
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // stallRepeats maps the configured valve (0 = off) to the loop's (-1 = off).
@@ -143,8 +156,16 @@ func stallRepeats(n int) int {
 	return n
 }
 
-// Close releases the workspace.
-func (d *Director) Close() error { return d.ws.Close() }
+// Close stops background sleeps (a sleep cut short loses nothing: its
+// capture moved the due time, it runs again later) and releases the
+// workspace.
+func (d *Director) Close() error {
+	if d.cur.cancel != nil {
+		d.cur.cancel()
+		d.cur.sched.Wait()
+	}
+	return d.ws.Close()
+}
 
 // SubRunner returns the runner of delegations (batch plans use it
 // directly, without a director turn).
@@ -162,13 +183,19 @@ func (d *Director) Workspace() *agents.Workspace { return d.ws }
 // BoardID returns the session's board.
 func (d *Director) BoardID() string { return d.opts.BoardID }
 
-// Agent returns the director as it runs a turn with the given gates.
+// Agent returns the director as it runs a turn with the given gates: the
+// reachable tools minus what curation hides (listed in the catalogue at
+// the end of the stable prefix, loadable with tool_load).
 func (d *Director) Agent(g agents.Gates) *agents.Agent {
 	maxSteps := d.opts.Config.Agents.MaxSteps
 	if d.opts.MaxSteps > 0 {
 		maxSteps = d.opts.MaxSteps
 	}
-	return &agents.Agent{Name: "director", System: d.system, Tools: d.reg.Reachable(g), Model: d.model, MaxSteps: maxSteps}
+	if d.opts.Toolset != "" {
+		g.Allow = d.opts.Config.Toolsets[d.opts.Toolset]
+	}
+	in, catalogue := d.curatedTools(g)
+	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: maxSteps, Loaded: d.cur.loaded}
 }
 
 // Session returns the director's session.
@@ -177,8 +204,15 @@ func (d *Director) Session() *memory.Session { return d.opts.Session }
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every
 // message is recorded as it happens; the turn's start and end are synced.
-func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, error) {
+func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, err error) {
 	s := d.opts.Session
+	if d.client == nil {
+		// The model is resolved at the first turn, so commands that only
+		// inspect a session (yagent tools profile) need no endpoint.
+		if d.client, d.model, err = d.opts.Client(""); err != nil {
+			return &agents.Outcome{Reason: agents.ReasonError}, err
+		}
+	}
 	d.delegator.StartTurn()
 	d.squeezed = 0
 	if d.compactionDue() {
@@ -190,6 +224,7 @@ func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, err
 	if err != nil {
 		return &agents.Outcome{Reason: agents.ReasonError}, err
 	}
+	d.nudgeSleep()
 	gates := agents.Gates{Master: true}
 	if d.book != nil {
 		if d.mode, err = d.book.EnterTurn(ctx); err != nil {
@@ -208,12 +243,14 @@ func (d *Director) Turn(ctx context.Context, input string) (*agents.Outcome, err
 		BeforeCall: d.squeeze,
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
+	d.enterTurn(ctx)
 	out, runErr := loop.Run(bctx, d.Agent(gates), s.History(), llm.Message{Role: llm.RoleUser, Content: input})
 	// The end of a turn is recorded even when it was cancelled, with a
 	// context that still works.
 	if err := s.EndTurn(context.WithoutCancel(ctx), turn, out.Reason); err != nil && runErr == nil {
 		runErr = err
 	}
+	d.recordTurn(context.WithoutCancel(ctx), turn, gates, out)
 	if runErr == nil {
 		d.rebuildNotebook(ctx) // after the answer; it never fails the turn
 	}

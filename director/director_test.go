@@ -30,7 +30,7 @@ type fixture struct {
 
 // newFixture builds a director over a scripted scenario. The workspace is
 // the repository itself (the demo reads it); the board is in a temp dir.
-func newFixture(t *testing.T, scenario string, tweak func(*config.Config)) *fixture {
+func newFixture(t *testing.T, scenario string, tweak func(*config.Config), extra ...*agents.Tool) *fixture {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", scenario+".yaml"))
 	home := t.TempDir()
@@ -65,7 +65,7 @@ func newFixture(t *testing.T, scenario string, tweak func(*config.Config)) *fixt
 	rec := &agents.Recorder{}
 	d, err := New(Options{
 		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: store, Events: rec, Session: sess,
+		Workspace: "..", Board: store, Events: rec, Session: sess, Tools: extra,
 		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
 	})
 	if err != nil {
@@ -251,7 +251,7 @@ func TestLeanFirstRequest(t *testing.T) {
 	if len(first.Body) > 12<<10 {
 		t.Errorf("first director request is %d bytes; the budget is 12 KB", len(first.Body))
 	}
-	want := []string{"chat_note_delete", "chat_note_pin", "chat_note_save", "context_pack", "delegate", "edit_file", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
+	want := []string{"chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "edit_file", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
 	if !slices.Equal(first.Tools, want) {
 		t.Errorf("director tools = %v; want %v", first.Tools, want)
 	}

@@ -153,10 +153,10 @@ func firstLine(s string) string {
 // subagent, parent = this session, same board), records its start and end
 // in the parent's rollout (synced: a killed process leaves a record of what
 // was in flight) and books its tokens under subagent:<agent>.
-func subRecorder(parent *memory.Session, model string) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+func subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
 	return func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
 		info := parent.Info()
-		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: model,
+		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: info.Model,
 			BoardID: d.BoardID, ParentID: info.ID, Title: d.Agent + ": " + d.Task})
 		if err != nil {
 			return agents.DelegationHooks{}, err
@@ -251,3 +251,5 @@ func (d *Director) rebuildNotebook(ctx context.Context) {
 
 // Notebook returns the lead's notebook (nil when notes are off).
 func (d *Director) Notebook() *notebook.Book { return d.book }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -44,6 +44,9 @@ type Info struct {
 	NotesMode       string    `json:"notes_mode"`
 	NotesNudgedUpto int       `json:"notes_nudged_upto"`
 	WrapNudgedUpto  int       `json:"wrap_nudged_upto"`
+	// NextSleepAt is when the session's tool curation is due (nil: never
+	// scheduled).
+	NextSleepAt *time.Time `json:"next_sleep_at"`
 }
 
 // Store keeps sessions: rows in the state database, rollouts under home.
@@ -66,14 +69,19 @@ func NewID(now time.Time) string {
 }
 
 const infoColumns = `id, kind, title, COALESCE(name, ''), cwd, model, COALESCE(parent_id, ''), rollout, created, updated,
-	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto`
+	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, next_sleep_at`
 
 func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
 	var in Info
 	var created, updated int64
+	var next sql.NullInt64
 	err := row.Scan(&in.ID, &in.Kind, &in.Title, &in.Name, &in.Cwd, &in.Model, &in.ParentID, &in.Rollout, &created, &updated,
-		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto)
+		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto, &next)
 	in.Created, in.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	if next.Valid {
+		t := time.UnixMilli(next.Int64).UTC()
+		in.NextSleepAt = &t
+	}
 	return in, err
 }
 

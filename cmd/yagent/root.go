@@ -73,6 +73,8 @@ blackboard, and a fresh index of the board goes into every model call.
 		NewCmdResume(f),
 		NewCmdSessions(f),
 		NewCmdNotes(f),
+		NewCmdTools(f),
+		NewCmdSleep(f),
 		NewCmdBatch(f, nil),
 		NewCmdAgents(f),
 		NewCmdBoard(f),

@@ -22,6 +22,7 @@ type agentFlags struct {
 	Approval   string
 	AllowShell bool
 	Dir        string
+	Toolset    string
 }
 
 func (a *agentFlags) register(fl *pflag.FlagSet) {
@@ -32,6 +33,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.Approval, "approval", "", "untrusted, on-request or never (default agents.approval)")
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
 	fl.StringVar(&a.Dir, "cd", "", "workspace directory (default: the current directory)")
+	fl.StringVar(&a.Toolset, "toolset", "", "limit the director's tools to this toolset (toolsets: in the configuration); no curation then")
 }
 
 // session is a director over an open session, with what it printed
@@ -59,6 +61,9 @@ type sessionRequest struct {
 	Title  string // a new session's title ("" = its first prompt)
 	// Sink, when set, receives the events instead of the standard printers.
 	Sink agents.Sink
+	// Inspect opens a session without needing a model endpoint (tools
+	// profile, tools stats): nothing will run a turn.
+	Inspect bool
 }
 
 // openSession builds the whole runtime over a new or resumed session:
@@ -129,7 +134,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		return nil, err
 	}
 	_, model, err := cl.resolve("")
-	if err != nil {
+	if err != nil && !req.Inspect {
 		out.close()
 		return nil, &usageError{err}
 	}
@@ -155,7 +160,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
-		Events: out.sink, Policy: policy, MaxSteps: fl.MaxSteps, Session: sess,
+		Events: out.sink, Policy: policy, MaxSteps: fl.MaxSteps, Session: sess, Toolset: fl.Toolset,
 	})
 	if err != nil {
 		out.close()
@@ -163,7 +168,10 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	}
 	out.d = d
 	out.closers = append(out.closers, func() { d.Close() })
-	if len(sess.Pending) > 0 {
+	if !req.Inspect {
+		d.Start(ctx)
+	}
+	if len(sess.Pending) > 0 && !req.Inspect {
 		if _, err := d.RecoverInterrupted(ctx); err != nil {
 			out.close()
 			return nil, err

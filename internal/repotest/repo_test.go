@@ -159,6 +159,7 @@ var layering = map[string][]string{
 	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
 	"blackboard": {"agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
 	"llm":        {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec"},
+	"sleep":      {"director", "notebook", "kb", "mcp"},
 	"notebook":   {"director", "sleep", "kb", "mcp"},
 	"memory":     {"agents", "director", "notebook", "sleep", "kb", "mcp", "toolspec"},
 	"kb":         {"blackboard", "agents", "director", "memory", "notebook", "sleep", "mcp", "llm"},
