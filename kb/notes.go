@@ -136,6 +136,15 @@ func canSee(ctx context.Context, q querier, c Caller, n noteRow) (bool, error) {
 // loadNote resolves a note id from a tool argument into a live note c may
 // use. Missing, foreign and trashed notes are clear, fixable errors.
 func loadNote(ctx context.Context, q querier, c Caller, ref string) (noteRow, error) {
+	n, err := loadNoteOrTrashed(ctx, q, c, ref)
+	if err == nil && n.DeletedAt != 0 {
+		return noteRow{}, notFoundf("note %s is in the trash; only a person can restore it", ref)
+	}
+	return n, err
+}
+
+// loadNoteOrTrashed is loadNote that also returns a trashed note.
+func loadNoteOrTrashed(ctx context.Context, q querier, c Caller, ref string) (noteRow, error) {
 	id, ok := parseNoteRef(ref)
 	if !ok {
 		return noteRow{}, invalidf("note id %q is not an id like \"n42\"; take ids from search, list_notes or get_note", ref)
@@ -151,9 +160,6 @@ func loadNote(ctx context.Context, q querier, c Caller, ref string) (noteRow, er
 	}
 	if !found {
 		return noteRow{}, notFoundf("no note %s among the notes you can reach; find ids with search or list_notes", ref)
-	}
-	if n.DeletedAt != 0 {
-		return noteRow{}, notFoundf("note %s is in the trash; only a person can restore it", ref)
 	}
 	return n, nil
 }

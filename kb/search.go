@@ -52,11 +52,20 @@ func placeholders(n int) string {
 }
 
 func (sc scope) filter() (string, []any) {
+	return sc.where("n.domain_id", true)
+}
+
+// where is the SQL condition (on notes n, and domainCol) of the scope;
+// live excludes trashed notes.
+func (sc scope) where(domainCol string, live bool) (string, []any) {
 	var args []any
 	for _, d := range sc.domains {
 		args = append(args, d)
 	}
-	where := "n.deleted_at IS NULL AND n.domain_id IN (" + placeholders(len(sc.domains)) + ")"
+	where := domainCol + " IN (" + placeholders(len(sc.domains)) + ")"
+	if live {
+		where = "n.deleted_at IS NULL AND " + where
+	}
 	if len(sc.about) == 0 {
 		return where + " AND n.about_project IS NULL", args
 	}
