@@ -35,7 +35,8 @@ func migrations() []string {
 func SchemaVersion() int { return len(migrations()) }
 
 // migrate brings the schema up to SchemaVersion. The version lives both in
-// PRAGMA user_version and in the schema_version table.
+// PRAGMA user_version and in the schema_version table. Nothing is written
+// before the file is known to be a knowledge base this code understands.
 func (s *Store) migrate(ctx context.Context) error {
 	var have int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
@@ -54,6 +55,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		if tables > 0 {
 			return fmt.Errorf("open kb %s: a SQLite database that is not a yagent knowledge base (it has tables but no schema version); pass another path, the file was left untouched", s.path)
 		}
+	}
+	// WAL is a property of the file, so it is set once here, after the file
+	// has proved to be ours, rather than by every connection's DSN.
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("open kb %s: set WAL mode: %w", s.path, err)
 	}
 	for v := have + 1; v <= len(steps); v++ {
 		err := s.inTx(ctx, func(tx *sql.Tx) error {

@@ -1,0 +1,127 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestOpenCreatesSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	s, err := Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uv, rows int
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&uv); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRow("SELECT count(*) FROM schema_version").Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if uv != SchemaVersion() || rows != SchemaVersion() {
+		t.Errorf("user_version = %d, schema_version rows = %d; want %d", uv, rows, SchemaVersion())
+	}
+	var mode string
+	if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	if _, err := s.CreatePrincipal(t.Context(), "bob"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Reopening migrates nothing and keeps the data.
+	s, err = Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ps, err := s.Principals(t.Context())
+	if err != nil || len(ps) != 1 || ps[0].Name != "bob" {
+		t.Errorf("Principals after reopen = %v, %v; want [bob]", ps, err)
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	// A database from a future yagent, still in rollback-journal mode: even
+	// switching it to WAL would be a change.
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE schema_version(version INTEGER); PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := readAll(t, path)
+
+	_, err = Open(t.Context(), path, Options{})
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open(newer schema) = %v; want an error naming %s and 'newer'", err, path)
+	}
+	if !bytes.Equal(before, readAll(t, path)) {
+		t.Error("Open changed a database with a newer schema")
+	}
+}
+
+func TestOpenRefusesCorruptFile(t *testing.T) {
+	for _, tc := range []struct{ name, content string }{
+		{"text", "this is not a database\n"},
+		{"truncated header", "SQLite form"},
+		{"damaged after the header", sqliteMagic + strings.Repeat("\xff\x00garbage", 300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "kb.db")
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(t.Context(), path, Options{})
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Open(%s) = %v; want an error naming the path", tc.name, err)
+			}
+			if got := string(readAll(t, path)); got != tc.content {
+				t.Errorf("file changed to %q", got)
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				t.Error("Open left a -wal file beside a refused file")
+			}
+		})
+	}
+}
+
+func TestOpenRefusesForeignDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t(x)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(context.Background(), path, Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a yagent knowledge base") {
+		t.Fatalf("Open(foreign db) = %v; want a 'not a yagent knowledge base' error", err)
+	}
+	var n int
+	db, _ = sql.Open("sqlite", path)
+	defer db.Close()
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n); err != nil || n != 1 {
+		t.Errorf("foreign database has %d schema objects (%v); want 1, untouched", n, err)
+	}
+}
+
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
