@@ -140,21 +140,22 @@ func (s *Store) StartSession(ctx context.Context, c Caller, in StartSessionInput
 
 // visit records this start_session call and returns the start of the
 // delta to show. Calls by the same session within VisitIdle of each other
-// are one visit and see the same start; a new session or a pause begins a
-// new visit whose delta starts where the last visit ended.
+// are one visit and see the same delta; a new session or a pause begins a
+// new visit, whose delta starts where the previous visit started (changes
+// made during a visit show in the next one).
 func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int64, first bool, err error) {
 	now := s.nowMicro()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		var session string
 		var mark sql.NullInt64
-		var seen int64
-		err := tx.QueryRowContext(ctx, "SELECT session, mark_at, seen_at FROM visits WHERE principal_id = ? AND scope = ?",
-			c.PrincipalID, scopeKey).Scan(&session, &mark, &seen)
+		var started, seen int64
+		err := tx.QueryRowContext(ctx, "SELECT session, mark_at, started_at, seen_at FROM visits WHERE principal_id = ? AND scope = ?",
+			c.PrincipalID, scopeKey).Scan(&session, &mark, &started, &seen)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			first = true
-			_, err = tx.ExecContext(ctx, "INSERT INTO visits(principal_id, scope, session, mark_at, seen_at) VALUES (?, ?, ?, NULL, ?)",
-				c.PrincipalID, scopeKey, c.Session, now)
+			_, err = tx.ExecContext(ctx, `INSERT INTO visits(principal_id, scope, session, mark_at, started_at, seen_at)
+				VALUES (?, ?, ?, NULL, ?, ?)`, c.PrincipalID, scopeKey, c.Session, now, now)
 			return err
 		case err != nil:
 			return err
@@ -163,9 +164,9 @@ func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int
 			_, err = tx.ExecContext(ctx, "UPDATE visits SET seen_at = ? WHERE principal_id = ? AND scope = ?", now, c.PrincipalID, scopeKey)
 			return err
 		default:
-			since = seen
-			_, err = tx.ExecContext(ctx, "UPDATE visits SET session = ?, mark_at = ?, seen_at = ? WHERE principal_id = ? AND scope = ?",
-				c.Session, seen, now, c.PrincipalID, scopeKey)
+			since = started
+			_, err = tx.ExecContext(ctx, `UPDATE visits SET session = ?, mark_at = ?, started_at = ?, seen_at = ?
+				WHERE principal_id = ? AND scope = ?`, c.Session, started, now, now, c.PrincipalID, scopeKey)
 			return err
 		}
 	})

@@ -172,11 +172,14 @@ CREATE TABLE activity (
 CREATE INDEX activity_domain_at ON activity(domain_id, at);
 
 -- start_session visit marks per principal and scope ('all' or 'd<domain id>').
+-- A visit is a run of calls from one session; its delta starts where the
+-- previous visit started, so nothing written during a visit is missed.
 CREATE TABLE visits (
 	principal_id INTEGER NOT NULL REFERENCES principals(id),
 	scope        TEXT NOT NULL,
 	session      TEXT NOT NULL,
-	mark_at      INTEGER, -- start of the delta shown during the current visit
+	mark_at      INTEGER, -- start of the delta shown during this visit; NULL on the first
+	started_at   INTEGER NOT NULL,
 	seen_at      INTEGER NOT NULL,
 	PRIMARY KEY (principal_id, scope)
 ) WITHOUT ROWID;
