@@ -14,7 +14,7 @@ import (
 // annotations.
 func TestToolsTable(t *testing.T) {
 	want := []struct {
-		name                             string
+		name                              string
 		readOnly, destructive, idempotent bool
 	}{
 		{"start_session", true, false, true},
