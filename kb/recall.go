@@ -81,15 +81,15 @@ func (s *Store) Recall(ctx context.Context, c Caller, in RecallInput) (RecallOut
 	if err != nil {
 		return RecallOutput{}, err
 	}
-	mode, _, hits, err := s.rank(ctx, sc, in.Topic, recallMatches)
+	r, err := s.rank(ctx, sc, in.Topic, recallMatches)
 	if err != nil {
 		return RecallOutput{}, err
 	}
-	cands, err := s.withNeighbours(ctx, c, hits)
+	cands, err := s.withNeighbours(ctx, c, r.hits)
 	if err != nil {
 		return RecallOutput{}, err
 	}
-	out := RecallOutput{Topic: in.Topic, Mode: mode, BudgetTokens: budget, Notes: []RecallNote{}, Cut: []CutNote{}}
+	out := RecallOutput{Topic: in.Topic, Mode: r.mode, BudgetTokens: budget, Notes: []RecallNote{}, Cut: []CutNote{}}
 	names := projectNames{}
 	for _, cand := range cands {
 		n, ok, err := getNoteRow(ctx, s.db, cand.id)

@@ -85,10 +85,15 @@ func (w *wtx) setTrashed(n noteRow, trashed bool) error {
 		}
 		return &ConflictError{NoteID: noteRef(n.ID), CurrentToken: cur.versionToken()}
 	}
-	if !trashed {
+	if trashed {
+		if err := w.dropVector(n.ID); err != nil {
+			return err
+		}
+	} else {
 		if err := w.resolveForward(n.DomainID, n.ID, n.Title); err != nil {
 			return err
 		}
+		w.embed = append(w.embed, n.ID)
 	}
 	if err := w.revision(n.ID, action); err != nil {
 		return err

@@ -2,6 +2,8 @@ package kb
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -52,12 +54,12 @@ func placeholders(n int) string {
 }
 
 func (sc scope) filter() (string, []any) {
-	return sc.where("n.domain_id", true)
+	return sc.where("n.domain_id", "n.about_project", true)
 }
 
-// where is the SQL condition (on notes n, and domainCol) of the scope;
-// live excludes trashed notes.
-func (sc scope) where(domainCol string, live bool) (string, []any) {
+// where is the SQL condition of the scope on a domain and an about-project
+// column; live also excludes trashed notes (of notes n).
+func (sc scope) where(domainCol, aboutCol string, live bool) (string, []any) {
 	var args []any
 	for _, d := range sc.domains {
 		args = append(args, d)
@@ -67,12 +69,12 @@ func (sc scope) where(domainCol string, live bool) (string, []any) {
 		where = "n.deleted_at IS NULL AND " + where
 	}
 	if len(sc.about) == 0 {
-		return where + " AND n.about_project IS NULL", args
+		return where + " AND " + aboutCol + " IS NULL", args
 	}
 	for _, p := range sc.about {
 		args = append(args, p)
 	}
-	return where + " AND (n.about_project IS NULL OR n.about_project IN (" + placeholders(len(sc.about)) + "))", args
+	return where + " AND (" + aboutCol + " IS NULL OR " + aboutCol + " IN (" + placeholders(len(sc.about)) + "))", args
 }
 
 // readScope is what a read by c sees: one project (handle non-empty) or all
@@ -102,9 +104,16 @@ func readScope(ctx context.Context, q querier, c Caller, handle string) (scope, 
 }
 
 type hit struct {
-	id      int64
-	score   float64
-	snippet string
+	id    int64
+	score float64
+	fts   bool // found by full text: a snippet can be cut around the match
+}
+
+// ranking is the fused result of a search and how it was reached.
+type ranking struct {
+	mode, notice string
+	match        string // the FTS expression that produced the full-text list
+	hits         []hit
 }
 
 // Search finds notes by hybrid ranking. See tooldesc/search.md.
@@ -120,13 +129,13 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	mode, notice, hits, err := s.rank(ctx, sc, in.Query, limit)
+	r, err := s.rank(ctx, sc, in.Query, limit)
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	out := SearchOutput{Mode: mode, Notice: notice, Results: []SearchHit{}}
+	out := SearchOutput{Mode: r.mode, Notice: r.notice, Results: []SearchHit{}}
 	names := projectNames{}
-	for _, h := range hits {
+	for _, h := range r.hits {
 		n, ok, err := getNoteRow(ctx, s.db, h.id)
 		if err != nil {
 			return SearchOutput{}, err
@@ -134,8 +143,13 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 		if !ok {
 			continue
 		}
-		snippet := h.snippet
-		if snippet == "" {
+		snippet := ""
+		if h.fts {
+			if snippet, err = s.snippet(ctx, r.match, h.id); err != nil {
+				return SearchOutput{}, err
+			}
+		}
+		if snippet == "" || snippet == n.Title {
 			snippet = excerpt(n.Body, 240)
 		}
 		handle, err := names.handle(ctx, s.db, n.ProjectID)
@@ -164,41 +178,43 @@ func clampLimit(n, def, max int) (int, error) {
 
 // rank runs full-text search (all words, else any word) and, when an
 // embedder works, vector search, and fuses them by reciprocal rank.
-func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (mode, notice string, hits []hit, err error) {
+func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (ranking, error) {
 	and, or := ftsQuery(query)
 	if and == "" {
-		return "", "", nil, invalidf("the query %q has no words to search for; pass words or a question", query)
+		return ranking{}, invalidf("the query %q has no words to search for; pass words or a question", query)
 	}
 	depth := max(candidateDepth, 3*limit)
+	r := ranking{mode: "fts", match: and}
 	fts, err := s.ftsSearch(ctx, and, sc, depth)
 	if err != nil {
-		return "", "", nil, err
+		return ranking{}, err
 	}
 	if len(fts) == 0 && or != and {
+		r.match = or
 		if fts, err = s.ftsSearch(ctx, or, sc, depth); err != nil {
-			return "", "", nil, err
+			return ranking{}, err
 		}
 	}
-	mode = "fts"
 	var vec []int64
 	switch {
 	case s.emb == nil:
-		notice = "no embedder is configured; ranked by full text only"
+		r.notice = "no embedder is configured; ranked by full text only"
 	default:
 		vs, embErr := s.emb.Embed(ctx, []string{query})
 		switch {
 		case embErr != nil || len(vs) != 1:
-			notice = "the embedding endpoint failed; ranked by full text only"
+			r.notice = "the embedding endpoint failed; ranked by full text only"
 		case !usableVector(vs[0]):
-			notice = "the query gave no usable vector; ranked by full text only"
+			r.notice = "the query gave no usable vector; ranked by full text only"
 		default:
 			if vec, err = s.vectorSearch(ctx, vs[0], sc, depth); err != nil {
-				return "", "", nil, err
+				return ranking{}, err
 			}
-			mode = "hybrid"
+			r.mode = "hybrid"
 		}
 	}
-	return mode, notice, fuse(fts, vec, limit), nil
+	r.hits = fuse(fts, vec, limit)
+	return r, nil
 }
 
 // fuse orders by reciprocal rank fusion, score = Σ 1/(k + rank), k = 60;
@@ -206,7 +222,7 @@ func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (mo
 func fuse(fts []hit, vec []int64, limit int) []hit {
 	byID := map[int64]*hit{}
 	var order []*hit
-	add := func(id int64, rank int, snippet string) {
+	add := func(id int64, rank int, fromFTS bool) {
 		h := byID[id]
 		if h == nil {
 			h = &hit{id: id}
@@ -214,15 +230,13 @@ func fuse(fts []hit, vec []int64, limit int) []hit {
 			order = append(order, h)
 		}
 		h.score += 1.0 / float64(rrfK+rank)
-		if h.snippet == "" {
-			h.snippet = snippet
-		}
+		h.fts = h.fts || fromFTS
 	}
 	for i, h := range fts {
-		add(h.id, i+1, h.snippet)
+		add(h.id, i+1, true)
 	}
 	for i, id := range vec {
-		add(id, i+1, "")
+		add(id, i+1, false)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
 	out := make([]hit, 0, min(limit, len(order)))
@@ -232,12 +246,13 @@ func fuse(fts []hit, vec []int64, limit int) []hit {
 	return out
 }
 
+// ftsSearch ranks the notes in scope matching the FTS expression by BM25
+// (title weighs 5, tags 3, body 1).
 func (s *Store) ftsSearch(ctx context.Context, match string, sc scope, k int) ([]hit, error) {
 	where, args := sc.filter()
 	args = append([]any{match}, args...)
 	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT n.id, snippet(notes_fts, -1, '', '', '…', 24)
-		FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
+	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
 		WHERE notes_fts MATCH ? AND `+where+`
 		ORDER BY bm25(notes_fts, 5.0, 1.0, 3.0), n.id LIMIT ?`, args...)
 	if err != nil {
@@ -246,13 +261,28 @@ func (s *Store) ftsSearch(ctx context.Context, match string, sc scope, k int) ([
 	defer rows.Close()
 	var out []hit
 	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.id, &h.snippet); err != nil {
+		h := hit{fts: true}
+		if err := rows.Scan(&h.id); err != nil {
 			return nil, fmt.Errorf("full-text search: %w", err)
 		}
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// snippet cuts the excerpt of note id around the matches of the FTS
+// expression; it is computed for the answer's hits only, not every match.
+func (s *Store) snippet(ctx context.Context, match string, id int64) (string, error) {
+	var snip string
+	err := s.db.QueryRowContext(ctx, `SELECT snippet(notes_fts, -1, '', '', '…', 24) FROM notes_fts
+		WHERE notes_fts MATCH ? AND rowid = ?`, match, id).Scan(&snip)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("snippet of %s: %w", noteRef(id), err)
+	}
+	return snip, nil
 }
 
 // excerpt is the start of text, cut at a word boundary near max bytes.

@@ -183,7 +183,7 @@ func delta(ctx context.Context, q querier, sc scope, since int64, first bool) (D
 	}
 	t := fromMicro(since)
 	d.Since = &t
-	where, args := sc.where("r.domain_id", false)
+	where, args := sc.where("r.domain_id", "n.about_project", false)
 	rows, err := q.QueryContext(ctx, `SELECT coalesce(r.note_id, 0), coalesce(n.title, ''), coalesce(dm.project_id, 0),
 		r.action, r.detail, `+provenanceCols+`
 		FROM activity r LEFT JOIN notes n ON n.id = r.note_id JOIN domains dm ON dm.id = r.domain_id`+provenanceJoins+`

@@ -35,7 +35,7 @@ func (s *Store) TrashList(ctx context.Context, person Caller) ([]TrashedNote, er
 	if err != nil {
 		return nil, err
 	}
-	where, args := sc.where("n.domain_id", false)
+	where, args := sc.where("n.domain_id", "n.about_project", false)
 	rows, err := s.db.QueryContext(ctx, `SELECT n.id, n.title, coalesce(d.project_id, 0), n.folder, n.class, `+provenanceCols+`
 		FROM notes n JOIN domains d ON d.id = n.domain_id JOIN revisions r ON r.note_id = n.id AND r.version = n.version`+provenanceJoins+`
 		WHERE n.deleted_at IS NOT NULL AND `+where+` ORDER BY n.deleted_at DESC, n.id DESC`, args...)
@@ -113,7 +113,7 @@ func (s *Store) TrashEmpty(ctx context.Context, person Caller, handle string) (i
 			}
 			sc.domains = sc.domains[:1]
 		}
-		where, args := sc.where("n.domain_id", false)
+		where, args := sc.where("n.domain_id", "n.about_project", false)
 		res, err := tx.ExecContext(ctx, "DELETE FROM notes WHERE id IN (SELECT n.id FROM notes n WHERE n.deleted_at IS NOT NULL AND "+where+")", args...)
 		if err != nil {
 			return err

@@ -113,8 +113,9 @@ func (s *Store) embedBatch(ctx context.Context, ids []int64) error {
 				continue
 			}
 			// Only if the note still has the text that was embedded.
-			_, err := tx.ExecContext(ctx, `INSERT INTO note_vectors(note_id, model, dims, content_hash, embedding)
-				SELECT id, ?, ?, content_hash, ? FROM notes WHERE id = ? AND content_hash = ?
+			_, err := tx.ExecContext(ctx, `INSERT INTO note_vectors(note_id, domain_id, about_project, model, dims, content_hash, embedding)
+				SELECT id, domain_id, about_project, ?, ?, content_hash, ? FROM notes
+				WHERE id = ? AND content_hash = ? AND deleted_at IS NULL
 				ON CONFLICT(note_id) DO UPDATE SET model = excluded.model, dims = excluded.dims,
 				content_hash = excluded.content_hash, embedding = excluded.embedding`,
 				model, len(vecs[i]), encodeVector(vecs[i]), it.id, it.hash)
@@ -166,13 +167,14 @@ func (s *Store) EmbedPending(ctx context.Context, limit int) (int, error) {
 
 // vectorSearch ranks the notes in scope by cosine distance to qv
 // (sqlite-vec's vec_distance_cosine over the stored blobs; exact, no ANN).
+// It reads note_vectors alone: rows there are live and current.
 func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int) ([]int64, error) {
-	where, args := sc.filter()
+	where, args := sc.where("v.domain_id", "v.about_project", false)
 	args = append([]any{encodeVector(qv), embedderModel(s.emb), len(qv)}, args...)
 	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM note_vectors v JOIN notes n ON n.id = v.note_id
-		WHERE v.model = ?2 AND v.dims = ?3 AND v.content_hash = n.content_hash AND `+where+`
-		ORDER BY vec_distance_cosine(v.embedding, ?1), n.id LIMIT ?`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT v.note_id FROM note_vectors v
+		WHERE v.model = ?2 AND v.dims = ?3 AND `+where+`
+		ORDER BY vec_distance_cosine(v.embedding, ?1), v.note_id LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -186,4 +188,13 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// dropVector forgets a note's vector when its text changes or it is
+// trashed, so vector search never sees stale or trashed notes.
+func (w *wtx) dropVector(note int64) error {
+	if _, err := w.ExecContext(w.ctx, "DELETE FROM note_vectors WHERE note_id = ?", note); err != nil {
+		return fmt.Errorf("drop vector of %s: %w", noteRef(note), err)
+	}
+	return nil
 }

@@ -162,6 +162,9 @@ func (w *wtx) saveNote(before noteRow, after *noteRow, action string) error {
 		}
 	}
 	if before.ContentHash != after.ContentHash {
+		if err := w.dropVector(after.ID); err != nil {
+			return err
+		}
 		w.embed = append(w.embed, after.ID)
 	}
 	if err := w.revision(after.ID, action); err != nil {

@@ -71,26 +71,28 @@ CREATE TABLE token_projects (
 	PRIMARY KEY (token_id, project_id)
 ) WITHOUT ROWID;
 
+-- Small columns first, body and front matter last: filters never read
+-- past them into a long body.
 CREATE TABLE notes (
 	id            INTEGER PRIMARY KEY,
 	domain_id     INTEGER NOT NULL REFERENCES domains(id),
 	class         TEXT NOT NULL CHECK (class IN ('user-doc', 'agent-memory', 'user-profile')),
 	about_project INTEGER REFERENCES projects(id), -- agent-memory: the project it is about
+	deleted_at    INTEGER,
+	deleted_by    INTEGER REFERENCES principals(id),
+	version       INTEGER NOT NULL,
+	content_hash  TEXT NOT NULL,
+	created_at    INTEGER NOT NULL,
+	updated_at    INTEGER NOT NULL,
 	folder        TEXT NOT NULL DEFAULT '',
 	title         TEXT NOT NULL,
 	title_key     TEXT NOT NULL,
-	body          TEXT NOT NULL,
 	type          TEXT NOT NULL DEFAULT '',
 	tags          TEXT NOT NULL DEFAULT '', -- normalized tags joined by spaces
-	frontmatter   TEXT NOT NULL DEFAULT '{}',
-	version       INTEGER NOT NULL,
-	content_hash  TEXT NOT NULL,
 	source        TEXT, -- import: path relative to the imported folder
 	source_hash   TEXT,
-	created_at    INTEGER NOT NULL,
-	updated_at    INTEGER NOT NULL,
-	deleted_at    INTEGER,
-	deleted_by    INTEGER REFERENCES principals(id)
+	frontmatter   TEXT NOT NULL DEFAULT '{}',
+	body          TEXT NOT NULL
 );
 CREATE UNIQUE INDEX notes_live_title ON notes(domain_id, title_key) WHERE deleted_at IS NULL;
 CREATE INDEX notes_folder ON notes(domain_id, folder, title_key);
@@ -185,14 +187,19 @@ CREATE TABLE visits (
 ) WITHOUT ROWID;
 
 -- Embeddings as little-endian float32 blobs, compared with sqlite-vec's
--- vec_distance_cosine. A vector is current while model and content_hash match.
+-- vec_distance_cosine. A row exists only for a live note whose text is
+-- the one embedded (writes delete stale rows); domain_id and about_project
+-- are copied from the note so vector search reads this table alone.
 CREATE TABLE note_vectors (
-	note_id      INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
-	model        TEXT NOT NULL,
-	dims         INTEGER NOT NULL,
-	content_hash TEXT NOT NULL,
-	embedding    BLOB NOT NULL
+	note_id       INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+	domain_id     INTEGER NOT NULL,
+	about_project INTEGER,
+	model         TEXT NOT NULL,
+	dims          INTEGER NOT NULL,
+	content_hash  TEXT NOT NULL,
+	embedding     BLOB NOT NULL
 );
+CREATE INDEX note_vectors_domain ON note_vectors(domain_id);
 
 CREATE VIRTUAL TABLE notes_fts USING fts5(
 	title, body, tags,
