@@ -165,4 +165,3 @@ func BenchmarkCreateNotes(b *testing.B) {
 		})
 	}
 }
-
