@@ -17,6 +17,7 @@ type DeleteNoteOutput struct {
 	ID             string `json:"id"`
 	Trashed        bool   `json:"trashed" jsonschema:"the note is now in the trash"`
 	AlreadyTrashed bool   `json:"alreadyTrashed,omitempty" jsonschema:"it was in the trash before this call; nothing changed"`
+	VersionToken   string `json:"versionToken" jsonschema:"the note's version in the trash (a person restores it)"`
 }
 
 // MoveNoteInput is the input of move_note.
@@ -51,7 +52,7 @@ func (s *Store) DeleteNote(ctx context.Context, c Caller, in DeleteNoteInput) (D
 		if err != nil {
 			return err
 		}
-		out = DeleteNoteOutput{ID: noteRef(n.ID), Trashed: true}
+		out = DeleteNoteOutput{ID: noteRef(n.ID), Trashed: true, VersionToken: n.versionToken()}
 		if n.DeletedAt != 0 {
 			out.AlreadyTrashed = true
 			return nil
@@ -59,7 +60,12 @@ func (s *Store) DeleteNote(ctx context.Context, c Caller, in DeleteNoteInput) (D
 		if err := n.checkVersion(in.VersionToken); err != nil {
 			return err
 		}
-		return w.setTrashed(n, true)
+		if err := w.setTrashed(n, true); err != nil {
+			return err
+		}
+		cur, _, err := getNoteRow(ctx, w, n.ID)
+		out.VersionToken = cur.versionToken()
+		return err
 	})
 	if err != nil {
 		return DeleteNoteOutput{}, fmt.Errorf("delete_note: %w", err)

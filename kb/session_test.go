@@ -84,6 +84,7 @@ func TestStartSession(t *testing.T) {
 		{Project: "acme/web", Body: "# Deploy", Path: "guides/ops", Type: "howto", Tags: []string{"ops"}},
 		{Project: "acme/web", Body: "# Rollback", Path: "guides", Type: "howto", Tags: []string{"ops", "risk"}},
 		{Project: "acme/web", Body: "# ADR 1", Path: "decisions", Type: "decision"},
+		{Project: "acme/web", Body: "# Sibling", Path: "guides-old"},
 		{Project: "acme/web", Body: "# Readme"},
 	} {
 		if _, err := f.s.CreateNote(ctx, f.person, d); err != nil {
@@ -104,14 +105,14 @@ func TestStartSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Delta.FirstVisit || out.Delta.Since == nil || len(out.Delta.Changes) != 4 {
-		t.Fatalf("delta = %+v; want the 4 notes created since the last visit", out.Delta)
+	if out.Delta.FirstVisit || out.Delta.Since == nil || len(out.Delta.Changes) != 5 {
+		t.Fatalf("delta = %+v; want the 5 notes created since the last visit", out.Delta)
 	}
 	if c := out.Delta.Changes[0]; c.Title != "Readme" || c.Action != "create" || c.By.By != KindPerson || c.Project != "acme/web" {
 		t.Errorf("newest change = %+v", c)
 	}
-	wantIndex := &ProjectIndex{Project: "acme/web", Name: "Acme web", Notes: 4, RootNotes: 1, MemoryNotes: 1,
-		Folders: []FolderCount{{Path: "decisions", Notes: 1}, {Path: "guides", Notes: 2}}}
+	wantIndex := &ProjectIndex{Project: "acme/web", Name: "Acme web", Notes: 5, RootNotes: 1, MemoryNotes: 1,
+		Folders: []FolderCount{{Path: "decisions", Notes: 1}, {Path: "guides", Notes: 2}, {Path: "guides-old", Notes: 1}}}
 	if diff := cmp.Diff(wantIndex, out.Index); diff != "" {
 		t.Errorf("index (-want +got):\n%s", diff)
 	}

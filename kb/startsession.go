@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -223,6 +225,7 @@ func projectIndex(ctx context.Context, q querier, p project, personal int64) (*P
 		return nil, fmt.Errorf("index of %s: %w", p.Handle, err)
 	}
 	defer rows.Close()
+	tops := map[string]int{}
 	for rows.Next() {
 		var folder string
 		var n int
@@ -235,14 +238,13 @@ func projectIndex(ctx context.Context, q querier, p project, personal int64) (*P
 			continue
 		}
 		top, _, _ := strings.Cut(folder, "/")
-		if k := len(idx.Folders); k > 0 && idx.Folders[k-1].Path == top {
-			idx.Folders[k-1].Notes += n
-		} else {
-			idx.Folders = append(idx.Folders, FolderCount{Path: top, Notes: n})
-		}
+		tops[top] += n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("index of %s: %w", p.Handle, err)
+	}
+	for _, top := range slices.Sorted(maps.Keys(tops)) {
+		idx.Folders = append(idx.Folders, FolderCount{Path: top, Notes: tops[top]})
 	}
 	err = q.QueryRowContext(ctx, "SELECT count(*) FROM notes WHERE domain_id = ? AND about_project = ? AND deleted_at IS NULL",
 		personal, p.ID).Scan(&idx.MemoryNotes)

@@ -3,6 +3,8 @@ package kb
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -124,4 +126,20 @@ func readAll(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestMigrationsFrozen fails when a released migration changes: databases
+// already at that version would never see the change. Add a new file instead
+// (and its sum here).
+func TestMigrationsFrozen(t *testing.T) {
+	want := map[int]string{
+		1: "",
+	}
+	for i, step := range migrations() {
+		sum := sha256.Sum256([]byte(step))
+		got := hex.EncodeToString(sum[:])
+		if w, ok := want[i+1]; !ok || w != got {
+			t.Errorf("migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, w)
+		}
+	}
 }
