@@ -136,3 +136,24 @@ func FuzzParseHandle(f *testing.F) {
 		}
 	})
 }
+
+func FuzzNormalizeFolder(f *testing.F) {
+	for _, s := range []string{"guides/ops", "/a//b/", "../etc", "a/./b", " a / b ", "é/日本"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := normalizeFolder(p)
+		if err != nil {
+			return
+		}
+		again, err := normalizeFolder(got)
+		if err != nil || again != got {
+			t.Fatalf("normalizeFolder(%q) = %q, but normalizing that gives %q, %v", p, got, again, err)
+		}
+		for _, seg := range strings.Split(got, "/") {
+			if got != "" && (seg == "" || seg == "." || seg == "..") {
+				t.Fatalf("normalizeFolder(%q) = %q has segment %q", p, got, seg)
+			}
+		}
+	})
+}
