@@ -78,7 +78,7 @@ func (s *Store) ListNotes(ctx context.Context, c Caller, in ListNotesInput) (Lis
 		args = append(args, tag)
 	}
 	rows, err := s.db.QueryContext(ctx, noteSelect+` WHERE n.domain_id = ? AND n.folder = ? AND n.deleted_at IS NULL
-		AND (n.title_key > ?3 OR (n.title_key = ?3 AND n.id > ?4))`+tagCond+` ORDER BY n.title_key, n.id LIMIT `+strconv.Itoa(limit+1), args...)
+		AND n.title_key >= ?3 AND (n.title_key > ?3 OR n.id > ?4)`+tagCond+` ORDER BY n.title_key, n.id LIMIT `+strconv.Itoa(limit+1), args...)
 	if err != nil {
 		return ListNotesOutput{}, fmt.Errorf("list_notes: %w", err)
 	}

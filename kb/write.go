@@ -251,12 +251,16 @@ func (w *wtx) insertLink(from noteRow, typ string, toID int64, toTitle, origin s
 // at note id. A pending edge that duplicates an existing resolved one is dropped.
 func (w *wtx) resolveForward(domain, id int64, title string) error {
 	key := titleKey(title)
-	const match = "domain_id = ?1 AND to_note IS NULL AND (to_key = ?2 OR substr(to_key, 1, length(?2) + 1) = ?2 || '#')"
-	if _, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?3, target = 'n' || ?3 WHERE "+match, domain, key, id); err != nil {
-		return fmt.Errorf("resolve links to %q: %w", title, err)
-	}
-	if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE "+match, domain, key); err != nil {
-		return fmt.Errorf("resolve links to %q: %w", title, err)
+	// "title" exactly, then "title#heading" as a key range; two statements
+	// because an OR of both would not use the links_pending index.
+	for _, cond := range []string{"to_key = ?2", "to_key >= ?2 || '#' AND to_key < ?2 || '$'"} {
+		match := "domain_id = ?1 AND to_note IS NULL AND " + cond
+		if _, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?3, target = 'n' || ?3 WHERE "+match, domain, key, id); err != nil {
+			return fmt.Errorf("resolve links to %q: %w", title, err)
+		}
+		if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE "+match, domain, key); err != nil {
+			return fmt.Errorf("resolve links to %q: %w", title, err)
+		}
 	}
 	return nil
 }
