@@ -37,8 +37,9 @@
 // Search is hybrid: FTS5 (porter unicode61) over titles, bodies and tags,
 // fused by reciprocal rank (k = 60) with cosine similarity of vectors from
 // an injected Embedder, stored as float32 blobs and compared with
-// sqlite-vec's vec_distance_cosine. Without a working embedder it runs on
-// full text alone and reports mode "fts".
+// sqlite-vec's vec_distance_cosine (past a few thousand candidates, after a
+// shortlist by the Hamming distance of their sign bits). Without a working
+// embedder it runs on full text alone and reports mode "fts".
 //
 // # Concurrency and durability
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/openai/openai-go/v3"
@@ -65,10 +66,12 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return out, nil
 }
 
-// HashEmbedder is a deterministic, offline bag-of-words embedder: each word
-// is cut to a crude stem and hashed into one of Dims signed buckets. It
-// makes hybrid search testable without a model; its "semantics" are only
-// shared word stems.
+// HashEmbedder is a deterministic, offline embedder for tests and
+// benchmarks: each word is cut to a crude stem, the stem seeds a
+// pseudo-random ±1 vector of Dims components, and a text is the normalised
+// sum of its words' vectors (random indexing). Texts sharing stems point the
+// same way; its "semantics" are only shared word stems. Like real
+// embeddings its vectors are dense, so their sign bits approximate cosine.
 type HashEmbedder struct {
 	Dims int
 }
@@ -76,7 +79,7 @@ type HashEmbedder struct {
 var _ Embedder = HashEmbedder{}
 
 // Model names the embedder and its size.
-func (h HashEmbedder) Model() string { return fmt.Sprintf("hash-bow-%d", h.dims()) }
+func (h HashEmbedder) Model() string { return fmt.Sprintf("hash-ri-%d", h.dims()) }
 
 func (h HashEmbedder) dims() int {
 	if h.Dims <= 0 {
@@ -96,12 +99,14 @@ func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 			}
 			f := fnv.New64a()
 			f.Write([]byte(crudeStem(w)))
-			sum := f.Sum64()
-			sign := float32(1)
-			if sum>>63 == 1 {
-				sign = -1
+			r := rand.New(rand.NewPCG(f.Sum64(), 0x9e3779b97f4a7c15))
+			for j := range v {
+				if r.Uint64()&1 == 1 {
+					v[j]++
+				} else {
+					v[j]--
+				}
 			}
-			v[sum%uint64(len(v))] += sign
 		}
 		var norm float64
 		for _, x := range v {

@@ -40,6 +40,9 @@ type Store struct {
 	rand      io.Reader
 	emb       Embedder
 	visitIdle time.Duration
+	// exactVectors is how many candidate vectors are still compared
+	// exactly; tests lower it to exercise the shortlist.
+	exactVectors int
 
 	// wmu serialises this process's write transactions; other processes
 	// are kept out by BEGIN IMMEDIATE and busy_timeout.
@@ -69,7 +72,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open kb %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle}
+	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
+		exactVectors: defaultExactVectors}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -134,6 +134,7 @@ func readAll(t *testing.T, path string) []byte {
 func TestMigrationsFrozen(t *testing.T) {
 	want := map[int]string{
 		1: "e5d78f3b639e916163bf0b5234b3309e549b5eeade7281e09b3771e5c0047f75",
+		2: "e23ecc3f5174a0035f878fd1f7212a747a0729e4306fbebc2fac9a499b710063",
 	}
 	for i, step := range migrations() {
 		sum := sha256.Sum256([]byte(step))
@@ -141,5 +142,44 @@ func TestMigrationsFrozen(t *testing.T) {
 		if w, ok := want[i+1]; !ok || w != got {
 			t.Errorf("migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, w)
 		}
+	}
+}
+
+// TestOpenMigratesFromV1 opens a version-1 database holding a vector and
+// checks that migration 2 adds and fills its sign bits.
+func TestOpenMigratesFromV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := migrations()[0] + `
+		INSERT INTO schema_version VALUES (1, 0);
+		INSERT INTO principals VALUES (1, 'old', 0);
+		INSERT INTO domains(id, owner_id) VALUES (1, 1);
+		INSERT INTO notes(id, domain_id, class, version, content_hash, created_at, updated_at, title, title_key, body)
+			VALUES (1, 1, 'user-doc', 1, 'h', 0, 0, 'T', 't', 'b');
+		PRAGMA user_version = 1;`
+	if _, err := db.Exec(v1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO note_vectors VALUES (1, 1, NULL, 'm', 8, 'h', ?)", encodeVector([]float32{1, -1, 1, -1, 1, -1, 1, -1})); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(t.Context(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var uv int
+	var bits []byte
+	s.db.QueryRow("PRAGMA user_version").Scan(&uv)
+	if err := s.db.QueryRow("SELECT bits FROM note_vector_bits WHERE note_id = 1").Scan(&bits); err != nil {
+		t.Fatal(err)
+	}
+	if uv != 2 || len(bits) != 1 || bits[0] != 0b01010101 {
+		t.Errorf("after migration: user_version %d, bits %08b; want 2 and 01010101", uv, bits)
 	}
 }

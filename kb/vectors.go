@@ -165,16 +165,18 @@ func (s *Store) EmbedPending(ctx context.Context, limit int) (int, error) {
 	return done, nil
 }
 
-// vectorSearch ranks the notes in scope by cosine distance to qv
-// (sqlite-vec's vec_distance_cosine over the stored blobs; exact, no ANN).
-// It reads note_vectors alone: rows there are live and current.
+// vectorSearch ranks the notes in scope by cosine distance to qv, using
+// sqlite-vec's distance functions over the stored blobs. It reads the
+// vector tables alone: their rows are live and current. Up to exactVectors
+// candidates are compared exactly; beyond that a shortlist of
+// shortlistFactor·k by Hamming distance of the sign bits (note_vector_bits,
+// a narrow table) is reranked by exact cosine.
 func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int) ([]int64, error) {
-	where, args := sc.where("v.domain_id", "v.about_project", false)
-	args = append([]any{encodeVector(qv), embedderModel(s.emb), len(qv)}, args...)
-	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT v.note_id FROM note_vectors v
-		WHERE v.model = ?2 AND v.dims = ?3 AND `+where+`
-		ORDER BY vec_distance_cosine(v.embedding, ?1), v.note_id LIMIT ?`, args...)
+	query, args, err := s.vectorQuery(ctx, qv, sc, k)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, query, append(args, k)...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -189,6 +191,49 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 	}
 	return ids, rows.Err()
 }
+
+// vectorQuery picks the exact or the shortlisted query; the caller appends k.
+func (s *Store) vectorQuery(ctx context.Context, qv []float32, sc scope, k int) (string, []any, error) {
+	head := []any{encodeVector(qv), embedderModel(s.emb), len(qv)}
+	where, args := sc.where("v.domain_id", "v.about_project", false)
+	exact := "SELECT v.note_id FROM note_vectors v WHERE v.model = ?2 AND v.dims = ?3 AND " + where +
+		" ORDER BY vec_distance_cosine(v.embedding, ?1), v.note_id LIMIT ?"
+	if len(qv)%8 != 0 {
+		return exact, append(head, args...), nil
+	}
+	where, args = sc.where("b.domain_id", "b.about_project", false)
+	from := " FROM note_vector_bits b WHERE b.model = ?2 AND b.dims = ?3 AND " + where
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*)"+from, append(head, args...)...).Scan(&n); err != nil {
+		return "", nil, fmt.Errorf("vector search: %w", err)
+	}
+	if n <= s.exactVectors {
+		where, args = sc.where("v.domain_id", "v.about_project", false)
+		return exact, append(head, args...), nil
+	}
+	shortlist := `SELECT s.note_id FROM (SELECT b.note_id` + from + `
+		ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(?)), b.note_id LIMIT ` + fmt.Sprint(shortlistFactor*k) + `) s
+		JOIN note_vectors e ON e.note_id = s.note_id
+		ORDER BY vec_distance_cosine(e.embedding, ?1), s.note_id LIMIT ?`
+	return shortlist, append(append(head, args...), quantizeBinary(qv)), nil
+}
+
+// quantizeBinary packs the sign bits of v as sqlite-vec's
+// vec_quantize_binary does: bit i (least significant first) is v[i] > 0.
+func quantizeBinary(v []float32) []byte {
+	b := make([]byte, (len(v)+7)/8)
+	for i, f := range v {
+		if f > 0 {
+			b[i/8] |= 1 << (i % 8)
+		}
+	}
+	return b
+}
+
+const (
+	defaultExactVectors = 4096
+	shortlistFactor     = 8
+)
 
 // dropVector forgets a note's vector when its text changes or it is
 // trashed, so vector search never sees stale or trashed notes.
