@@ -2,8 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -134,6 +132,10 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 		return SearchOutput{}, err
 	}
 	out := SearchOutput{Mode: r.mode, Notice: r.notice, Results: []SearchHit{}}
+	snippets, err := s.snippets(ctx, r.match, r.hits)
+	if err != nil {
+		return SearchOutput{}, err
+	}
 	names := projectNames{}
 	for _, h := range r.hits {
 		n, ok, err := getNoteRow(ctx, s.db, h.id)
@@ -143,12 +145,7 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 		if !ok {
 			continue
 		}
-		snippet := ""
-		if h.fts {
-			if snippet, err = s.snippet(ctx, r.match, h.id); err != nil {
-				return SearchOutput{}, err
-			}
-		}
+		snippet := snippets[h.id]
 		if snippet == "" || snippet == n.Title {
 			snippet = excerpt(n.Body, 240)
 		}
@@ -270,19 +267,35 @@ func (s *Store) ftsSearch(ctx context.Context, match string, sc scope, k int) ([
 	return out, rows.Err()
 }
 
-// snippet cuts the excerpt of note id around the matches of the FTS
-// expression; it is computed for the answer's hits only, not every match.
-func (s *Store) snippet(ctx context.Context, match string, id int64) (string, error) {
-	var snip string
-	err := s.db.QueryRowContext(ctx, `SELECT snippet(notes_fts, -1, '', '', '…', 24) FROM notes_fts
-		WHERE notes_fts MATCH ? AND rowid = ?`, match, id).Scan(&snip)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+// snippets cuts excerpts around the matches of the FTS expression for the
+// hits found by full text, in one query: only for the answer's hits, not
+// for every match.
+func (s *Store) snippets(ctx context.Context, match string, hits []hit) (map[int64]string, error) {
+	var ids []any
+	for _, h := range hits {
+		if h.fts {
+			ids = append(ids, h.id)
+		}
 	}
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(notes_fts, -1, '', '', '…', 24) FROM notes_fts
+		WHERE notes_fts MATCH ? AND rowid IN (`+placeholders(len(ids))+`)`, append([]any{match}, ids...)...)
 	if err != nil {
-		return "", fmt.Errorf("snippet of %s: %w", noteRef(id), err)
+		return nil, fmt.Errorf("snippets: %w", err)
 	}
-	return snip, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var snip string
+		if err := rows.Scan(&id, &snip); err != nil {
+			return nil, fmt.Errorf("snippets: %w", err)
+		}
+		out[id] = snip
+	}
+	return out, rows.Err()
 }
 
 // excerpt is the start of text, cut at a word boundary near max bytes.
