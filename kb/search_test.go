@@ -46,6 +46,7 @@ func seedSearch(t *testing.T, f *fixture) map[string]string {
 		"k8s":     "# Kubernetes cluster\n\nNode pools, autoscaling and upgrades.",
 		"ru":      "# Развертывание\n\nМы деплоим сервис через пайплайн, затем проверяем метрики.",
 		"holiday": "# Holiday calendar\n\nPublic holidays for the team.",
+		"yo":      "# Ёлка в офисе\n\nНовогодняя ёлка и её игрушки.",
 	} {
 		ids[key] = f.create(t, "acme/web", body).ID
 	}
@@ -61,6 +62,9 @@ func TestSearchNaturalLanguage(t *testing.T) {
 		{"who is on call this week", "oncall"},
 		{"как мы деплоим сервис?", "ru"},
 		{"развертывания сервисов", "ru"},
+		{"ёлка", "yo"},
+		{"где стоит елка?", "yo"},
+		{"ЁЛКИ", "yo"},
 		{`"kubernetes" AND (upgrade OR NEAR) -cluster*`, "k8s"},
 		{"deploy billing teapot", "deploy"}, // no note has every word: falls back to any word
 	} {
@@ -182,4 +186,42 @@ func TestSearchCoversOwnMemoryOnly(t *testing.T) {
 	if res, _ := f.s.Search(t.Context(), ops, SearchInput{Query: "flamingo"}); len(res.Results) != 0 {
 		t.Errorf("ops-only token finds memory about acme/web: %+v", res.Results)
 	}
+}
+
+// TestFTSIndexStaysConsistent edits, renames and purges notes with ё and
+// checks the external-content index against its source after each step.
+func TestFTSIndexStaysConsistent(t *testing.T) {
+	f := newFixture(t, Options{})
+	check := func(step string) {
+		t.Helper()
+		if _, err := f.s.db.Exec("INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)"); err != nil {
+			t.Fatalf("after %s: FTS integrity check: %v", step, err)
+		}
+	}
+	n := f.create(t, "acme/web", "# Ёжик\n\nЁжик в тумане, ёлка.")
+	check("create")
+	e, err := f.s.EditNote(t.Context(), f.agent, EditNoteInput{ID: n.ID, VersionToken: n.VersionToken, Mode: "findReplace", Find: "ёлка", Content: "Ёлочка"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("edit")
+	if _, err := f.s.RenameNote(t.Context(), f.agent, RenameNoteInput{ID: n.ID, Title: "Ёж", VersionToken: e.VersionToken}); err != nil {
+		t.Fatal(err)
+	}
+	check("rename")
+	for _, q := range []string{"еж", "елочка"} {
+		if out, _ := f.s.Search(t.Context(), f.reader, SearchInput{Query: q}); len(out.Results) != 1 {
+			t.Errorf("Search(%q) = %+v; want the note", q, out.Results)
+		}
+	}
+	if out, _ := f.s.Search(t.Context(), f.reader, SearchInput{Query: "ёлка"}); len(out.Results) != 0 {
+		t.Errorf("the replaced word still matches: %+v", out.Results)
+	}
+	if _, err := f.s.DeleteNote(t.Context(), f.agent, DeleteNoteInput{ID: n.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.TrashEmpty(t.Context(), f.person, ""); err != nil {
+		t.Fatal(err)
+	}
+	check("purge")
 }

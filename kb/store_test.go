@@ -135,6 +135,7 @@ func TestMigrationsFrozen(t *testing.T) {
 	want := map[int]string{
 		1: "e5d78f3b639e916163bf0b5234b3309e549b5eeade7281e09b3771e5c0047f75",
 		2: "e23ecc3f5174a0035f878fd1f7212a747a0729e4306fbebc2fac9a499b710063",
+		3: "1c335ecb8c4c334f982b6343a1a5143f6a13da08464c1d9250134db289f157c8",
 	}
 	for i, step := range migrations() {
 		sum := sha256.Sum256([]byte(step))
@@ -145,8 +146,9 @@ func TestMigrationsFrozen(t *testing.T) {
 	}
 }
 
-// TestOpenMigratesFromV1 opens a version-1 database holding a vector and
-// checks that migration 2 adds and fills its sign bits.
+// TestOpenMigratesFromV1 opens a version-1 database holding a note and a
+// vector and checks the later migrations: sign bits filled (2), the
+// full-text index rebuilt with ё folded (3).
 func TestOpenMigratesFromV1(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kb.db")
 	db, err := sql.Open("sqlite", path)
@@ -158,7 +160,7 @@ func TestOpenMigratesFromV1(t *testing.T) {
 		INSERT INTO principals VALUES (1, 'old', 0);
 		INSERT INTO domains(id, owner_id) VALUES (1, 1);
 		INSERT INTO notes(id, domain_id, class, version, content_hash, created_at, updated_at, title, title_key, body)
-			VALUES (1, 1, 'user-doc', 1, 'h', 0, 0, 'T', 't', 'b');
+			VALUES (1, 1, 'user-doc', 1, 'h', 0, 0, 'Ёлка', 'ёлка', 'b');
 		PRAGMA user_version = 1;`
 	if _, err := db.Exec(v1); err != nil {
 		t.Fatal(err)
@@ -179,7 +181,11 @@ func TestOpenMigratesFromV1(t *testing.T) {
 	if err := s.db.QueryRow("SELECT bits FROM note_vector_bits WHERE note_id = 1").Scan(&bits); err != nil {
 		t.Fatal(err)
 	}
-	if uv != 2 || len(bits) != 1 || bits[0] != 0b01010101 {
-		t.Errorf("after migration: user_version %d, bits %08b; want 2 and 01010101", uv, bits)
+	if uv != SchemaVersion() || len(bits) != 1 || bits[0] != 0b01010101 {
+		t.Errorf("after migration: user_version %d, bits %08b; want %d and 01010101", uv, bits, SchemaVersion())
+	}
+	var hit int64
+	if err := s.db.QueryRow(`SELECT rowid FROM notes_fts WHERE notes_fts MATCH '"елка"'`).Scan(&hit); err != nil || hit != 1 {
+		t.Errorf("full-text lookup of the migrated note = %d, %v; want note 1", hit, err)
 	}
 }
