@@ -1,0 +1,54 @@
+// Package kb is yagent's knowledge base: a SQLite store of notes shared by
+// people and agents, and the 21 intent tools agents use on it (SPEC.md §9,
+// seed 004 "Интент-инструменты").
+//
+// # Model
+//
+// Notes live in domains. A project's domain holds shared notes (class
+// user-doc) in folders; projects sit in spaces and are named by handles
+// ("space/slug", or "space" for a space's root project), taken verbatim from
+// answers. Each principal (a person) also has a personal domain, implied by
+// the caller, holding the user profile (class user-profile) and the agents'
+// private memory about projects (class agent-memory). Notes are linked by
+// typed edges, including forward references to titles not written yet.
+// Renamed notes and projects keep their old titles and handles as aliases.
+// Deleted notes go to a trash only a person can restore or empty. Every
+// version is kept as a revision with its provenance: who (person or agent,
+// for which principal, through which token), how (tool), where (client and
+// session) and when.
+//
+// # Callers
+//
+// Every tool takes a Caller. Authenticate turns a token into an agent
+// Caller; PersonCaller is a person at the CLI. A read caller may call read
+// tools only; every call checks access to the project or personal domain it
+// touches, and a refused call changes nothing.
+//
+// # Tools
+//
+// Each tool is a Store method with typed input and output structs whose
+// json and jsonschema tags describe the MCP schema. Tools lists them with
+// static descriptions (tooldesc/*.md) and MCP annotations; Call runs one
+// from JSON arguments. Errors the model can fix carry a code (ErrorCode):
+// invalidArgument, notFound, forbidden, conflict, versionConflict.
+//
+// # Search
+//
+// Search is hybrid: FTS5 (porter unicode61) over titles, bodies and tags,
+// fused by reciprocal rank (k = 60) with cosine similarity of vectors from
+// an injected Embedder, stored as float32 blobs and compared with
+// sqlite-vec's vec_distance_cosine (past a few thousand candidates, after a
+// shortlist by the Hamming distance of their sign bits). Without a working
+// embedder it runs on full text alone and reports mode "fts".
+//
+// # Concurrency and durability
+//
+// The database runs in WAL mode with a 5 s busy timeout; writes are
+// BEGIN IMMEDIATE transactions, serialised within a process, so several
+// yagent processes may share one file. A write either commits whole or
+// changes nothing (batches commit per item through savepoints). Note edits
+// are compare-and-swap on the note's version. Embeddings are refreshed after
+// the write commits and are best effort. The schema version is kept in
+// PRAGMA user_version and the schema_version table; Open migrates forward
+// and refuses newer or foreign files without touching them.
+package kb

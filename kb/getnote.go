@@ -1,0 +1,126 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// GetNoteInput is the input of get_note.
+type GetNoteInput struct {
+	Ref      string `json:"ref" jsonschema:"a note id such as n42, or a wiki ref such as [[Deploy guide]] (a former title works too)"`
+	Project  string `json:"project,omitempty" jsonschema:"project handle to resolve a wiki ref in; without it the ref is looked up in your personal notes, then in every project you can reach"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"also return the outline (headings), links and former titles"`
+}
+
+// GetNote returns a whole note with its versionToken and provenance. See
+// tooldesc/get_note.md.
+func (s *Store) GetNote(ctx context.Context, c Caller, in GetNoteInput) (Note, error) {
+	if err := c.check(); err != nil {
+		return Note{}, err
+	}
+	ref := strings.TrimSpace(in.Ref)
+	if ref == "" {
+		return Note{}, invalidf("ref is required: a note id such as n42 or a [[Title]]")
+	}
+	if _, isID := parseNoteRef(ref); isID {
+		n, err := loadNote(ctx, s.db, c, ref)
+		if err != nil {
+			return Note{}, err
+		}
+		return s.noteView(ctx, s.db, n, in.Detailed)
+	}
+	n, viaAlias, err := s.resolveWikiRef(ctx, c, ref, in.Project)
+	if err != nil {
+		return Note{}, err
+	}
+	v, err := s.noteView(ctx, s.db, n, in.Detailed)
+	if err != nil {
+		return Note{}, err
+	}
+	if viaAlias {
+		v.ResolvedVia = "former title " + strings.TrimSpace(bareRef(ref))
+	}
+	return v, nil
+}
+
+// bareRef strips [[ ]] and a |label from a wiki ref.
+func bareRef(ref string) string {
+	ref = strings.TrimSpace(ref)
+	ref = strings.TrimSuffix(strings.TrimPrefix(ref, "[["), "]]")
+	ref, _, _ = strings.Cut(ref, "|")
+	return strings.TrimSpace(ref)
+}
+
+// resolveWikiRef finds the note a title (or former title) means, in the
+// given project or, without one, in c's personal notes and then projects.
+func (s *Store) resolveWikiRef(ctx context.Context, c Caller, ref, handle string) (noteRow, bool, error) {
+	title := bareRef(ref)
+	if title == "" {
+		return noteRow{}, false, invalidf("ref %q names no title", ref)
+	}
+	var domains []int64
+	var names []string
+	if strings.TrimSpace(handle) != "" {
+		p, err := resolveProject(ctx, s.db, c, handle)
+		if err != nil {
+			return noteRow{}, false, err
+		}
+		domains, names = []int64{p.DomainID}, []string{p.Handle}
+	} else {
+		personal, err := personalDomain(ctx, s.db, c.PrincipalID)
+		if err != nil {
+			return noteRow{}, false, err
+		}
+		domains, names = []int64{personal}, []string{"your personal notes"}
+		ps, err := accessibleProjects(ctx, s.db, c)
+		if err != nil {
+			return noteRow{}, false, err
+		}
+		for _, p := range ps {
+			domains = append(domains, p.DomainID)
+			names = append(names, p.Handle)
+		}
+	}
+	type found struct {
+		n        noteRow
+		viaAlias bool
+		where    string
+	}
+	var hits []found
+	for i, d := range domains {
+		id, viaAlias, err := resolveTitle(ctx, s.db, d, title)
+		if err != nil {
+			return noteRow{}, false, fmt.Errorf("resolve %s: %w", ref, err)
+		}
+		if id == 0 {
+			continue
+		}
+		n, ok, err := getNoteRow(ctx, s.db, id)
+		if err != nil {
+			return noteRow{}, false, err
+		}
+		if ok {
+			if ok, err = canSee(ctx, s.db, c, n); err != nil {
+				return noteRow{}, false, err
+			}
+		}
+		if ok {
+			hits = append(hits, found{n, viaAlias, names[i]})
+		}
+		if i == 0 && len(hits) == 1 && handle == "" {
+			break // personal notes win without a project
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return noteRow{}, false, notFoundf("no note titled %q (nor formerly titled so) where you looked; try search, or pass project", title)
+	case 1:
+		return hits[0].n, hits[0].viaAlias, nil
+	}
+	var where []string
+	for _, h := range hits {
+		where = append(where, fmt.Sprintf("%s in %s", noteRef(h.n.ID), h.where))
+	}
+	return noteRow{}, false, invalidf("several notes are titled %q: %s; pass project or the note id", title, strings.Join(where, ", "))
+}

@@ -1,0 +1,81 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migrations returns the schema steps in order; step i brings the schema to
+// version i+1. Files are named NNN_*.sql and are never edited once released.
+func migrations() []string {
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		panic(err) // the pattern is constant
+	}
+	sort.Strings(names)
+	steps := make([]string, len(names))
+	for i, name := range names {
+		b, err := migrationFS.ReadFile(name)
+		if err != nil {
+			panic(err) // embedded files are always readable
+		}
+		steps[i] = string(b)
+	}
+	return steps
+}
+
+// SchemaVersion is the schema version this code writes.
+func SchemaVersion() int { return len(migrations()) }
+
+// migrate brings the schema up to SchemaVersion. The version lives both in
+// PRAGMA user_version and in the schema_version table. Nothing is written
+// before the file is known to be a knowledge base this code understands.
+func (s *Store) migrate(ctx context.Context) error {
+	var have int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
+		return fmt.Errorf("open kb %s: read schema version: %w (is it a SQLite database? move it aside or pass another path)", s.path, err)
+	}
+	steps := migrations()
+	if have > len(steps) {
+		return fmt.Errorf("open kb %s: schema version %d is newer than this yagent understands (%d); upgrade yagent, the file was left untouched", s.path, have, len(steps))
+	}
+	if have == 0 {
+		var tables int
+		err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table'").Scan(&tables)
+		if err != nil {
+			return fmt.Errorf("open kb %s: %w", s.path, err)
+		}
+		if tables > 0 {
+			return fmt.Errorf("open kb %s: a SQLite database that is not a yagent knowledge base (it has tables but no schema version); pass another path, the file was left untouched", s.path)
+		}
+	}
+	// WAL is a property of the file, so it is set once here, after the file
+	// has proved to be ours, rather than by every connection's DSN.
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("open kb %s: set WAL mode: %w", s.path, err)
+	}
+	for v := have + 1; v <= len(steps); v++ {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, steps[v-1]); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO schema_version(version, applied_at) VALUES (?, ?)", v, s.nowMicro()); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("open kb %s: migrate to schema version %d: %w", s.path, v, err)
+		}
+	}
+	return nil
+}

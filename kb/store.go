@@ -1,0 +1,150 @@
+package kb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite"     // the "sqlite" database/sql driver
+	_ "modernc.org/sqlite/vec" // registers vec_distance_cosine and friends
+)
+
+// Options configure a Store. The zero value is usable: real time, crypto
+// randomness and no embedder (search then runs on full text alone).
+type Options struct {
+	// Now returns the current time; tests pin it.
+	Now func() time.Time
+	// Rand is the source of token secrets; default crypto/rand.
+	Rand io.Reader
+	// Embedder turns text into vectors for hybrid search; nil means
+	// full-text search only.
+	Embedder Embedder
+	// VisitIdle is how long start_session may go uncalled before the next
+	// call starts a new visit (and a new delta). Default 30 minutes.
+	VisitIdle time.Duration
+}
+
+// Store is the knowledge base in one SQLite file.
+type Store struct {
+	db        *sql.DB
+	path      string
+	now       func() time.Time
+	rand      io.Reader
+	emb       Embedder
+	visitIdle time.Duration
+	// exactVectors is how many candidate vectors are still compared
+	// exactly; tests lower it to exercise the shortlist.
+	exactVectors int
+
+	// wmu serialises this process's write transactions; other processes
+	// are kept out by BEGIN IMMEDIATE and busy_timeout.
+	wmu sync.Mutex
+}
+
+const sqliteMagic = "SQLite format 3\x00"
+
+// Open opens (creating if needed) the knowledge base at path and brings its
+// schema up to date. A file that is not a SQLite database, a database that
+// is not a knowledge base, or one written by a newer yagent is refused with an
+// error naming the path; such a file is never modified.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open kb %q: the path must be non-empty and contain no '?' or '#'", path)
+	}
+	if err := checkMagic(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "cache_size(-32000)") // 32 MB of page cache per connection
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open kb %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
+		exactVectors: defaultExactVectors}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.rand == nil {
+		s.rand = rand.Reader
+	}
+	if s.visitIdle <= 0 {
+		s.visitIdle = 30 * time.Minute
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkMagic refuses an existing non-empty file that is not SQLite before the
+// driver gets a chance to touch it.
+func checkMagic(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open kb %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil
+	}
+	if string(head[:n]) != sqliteMagic {
+		return fmt.Errorf("open kb %s: not a SQLite database (damaged or another kind of file); move it aside or pass another path, it was left untouched", path)
+	}
+	return nil
+}
+
+// Path reports the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// nowMicro is the injected clock in storage units.
+func (s *Store) nowMicro() int64 { return s.now().UTC().UnixMicro() }
+
+func fromMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inTx runs fn in a write transaction, serialised with the process's other
+// writes. fn's error rolls everything back.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

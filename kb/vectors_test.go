@@ -1,0 +1,158 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+// switchEmbedder fails while down is set, then behaves like inner.
+type switchEmbedder struct {
+	inner Embedder
+	down  atomic.Bool
+}
+
+func (e *switchEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e.down.Load() {
+		return nil, errors.New("503 service unavailable")
+	}
+	return e.inner.Embed(ctx, texts)
+}
+
+func vectorIDs(t *testing.T, f *fixture, query string) []string {
+	t.Helper()
+	sc, err := readScope(t.Context(), f.s.db, f.agent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := f.s.emb.Embed(t.Context(), []string{query})
+	ids, err := f.s.vectorSearch(t.Context(), vs[0], sc, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, id := range ids {
+		out = append(out, noteRef(id))
+	}
+	return out
+}
+
+func TestVectorsFollowWrites(t *testing.T) {
+	emb := &switchEmbedder{inner: conceptEmbedder{concepts: [][]string{{"k8s", "kubernetes"}}}}
+	f := newFixture(t, Options{Embedder: emb})
+	n := f.create(t, "acme/web", "# Cluster\n\nOur kubernetes setup.")
+	if got := vectorIDs(t, f, "k8s"); len(got) != 1 || got[0] != n.ID {
+		t.Fatalf("vector hits = %v; want [%s]", got, n.ID)
+	}
+	// An edit that removes the concept drops the old vector and embeds anew.
+	e, err := f.s.EditNote(t.Context(), f.agent, EditNoteInput{ID: n.ID, VersionToken: n.VersionToken, Mode: "replace", Content: "Bare metal now."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale int
+	f.s.db.QueryRow("SELECT count(*) FROM note_vectors v JOIN notes n ON n.id = v.note_id WHERE v.content_hash <> n.content_hash").Scan(&stale)
+	if got := vectorIDs(t, f, "k8s"); len(got) != 1 || stale != 0 {
+		t.Fatalf("vector rows after edit = %v (%d stale); want the re-embedded note only", got, stale)
+	}
+	// Trashed notes leave vector search; restored ones come back.
+	if _, err := f.s.DeleteNote(t.Context(), f.agent, DeleteNoteInput{ID: n.ID, VersionToken: e.VersionToken}); err != nil {
+		t.Fatal(err)
+	}
+	if got := vectorIDs(t, f, "k8s"); len(got) != 0 {
+		t.Errorf("vector hits after delete = %v; want none", got)
+	}
+	if _, err := f.s.TrashRestore(t.Context(), f.person, n.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := vectorIDs(t, f, "k8s"); len(got) != 1 {
+		t.Errorf("vector hits after restore = %v; want the note back", got)
+	}
+
+	// Writes succeed while the embedder is down; EmbedPending catches up.
+	emb.down.Store(true)
+	late := f.create(t, "acme/web", "# Upgrade\n\nkubernetes 1.30 upgrade.")
+	if out, err := f.s.Search(t.Context(), f.reader, SearchInput{Query: "k8s"}); err != nil || out.Mode != "fts" {
+		t.Errorf("search while the embedder is down = %+v, %v; want mode fts, no error", out, err)
+	}
+	emb.down.Store(false)
+	if got := vectorIDs(t, f, "k8s"); len(got) != 1 {
+		t.Errorf("before EmbedPending: %v; want only the old note", got)
+	}
+	done, err := f.s.EmbedPending(t.Context(), 100)
+	if err != nil || done != 1 {
+		t.Fatalf("EmbedPending = %d, %v; want 1", done, err)
+	}
+	if got := vectorIDs(t, f, "k8s"); len(got) != 2 || got[1] != late.ID && got[0] != late.ID {
+		t.Errorf("after EmbedPending: %v; want %s included", got, late.ID)
+	}
+}
+
+// TestVectorSearchShortlist compares the Hamming-shortlisted search with
+// the exact one on a store too big for exact comparison.
+func TestVectorSearchShortlist(t *testing.T) {
+	f := newFixture(t, Options{Embedder: HashEmbedder{Dims: 256}})
+	drafts := benchCorpus(300, 7)
+	for i := 0; i < len(drafts); i += maxBatch {
+		if _, err := f.s.CreateNotes(t.Context(), f.agent, CreateNotesInput{Project: "acme/web", Notes: drafts[i:min(i+maxBatch, len(drafts))]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bits table follows note_vectors through inserts, updates and deletes.
+	first := f.get(t, "n1")
+	if _, err := f.s.EditNote(t.Context(), f.agent, EditNoteInput{ID: "n1", VersionToken: first.VersionToken, Mode: "append", Content: "changed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.DeleteNote(t.Context(), f.agent, DeleteNoteInput{ID: "n2"}); err != nil {
+		t.Fatal(err)
+	}
+	var vectors, bits, mismatched int
+	f.s.db.QueryRow("SELECT count(*) FROM note_vectors").Scan(&vectors)
+	f.s.db.QueryRow("SELECT count(*) FROM note_vector_bits").Scan(&bits)
+	f.s.db.QueryRow(`SELECT count(*) FROM note_vectors v JOIN note_vector_bits b USING (note_id)
+		WHERE b.bits <> vec_quantize_binary(v.embedding)`).Scan(&mismatched)
+	if vectors != 299 || bits != vectors || mismatched != 0 {
+		t.Fatalf("%d vectors, %d bit rows, %d mismatched; want 299, 299, 0", vectors, bits, mismatched)
+	}
+
+	sc, err := readScope(t.Context(), f.s.db, f.agent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agree := 0
+	for _, q := range benchQueries {
+		qv, _ := f.s.emb.Embed(t.Context(), []string{q})
+		f.s.exactVectors = 1 << 30
+		exact, err := f.s.vectorSearch(t.Context(), qv[0], sc, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.s.exactVectors = 50
+		short, err := f.s.vectorSearch(t.Context(), qv[0], sc, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(short) != 5 {
+			t.Fatalf("shortlisted search returned %d ids; want 5", len(short))
+		}
+		if exact[0] == short[0] {
+			agree++
+		}
+	}
+	t.Logf("shortlist and exact search agree on the best hit for %d of %d queries", agree, len(benchQueries))
+	if agree < len(benchQueries)*7/10 {
+		t.Errorf("shortlist agrees with exact search on the best hit for %d of %d queries; want at least 70%%", agree, len(benchQueries))
+	}
+}
+
+func TestQuantizeBinaryMatchesSqliteVec(t *testing.T) {
+	f := newFixture(t, Options{})
+	v := []float32{1, -1, 0, 2, -3, 4, 5, -6, 0.5, -0.5, 0, 0, 1, 1, 1, 1}
+	var want []byte
+	if err := f.s.db.QueryRow("SELECT vec_quantize_binary(?)", encodeVector(v)).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got := quantizeBinary(v); string(got) != string(want) {
+		t.Errorf("quantizeBinary = %08b; sqlite-vec gives %08b", got, want)
+	}
+}

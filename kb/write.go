@@ -1,0 +1,266 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// wtx is one write transaction with the provenance every row it writes gets.
+type wtx struct {
+	*sql.Tx
+	ctx  context.Context
+	c    Caller
+	tool string
+	at   int64
+	// embed collects notes whose text changed, embedded after commit.
+	embed []int64
+}
+
+// write runs fn as one transaction on behalf of c through tool, then
+// refreshes the vectors of the notes it changed (best effort).
+func (s *Store) write(ctx context.Context, c Caller, tool string, fn func(w *wtx) error) error {
+	if err := c.requireWrite(tool); err != nil {
+		return err
+	}
+	var embed []int64
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		w := &wtx{Tx: tx, ctx: ctx, c: c, tool: tool, at: s.nowMicro()}
+		if err := fn(w); err != nil {
+			return err
+		}
+		embed = w.embed
+		return nil
+	})
+	if err == nil && len(embed) > 0 {
+		s.embedNotes(ctx, embed)
+	}
+	return err
+}
+
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
+}
+
+func (w *wtx) activity(domain, note int64, action, detail string) error {
+	_, err := w.ExecContext(w.ctx, `INSERT INTO activity(at, domain_id, note_id, action, detail, by_kind,
+		principal_id, token_id, tool, client, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.at, nullID(domain), nullID(note), action, detail, string(w.c.Kind), w.c.PrincipalID,
+		nullID(w.c.TokenID), w.tool, w.c.Client, w.c.Session)
+	if err != nil {
+		return fmt.Errorf("record activity: %w", err)
+	}
+	return nil
+}
+
+// revision snapshots the note's current row as a revision made by w.
+func (w *wtx) revision(note int64, action string) error {
+	_, err := w.ExecContext(w.ctx, `INSERT INTO revisions(note_id, version, action, title, folder, body, type, tags,
+		at, by_kind, principal_id, token_id, tool, client, session)
+		SELECT id, version, ?, title, folder, body, type, tags, ?, ?, ?, ?, ?, ?, ? FROM notes WHERE id = ?`,
+		action, w.at, string(w.c.Kind), w.c.PrincipalID, nullID(w.c.TokenID), w.tool, w.c.Client, w.c.Session, note)
+	if err != nil {
+		return fmt.Errorf("record revision of %s: %w", noteRef(note), err)
+	}
+	return nil
+}
+
+// insertNote stores a new note (version 1) with its tags, body links,
+// revision and activity, and resolves forward references to its title.
+func (w *wtx) insertNote(n *noteRow, action string) error {
+	if owner, err := liveTitleOwner(w.ctx, w, n.DomainID, n.Title); err != nil {
+		return err
+	} else if owner != 0 {
+		return conflictf("a note titled %q already exists here (%s); edit it with edit_note, or pick another title", n.Title, noteRef(owner))
+	}
+	if n.Frontmatter == "" {
+		n.Frontmatter = "{}"
+	}
+	n.Version = 1
+	n.ContentHash = contentHash(n.Title, n.Body, n.Type, n.Tags, n.Frontmatter)
+	n.CreatedAt, n.UpdatedAt = w.at, w.at
+	res, err := w.ExecContext(w.ctx, `INSERT INTO notes(domain_id, class, about_project, folder, title, title_key,
+		body, type, tags, frontmatter, version, content_hash, source, source_hash, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+		n.DomainID, n.Class, nullID(n.AboutProject), n.Folder, n.Title, titleKey(n.Title), n.Body, n.Type,
+		strings.Join(n.Tags, " "), n.Frontmatter, n.ContentHash, nullStr(n.Source), nullStr(n.SourceHash), w.at, w.at)
+	if err != nil {
+		return fmt.Errorf("insert note %q: %w", n.Title, err)
+	}
+	n.ID, _ = res.LastInsertId()
+	if err := w.syncTags(n.ID, nil, n.Tags); err != nil {
+		return err
+	}
+	if err := w.syncBodyLinks(*n); err != nil {
+		return err
+	}
+	if err := w.resolveForward(n.DomainID, n.ID, n.Title); err != nil {
+		return err
+	}
+	if err := w.revision(n.ID, action); err != nil {
+		return err
+	}
+	w.embed = append(w.embed, n.ID)
+	return w.activity(n.DomainID, n.ID, action, n.Title)
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// saveNote writes after over before as the next version. The update is a
+// compare-and-swap on before.Version, so a concurrent writer that got there
+// first makes this one fail with *ConflictError and change nothing.
+func (w *wtx) saveNote(before noteRow, after *noteRow, action string) error {
+	titleChanged := titleKey(after.Title) != titleKey(before.Title)
+	if titleChanged {
+		if owner, err := liveTitleOwner(w.ctx, w, after.DomainID, after.Title); err != nil {
+			return err
+		} else if owner != 0 && owner != after.ID {
+			return conflictf("a note titled %q already exists here (%s); pick another title", after.Title, noteRef(owner))
+		}
+	}
+	after.ContentHash = contentHash(after.Title, after.Body, after.Type, after.Tags, after.Frontmatter)
+	after.Version = before.Version + 1
+	after.UpdatedAt = w.at
+	res, err := w.ExecContext(w.ctx, `UPDATE notes SET folder = ?, title = ?, title_key = ?, body = ?, type = ?,
+		tags = ?, frontmatter = ?, version = ?, content_hash = ?, source_hash = ?, updated_at = ?
+		WHERE id = ? AND version = ?`,
+		after.Folder, after.Title, titleKey(after.Title), after.Body, after.Type, strings.Join(after.Tags, " "),
+		after.Frontmatter, after.Version, after.ContentHash, nullStr(after.SourceHash), w.at, before.ID, before.Version)
+	if err != nil {
+		return fmt.Errorf("update note %s: %w", noteRef(before.ID), err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		cur, _, err := getNoteRow(w.ctx, w, before.ID)
+		if err != nil {
+			return err
+		}
+		return &ConflictError{NoteID: noteRef(before.ID), CurrentToken: cur.versionToken()}
+	}
+	if !slices.Equal(before.Tags, after.Tags) {
+		if err := w.syncTags(after.ID, before.Tags, after.Tags); err != nil {
+			return err
+		}
+	}
+	if before.Body != after.Body {
+		if err := w.syncBodyLinks(*after); err != nil {
+			return err
+		}
+	}
+	if before.Title != after.Title {
+		if err := w.retitle(before, *after); err != nil {
+			return err
+		}
+	}
+	if before.ContentHash != after.ContentHash {
+		if err := w.dropVector(after.ID); err != nil {
+			return err
+		}
+		w.embed = append(w.embed, after.ID)
+	}
+	if err := w.revision(after.ID, action); err != nil {
+		return err
+	}
+	return w.activity(after.DomainID, after.ID, action, after.Title)
+}
+
+// retitle keeps the old title as an alias (so [[Old]] still resolves) and
+// resolves forward references waiting for the new one.
+func (w *wtx) retitle(before, after noteRow) error {
+	if titleKey(before.Title) != titleKey(after.Title) {
+		if _, err := w.ExecContext(w.ctx, `INSERT INTO title_aliases(domain_id, title_key, title, note_id, created_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT(domain_id, title_key) DO UPDATE SET note_id = excluded.note_id,
+			title = excluded.title, created_at = excluded.created_at`,
+			before.DomainID, titleKey(before.Title), before.Title, before.ID, w.at); err != nil {
+			return fmt.Errorf("keep alias %q: %w", before.Title, err)
+		}
+		if _, err := w.ExecContext(w.ctx, "DELETE FROM title_aliases WHERE domain_id = ? AND title_key = ? AND note_id = ?",
+			after.DomainID, titleKey(after.Title), after.ID); err != nil {
+			return err
+		}
+	}
+	return w.resolveForward(after.DomainID, after.ID, after.Title)
+}
+
+func (w *wtx) syncTags(note int64, before, after []string) error {
+	for _, t := range before {
+		if !slices.Contains(after, t) {
+			if _, err := w.ExecContext(w.ctx, "DELETE FROM note_tags WHERE note_id = ? AND tag = ?", note, t); err != nil {
+				return fmt.Errorf("untag %s: %w", noteRef(note), err)
+			}
+		}
+	}
+	for _, t := range after {
+		if _, err := w.ExecContext(w.ctx, "INSERT OR IGNORE INTO note_tags(note_id, tag) VALUES (?, ?)", note, t); err != nil {
+			return fmt.Errorf("tag %s: %w", noteRef(note), err)
+		}
+	}
+	return nil
+}
+
+// syncBodyLinks makes the note's "wikilink" edges match the [[links]] in its body.
+func (w *wtx) syncBodyLinks(n noteRow) error {
+	if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE from_note = ? AND origin = 'body'", n.ID); err != nil {
+		return fmt.Errorf("clear links of %s: %w", noteRef(n.ID), err)
+	}
+	for _, target := range wikiLinks(n.Body) {
+		if _, _, err := w.insertLink(n, LinkWiki, 0, target, "body"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LinkWiki is the type of the edges made from [[wiki links]] in bodies.
+const LinkWiki = "wikilink"
+
+// insertLink adds the edge from→(toID, or the note titled toTitle, or a
+// forward reference to that title). It is idempotent: created is false when
+// the same edge already existed. resolved is the target id, 0 if pending.
+func (w *wtx) insertLink(from noteRow, typ string, toID int64, toTitle, origin string) (created bool, resolved int64, err error) {
+	resolved = toID
+	if resolved == 0 {
+		if resolved, _, err = resolveTitle(w.ctx, w, from.DomainID, toTitle); err != nil {
+			return false, 0, err
+		}
+	}
+	target := "t:" + titleKey(toTitle)
+	if resolved != 0 {
+		target = noteRef(resolved)
+	}
+	res, err := w.ExecContext(w.ctx, `INSERT OR IGNORE INTO links(domain_id, from_note, type, to_note, to_title, to_key,
+		target, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		from.DomainID, from.ID, typ, nullID(resolved), toTitle, titleKey(toTitle), target, origin, w.at)
+	if err != nil {
+		return false, 0, fmt.Errorf("link %s to %q: %w", noteRef(from.ID), toTitle, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, resolved, nil
+}
+
+// resolveForward points pending references to title (or to a heading in it)
+// at note id. A pending edge that duplicates an existing resolved one is dropped.
+func (w *wtx) resolveForward(domain, id int64, title string) error {
+	key := titleKey(title)
+	// "title" exactly, then "title#heading" as a key range; two statements
+	// because an OR of both would not use the links_pending index.
+	for _, cond := range []string{"to_key = ?2", "to_key >= ?2 || '#' AND to_key < ?2 || '$'"} {
+		match := "domain_id = ?1 AND to_note IS NULL AND " + cond
+		if _, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?3, target = 'n' || ?3 WHERE "+match, domain, key, id); err != nil {
+			return fmt.Errorf("resolve links to %q: %w", title, err)
+		}
+		if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE "+match, domain, key); err != nil {
+			return fmt.Errorf("resolve links to %q: %w", title, err)
+		}
+	}
+	return nil
+}
