@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 //go:embed defaults.yaml
@@ -147,11 +149,60 @@ type Agents struct {
 	AllowShell             bool   `yaml:"allow_shell" json:"allow_shell"`
 }
 
-// MCPServer is an external MCP server whose tools join the registry.
-type MCPServer struct{}
+// MCPServer is an external MCP server whose tools join the registry as
+// family mcp_<name>. It is either a command speaking MCP on stdio (Command,
+// Args, Env) or a streamable HTTP endpoint (URL, with a bearer token read
+// from the environment variable TokenEnv).
+type MCPServer struct {
+	Command  string            `yaml:"command" json:"command"`
+	Args     []string          `yaml:"args" json:"args"`
+	Env      map[string]string `yaml:"env" json:"env"`
+	URL      string            `yaml:"url" json:"url"`
+	TokenEnv string            `yaml:"token_env" json:"token_env"`
+	Timeout  Duration          `yaml:"timeout" json:"timeout"`
+	Enabled  bool              `yaml:"enabled" json:"enabled"`
+}
+
+// MCPServerDefaults is the name of the mcp_servers entry that is not a
+// server but the defaults of every server's absent keys.
+const MCPServerDefaults = "*"
+
+// Check reports a server that names neither or both of command and url.
+func (s MCPServer) Check(name string) error {
+	switch {
+	case s.Command == "" && s.URL == "":
+		return fmt.Errorf("mcp_servers.%s: set command (a stdio server) or url (a streamable HTTP server)", name)
+	case s.Command != "" && s.URL != "":
+		return fmt.Errorf("mcp_servers.%s: set command or url, not both", name)
+	case s.URL == "" && s.TokenEnv != "":
+		return fmt.Errorf("mcp_servers.%s: token_env is for url servers; pass a stdio server its token through env", name)
+	}
+	return nil
+}
 
 // KB configures the knowledge base (SPEC §9).
-type KB struct{}
+type KB struct {
+	Enabled    bool         `yaml:"enabled" json:"enabled"`
+	Path       string       `yaml:"path" json:"path"`
+	Person     string       `yaml:"person" json:"person"`
+	Project    string       `yaml:"project" json:"project"`
+	AgentTools []string     `yaml:"agent_tools" json:"agent_tools"`
+	Embeddings KBEmbeddings `yaml:"embeddings" json:"embeddings"`
+}
+
+// KBEmbeddings names the embeddings endpoint of hybrid search.
+type KBEmbeddings struct {
+	Model    string `yaml:"model" json:"model"`
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
+}
+
+// DBPath is kb.path, or kb.db under home when it is empty.
+func (k KB) DBPath(home string) string {
+	if k.Path == "" {
+		return filepath.Join(home, "kb.db")
+	}
+	return k.Path
+}
 
 // Options locate the configuration files.
 type Options struct {
@@ -203,9 +254,11 @@ func Load(opts Options) (*Config, error) {
 		}
 		cfg.Sources = append(cfg.Sources, p)
 	}
+	seedServers(merged)
 	if err := merged.Decode(cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	delete(cfg.MCPServers, MCPServerDefaults)
 	cfg.applyEnv(getenv)
 	for name := range cfg.Models {
 		if strings.TrimSpace(name) == "" {
@@ -213,6 +266,28 @@ func Load(opts Options) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// seedServers gives every mcp_servers entry the keys it lacks from the
+// "*" entry (the per-server defaults), after all layers are merged, so a
+// key present in any file wins even when it is zero or false.
+func seedServers(merged *yaml.Node) {
+	servers := lookup(merged, "mcp_servers")
+	template := lookup(servers, MCPServerDefaults)
+	if template == nil || template.Kind != yaml.MappingNode || servers.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(servers.Content); i += 2 {
+		name, srv := servers.Content[i].Value, servers.Content[i+1]
+		if name == MCPServerDefaults || srv.Kind != yaml.MappingNode {
+			continue
+		}
+		for j := 0; j+1 < len(template.Content); j += 2 {
+			if lookup(srv, template.Content[j].Value) == nil {
+				srv.Content = append(srv.Content, deepCopy(template.Content[j]), deepCopy(template.Content[j+1]))
+			}
+		}
+	}
 }
 
 // HomeDir returns $YAGENT_HOME, else ~/.yagent.
