@@ -1,0 +1,335 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/config"
+)
+
+// ServersOptions configure the client side.
+type ServersOptions struct {
+	// Getenv reads token_env variables; nil means os.Getenv.
+	Getenv func(string) string
+	// Environ is the environment stdio servers inherit (before their env:);
+	// nil means os.Environ().
+	Environ []string
+	// Version is yagent's version, sent as the client's.
+	Version string
+	// Notify, when set, is told of events people should see: a server
+	// that stopped, a restart.
+	Notify func(msg string)
+}
+
+// Servers are the external MCP servers of one yagent process (config
+// mcp_servers). Each is started at most once — when a session first asks
+// for tools — and restarted at most once after it dies. Safe for
+// concurrent use.
+type Servers struct {
+	opts    ServersOptions
+	remotes map[string]*remote
+	names   []string // sorted
+}
+
+// NewServers prepares the configured servers without starting any.
+func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	s := &Servers{opts: opts, remotes: map[string]*remote{}}
+	for name, c := range cfg {
+		s.remotes[name] = &remote{name: name, cfg: c, opts: &s.opts}
+	}
+	s.names = slices.Sorted(maps.Keys(cfg))
+	return s
+}
+
+// ServerInfo is one configured server as `yagent mcp ls` shows it.
+type ServerInfo struct {
+	Name      string     `json:"name"`
+	Transport string     `json:"transport"` // stdio or http
+	Target    string     `json:"target"`    // the command line or the URL
+	Enabled   bool       `json:"enabled"`
+	Status    string     `json:"status"` // disabled, running, failed, stopped
+	Error     string     `json:"error,omitempty"`
+	Tools     []ToolInfo `json:"tools"`
+}
+
+// ToolInfo is one tool of a server, under both its names.
+type ToolInfo struct {
+	Name        string `json:"name"`     // as the model sees it: mcp_<server>__<tool>
+	Original    string `json:"original"` // as the server named it
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"read_only"`
+	Skipped     string `json:"skipped,omitempty"` // why the tool is not offered
+}
+
+// Tools starts every enabled server not started yet (in parallel) and
+// returns their tools, sorted by name, for a session's registry. A server
+// that cannot start is left out and reported in errs.
+func (s *Servers) Tools(ctx context.Context) (tools []*agents.Tool, errs []error) {
+	s.start(ctx)
+	for _, name := range s.names {
+		r := s.remotes[name]
+		if !r.cfg.Enabled {
+			continue
+		}
+		ts, err := r.agentTools()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tools = append(tools, ts...)
+	}
+	return tools, errs
+}
+
+// List starts the enabled servers and describes every configured one.
+func (s *Servers) List(ctx context.Context) []ServerInfo {
+	s.start(ctx)
+	out := make([]ServerInfo, 0, len(s.names))
+	for _, name := range s.names {
+		out = append(out, s.remotes[name].info())
+	}
+	return out
+}
+
+func (s *Servers) start(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, name := range s.names {
+		if r := s.remotes[name]; r.cfg.Enabled {
+			wg.Go(func() { r.ensureStarted(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
+// Close stops every server this process started.
+func (s *Servers) Close() error {
+	var errs []error
+	for _, name := range s.names {
+		if err := s.remotes[name].close(); err != nil {
+			errs = append(errs, fmt.Errorf("stop mcp server %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// remote is one external server and its connection.
+type remote struct {
+	name string
+	cfg  config.MCPServer
+	opts *ServersOptions
+
+	mu       sync.Mutex
+	started  bool // a first start was attempted
+	sess     *sdk.ClientSession
+	tools    []*sdk.Tool
+	startErr error
+	stopped  error // why the live session ended, until the restart
+	restarts int
+	closing  bool
+}
+
+const maxRestarts = 1
+
+func (r *remote) timeout() time.Duration {
+	if d := r.cfg.Timeout.D(); d > 0 {
+		return d
+	}
+	return 60 * time.Second
+}
+
+func (r *remote) ensureStarted(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return
+	}
+	r.started = true
+	r.startErr = r.connectLocked(ctx)
+}
+
+// connectLocked starts the server, runs the handshake and lists its
+// tools, all within the server's timeout.
+func (r *remote) connectLocked(ctx context.Context) error {
+	if err := r.cfg.Check(r.name); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	defer cancel()
+	t, err := r.transport()
+	if err != nil {
+		return err
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "yagent", Version: r.opts.Version},
+		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	sess, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.timeout()))
+	}
+	var tools []*sdk.Tool
+	for tool, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			sess.Close()
+			return fmt.Errorf("list the tools of mcp server %s: %w", r.name, deadlineHint(ctx, err, r.timeout()))
+		}
+		tools = append(tools, tool)
+	}
+	r.sess, r.tools, r.stopped = sess, tools, nil
+	go r.watch(sess)
+	return nil
+}
+
+func deadlineHint(ctx context.Context, err error, d time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within %s (raise its timeout:): %w", d, err)
+	}
+	return err
+}
+
+// watch waits for the session to end; an end yagent did not ask for is
+// reported, and the next call restarts the server (once).
+func (r *remote) watch(sess *sdk.ClientSession) {
+	err := sess.Wait()
+	r.mu.Lock()
+	if r.sess != sess || r.closing {
+		r.mu.Unlock()
+		return
+	}
+	if err == nil {
+		err = errors.New("it closed the connection")
+	}
+	r.sess, r.stopped = nil, err
+	r.mu.Unlock()
+	r.notify(fmt.Sprintf("mcp server %s stopped: %v", r.name, err))
+}
+
+func (r *remote) notify(msg string) {
+	if r.opts.Notify != nil {
+		r.opts.Notify(msg)
+	}
+}
+
+// session returns the live session, restarting a server that stopped if
+// it has restarts left. restarted says the call brought it back.
+func (r *remote) session(ctx context.Context) (sess *sdk.ClientSession, restarted bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.sess != nil:
+		return r.sess, false, nil
+	case r.closing:
+		return nil, false, fmt.Errorf("mcp server %s is shut down", r.name)
+	case r.stopped == nil && r.startErr != nil:
+		return nil, false, r.startErr
+	case r.restarts >= maxRestarts:
+		return nil, false, fmt.Errorf("mcp server %s stopped (%v) and was already restarted %s; its tools are unavailable until yagent starts again", r.name, r.stopped, agents.Count(r.restarts, "time", "times"))
+	}
+	r.restarts++
+	why := r.stopped
+	if err := r.connectLocked(ctx); err != nil {
+		r.startErr = err
+		return nil, false, fmt.Errorf("mcp server %s stopped (%v) and could not be restarted: %w", r.name, why, err)
+	}
+	r.notify(fmt.Sprintf("mcp server %s restarted", r.name))
+	return r.sess, true, nil
+}
+
+func (r *remote) close() error {
+	r.mu.Lock()
+	r.closing = true
+	sess := r.sess
+	r.sess = nil
+	r.mu.Unlock()
+	if sess == nil {
+		return nil
+	}
+	err := sess.Close()
+	if errors.Is(err, sdk.ErrConnectionClosed) {
+		return nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil // a server killed at shutdown is not a failure of ours
+	}
+	return err
+}
+
+func (r *remote) target() string {
+	if r.cfg.URL != "" {
+		return r.cfg.URL
+	}
+	return shellJoin(append([]string{r.cfg.Command}, r.cfg.Args...))
+}
+
+// transport builds the stdio or streamable HTTP transport of the server.
+func (r *remote) transport() (sdk.Transport, error) {
+	if r.cfg.URL != "" {
+		hc := &http.Client{Transport: http.DefaultTransport}
+		if r.cfg.TokenEnv != "" {
+			tok := r.opts.Getenv(r.cfg.TokenEnv)
+			if tok == "" {
+				return nil, fmt.Errorf("mcp server %s: its token variable %s is empty; export it or drop token_env", r.name, r.cfg.TokenEnv)
+			}
+			hc.Transport = bearer{token: tok, next: http.DefaultTransport}
+		}
+		return &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}, nil
+	}
+	cmd := exec.Command(r.cfg.Command, r.cfg.Args...)
+	cmd.Env = slices.Clone(r.opts.Environ)
+	for _, k := range slices.Sorted(maps.Keys(r.cfg.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+r.cfg.Env[k])
+	}
+	cmd.Stderr = nil // a server's stderr is its own log, not yagent's output
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+}
+
+// bearer adds the server's bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(req)
+}
+
+func (r *remote) info() ServerInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	info := ServerInfo{Name: r.name, Target: r.target(), Enabled: r.cfg.Enabled, Transport: "stdio", Tools: []ToolInfo{}}
+	if r.cfg.URL != "" {
+		info.Transport = "http"
+	}
+	switch {
+	case !r.cfg.Enabled:
+		info.Status = "disabled"
+	case r.sess != nil:
+		info.Status = "running"
+	case r.stopped != nil:
+		info.Status, info.Error = "stopped", r.stopped.Error()
+	case r.startErr != nil:
+		info.Status, info.Error = "failed", r.startErr.Error()
+	}
+	for _, c := range r.converted() {
+		info.Tools = append(info.Tools, c.info)
+	}
+	return info
+}

@@ -1,0 +1,143 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/kb"
+	"github.com/yagent/yagent/mcp/mcptest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestMain lets the test binary serve mcptest's server when a client test
+// starts it as a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv(mcptest.EnvVar) != "" {
+		mcptest.Main()
+	}
+	os.Exit(m.Run())
+}
+
+// clock is a test clock that ticks a millisecond per reading.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+// fixture is a knowledge base with one person (alice), her project
+// acme/web, a read and a write token, and a board root.
+type fixture struct {
+	store       *kb.Store
+	person      kb.Caller
+	read, write string // token plaintexts
+	board       *blackboard.Store
+	gw          *Gateway
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	ctx := t.Context()
+	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	s, err := kb.Open(ctx, filepath.Join(t.TempDir(), "kb.db"), kb.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	alice, err := s.CreatePrincipal(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{store: s, person: kb.PersonCaller(alice.ID, "test"), board: blackboard.Open(t.TempDir())}
+	if _, err := s.CreateProject(ctx, f.person, "acme/web", "Acme web"); err != nil {
+		t.Fatal(err)
+	}
+	if f.read, _, err = s.CreateToken(ctx, f.person, kb.TokenSpec{Name: "reader"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.write, _, err = s.CreateToken(ctx, f.person, kb.TokenSpec{Name: "writer", Write: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.gw = &Gateway{Store: s, Board: f.board, Version: "test"}
+	return f
+}
+
+// connect runs the server over in-memory transports and returns the
+// client's session.
+func connect(t *testing.T, s *sdk.Server) *sdk.ClientSession {
+	t.Helper()
+	ctx := t.Context()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// session connects a client to the gateway's server for token.
+func (f *fixture) session(t *testing.T, token string) *sdk.ClientSession {
+	t.Helper()
+	s, err := f.gw.ServerForToken(t.Context(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connect(t, s)
+}
+
+// call calls a tool with arguments given as JSON and fails the test on a
+// protocol error.
+func call(t *testing.T, cs *sdk.ClientSession, name, args string) *sdk.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s(%s): protocol error %v", name, args, err)
+	}
+	return res
+}
+
+// text is a result's text content.
+func text(res *sdk.CallToolResult) string {
+	var s string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			s += tc.Text
+		}
+	}
+	return s
+}
+
+func toolNamesOf(t *testing.T, ctx context.Context, cs *sdk.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}

@@ -1,0 +1,139 @@
+package mcp
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/kb"
+)
+
+//go:embed instructions.md
+var instructions string
+
+// Gateway serves the knowledge base, and optionally the boards, over MCP.
+type Gateway struct {
+	Store *kb.Store
+	// Board, when set, adds the read-only board tools.
+	Board *blackboard.Store
+	// Version is the server version reported to clients.
+	Version string
+}
+
+// callerFunc returns who makes one tool call. An error wrapping
+// kb.ErrUnauthenticated becomes a tool error; any other a protocol error.
+type callerFunc func(ctx context.Context, req *sdk.CallToolRequest) (kb.Caller, error)
+
+// newServer builds the server of one token class: every tool for a write
+// token, read tools only for a read token (kb.ToolsFor decides), then the
+// board tools, which are read-only.
+func (g *Gateway) newServer(write bool, caller callerFunc) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "yagent", Title: "yagent knowledge base", Version: g.version()},
+		&sdk.ServerOptions{Instructions: strings.TrimSpace(instructions)})
+	for _, t := range kb.ToolsFor(kb.Caller{Write: write}) {
+		s.AddTool(kbTool(t), g.kbHandler(t, caller))
+	}
+	if g.Board != nil {
+		addBoardTools(s, g.Board)
+	}
+	return s
+}
+
+func (g *Gateway) version() string {
+	if g.Version == "" {
+		return "dev"
+	}
+	return g.Version
+}
+
+// ServerForToken authenticates a kb token and returns the server of its
+// class. Every call authenticates the token again, so a token revoked
+// while a client is connected stops working at its next call.
+func (g *Gateway) ServerForToken(ctx context.Context, token string) (*sdk.Server, error) {
+	c, err := g.Store.Authenticate(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	return g.newServer(c.Write, func(ctx context.Context, req *sdk.CallToolRequest) (kb.Caller, error) {
+		c, err := g.Store.Authenticate(ctx, token)
+		if err != nil {
+			return kb.Caller{}, err
+		}
+		c.Client = clientName(req, "mcp-stdio")
+		return c, nil
+	}), nil
+}
+
+// kbTool is the MCP declaration of an intent tool. All four annotations
+// are set explicitly: the spec's defaults (destructive, open world) are the
+// cautious ones, and none of these tools reaches outside the knowledge base.
+func kbTool(t kb.ToolInfo) *sdk.Tool {
+	s := mustKBSchema(t.Name)
+	return &sdk.Tool{
+		Name: t.Name, Description: t.Description,
+		InputSchema: s.In, OutputSchema: s.Out,
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: ptr(t.Destructive),
+			IdempotentHint:  t.Idempotent,
+			OpenWorldHint:   ptr(false),
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// kbHandler runs an intent tool for the request's caller. Write tools
+// check the caller's access again here (kb refuses as well), so a server
+// built for one class can never write for a read token.
+func (g *Gateway) kbHandler(t kb.ToolInfo, caller callerFunc) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		c, err := caller(ctx, req)
+		if errors.Is(err, kb.ErrUnauthenticated) {
+			return errorResult(kb.CodeForbidden, fmt.Sprintf("%v: the token was revoked or is unknown; ask the person for a new one (yagent kb token create)", err)), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		if !t.ReadOnly && !c.Write {
+			return errorResult(kb.CodeForbidden, fmt.Sprintf("%s writes, and this token is read-only; ask the person for a write token or use read tools only", t.Name)), nil
+		}
+		out, err := g.Store.Call(ctx, c, t.Name, []byte(req.Params.Arguments))
+		if err != nil {
+			if code := kb.ErrorCode(err); code != "" {
+				return errorResult(code, err.Error()), nil
+			}
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: string(out)}},
+			StructuredContent: json.RawMessage(out),
+		}, nil
+	}
+}
+
+// errorResult is a tool result reporting a mistake the model can fix; its
+// text starts with the error code.
+func errorResult(code, msg string) *sdk.CallToolResult {
+	if !strings.HasPrefix(msg, code) {
+		msg = code + ": " + msg
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: msg}}, IsError: true}
+}
+
+// clientName is the client's name from its initialize request, recorded in
+// provenance, or fallback.
+func clientName(req *sdk.CallToolRequest, fallback string) string {
+	if req != nil && req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return p.ClientInfo.Name
+		}
+	}
+	return fallback
+}
