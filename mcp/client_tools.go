@@ -132,7 +132,9 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 		original := c.info.Original
 		out = append(out, &agents.Tool{
 			Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags,
-			Run: func(ctx context.Context, call *agents.Call) (agents.Result, error) { return r.call(ctx, original, call.Args) },
+			Run: func(ctx context.Context, call *agents.Call) (agents.Result, error) {
+				return r.call(ctx, original, call.Args)
+			},
 		})
 	}
 	return out, nil
