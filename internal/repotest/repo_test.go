@@ -164,6 +164,7 @@ var layering = map[string][]string{
 	"memory":     {"agents", "director", "notebook", "sleep", "kb", "mcp", "toolspec"},
 	"kb":         {"blackboard", "agents", "director", "memory", "notebook", "sleep", "mcp", "llm"},
 	"toolspec":   {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp"},
+	"mcp":        {"director", "memory", "notebook", "sleep", "llm"},
 }
 
 // TestDeps enforces the import layering of SPEC §1: e.g. the blackboard
