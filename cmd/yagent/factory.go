@@ -10,6 +10,8 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/statedb"
+	"github.com/yagent/yagent/kb"
+	"github.com/yagent/yagent/mcp"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -29,6 +31,13 @@ type Factory struct {
 	dbOnce sync.Once
 	db     *statedb.DB
 	dbErr  error
+
+	kbOnce sync.Once
+	kb     *kb.Store
+	kbErr  error
+
+	mcpOnce sync.Once
+	mcp     *mcp.Servers
 
 	intMu     sync.Mutex
 	interrupt func() bool // what SIGINT does now; nil or false: cancel the command
@@ -75,6 +84,12 @@ func (f *Factory) Sessions(ctx context.Context) (*memory.Store, error) {
 func (f *Factory) Close() {
 	if f.db != nil {
 		f.db.Close()
+	}
+	if f.mcp != nil {
+		f.mcp.Close()
+	}
+	if f.kb != nil {
+		f.kb.Close()
 	}
 }
 

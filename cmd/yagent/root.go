@@ -79,6 +79,8 @@ blackboard, and a fresh index of the board goes into every model call.
 		NewCmdAgents(f),
 		NewCmdBoard(f),
 		NewCmdConfig(f),
+		NewCmdKB(f),
+		NewCmdMCP(f),
 	)
 	return root
 }

@@ -16,7 +16,9 @@ import (
 // TestMain lets the test binary act as the yagent command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"yagent": func() { os.Exit(run(os.Args[1:])) },
+		"yagent":          func() { os.Exit(run(os.Args[1:])) },
+		"mcp-test-server": mcpTestServerMain,
+		"mcp-call":        mcpCallMain,
 	})
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
+)
+
+// NewCmdKB builds `yagent kb`.
+func NewCmdKB(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kb",
+		Short: "Use the knowledge base: projects, notes, search, trash, tokens, import",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  groupRunE,
+		Long: `The knowledge base is a SQLite file ($YAGENT_HOME/kb.db unless kb.path says
+otherwise) of notes shared by you and your agents, in projects. You act as a
+person (the principal named by kb.person, else $USER, created on first use):
+only a person creates projects, restores or empties the trash and manages
+tokens. Agents reach it through tokens: yagent's own agents in-process
+(kb.agent_tools), other clients through ` + "`yagent mcp serve`" + `.
+Every command takes --json. Refusals and bad input exit with code 2.`,
+	}
+	cmd.AddCommand(
+		NewCmdKBProjects(f, nil),
+		NewCmdKBLs(f, nil),
+		NewCmdKBShow(f, nil),
+		NewCmdKBSearch(f, nil),
+		NewCmdKBRecall(f, nil),
+		NewCmdKBTrash(f),
+		NewCmdKBToken(f),
+		NewCmdKBImport(f, nil),
+	)
+	return cmd
+}
+
+// kbErr maps a knowledge-base refusal or mistake (a coded error: unknown
+// project, not found, forbidden, conflict) to exit code 2.
+func kbErr(err error) error {
+	if err != nil && kb.ErrorCode(err) != "" {
+		if _, ok := errors.AsType[*usageError](err); !ok {
+			return &usageError{err}
+		}
+	}
+	return err
+}
+
+// kbProject is --project, else kb.project; one of them is required.
+func kbProject(f *Factory, flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return "", err
+	}
+	if cfg.KB.Project == "" {
+		return "", usagef("no project: pass --project HANDLE (yagent kb projects lists them) or set kb.project")
+	}
+	return cfg.KB.Project, nil
+}
+
+// provenanceLine says who changed something, how and when: "agent of
+// alice (token claude) via claude-code, edit_note, 2026-03-01 09:00:00".
+func provenanceLine(p kb.Provenance) string {
+	who := "person " + p.Principal
+	if p.By == kb.KindAgent {
+		who = "agent of " + p.Principal
+	}
+	if p.Token != "" {
+		who += " (token " + p.Token + ")"
+	}
+	if p.Client != "" {
+		who += " via " + p.Client
+	}
+	return fmt.Sprintf("%s, %s, %s", who, p.Tool, p.At.UTC().Format(time.DateTime))
+}
+
+func joinOr(s []string, none string) string {
+	if len(s) == 0 {
+		return none
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
+)
+
+// KBLsOptions are the inputs of `yagent kb ls`.
+type KBLsOptions struct {
+	IO      *IOStreams
+	Project string
+	Folder  string
+	Tag     string
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBLs builds `yagent kb ls`.
+func NewCmdKBLs(f *Factory, runF func(*KBLsOptions) error) *cobra.Command {
+	opts := &KBLsOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "ls [--project H] [--folder F]",
+		Short: "List a folder of a project: its subfolders and notes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbLsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "project handle (default kb.project)")
+	cmd.Flags().StringVar(&opts.Folder, "folder", "", "folder, e.g. guides/deploy (default the project root)")
+	cmd.Flags().StringVar(&opts.Tag, "tag", "", "only notes with this tag")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {project, path, folders: [{path, notes}], notes: [{id, title, path, type, tags, updatedAt}]}")
+	return cmd
+}
+
+func kbLsRun(ctx context.Context, opts *KBLsOptions) error {
+	project, err := kbProject(opts.f, opts.Project)
+	if err != nil {
+		return err
+	}
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	in := kb.ListNotesInput{Project: project, Path: opts.Folder, Tag: opts.Tag, Limit: 200}
+	var all kb.ListNotesOutput
+	for {
+		page, err := store.ListNotes(ctx, person, in)
+		if err != nil {
+			return kbErr(err)
+		}
+		if all.Project == "" {
+			all = page
+		} else {
+			all.Notes = append(all.Notes, page.Notes...)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		in.Cursor = page.NextCursor
+	}
+	all.NextCursor = ""
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, all)
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	for _, d := range all.Folders {
+		fmt.Fprintf(tw, "%s/\t%s\n", d.Path, countNotes(d.Notes))
+	}
+	for _, n := range all.Notes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, n.Title, strings.Join(n.Tags, ","), n.UpdatedAt.UTC().Format(time.DateTime))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(all.Folders)+len(all.Notes) == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "%s is empty\n", path.Join(all.Project, all.Path))
+	}
+	return nil
+}
+
+func countNotes(n int) string {
+	if n == 1 {
+		return "1 note"
+	}
+	return fmt.Sprintf("%d notes", n)
+}
+
+// KBShowOptions are the inputs of `yagent kb show`.
+type KBShowOptions struct {
+	IO      *IOStreams
+	Ref     string
+	Project string
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBShow builds `yagent kb show`.
+func NewCmdKBShow(f *Factory, runF func(*KBShowOptions) error) *cobra.Command {
+	opts := &KBShowOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "show NOTE",
+		Short: "Print a note: its header, provenance, links and body",
+		Long: `Print a note. NOTE is an id such as n42 or a wiki ref such as "[[Deploy
+guide]]" (a former title works too; --project picks the project to look in).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbShowRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "project to resolve a wiki ref in")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the note as get_note returns it in detailed mode")
+	return cmd
+}
+
+func kbShowRun(ctx context.Context, opts *KBShowOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	n, err := store.GetNote(ctx, person, kb.GetNoteInput{Ref: opts.Ref, Project: opts.Project, Detailed: true})
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, n)
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "# %s\n", n.Title)
+	where := n.Project
+	if where == "" {
+		where = "(personal)"
+	}
+	fmt.Fprintf(w, "id: %s · %s · %s\n", n.ID, path.Join(where, n.Path), n.Class)
+	if n.Type != "" || len(n.Tags) > 0 {
+		fmt.Fprintf(w, "type: %s · tags: %s\n", n.Type, joinOr(n.Tags, "-"))
+	}
+	fmt.Fprintf(w, "created: %s\nupdated: %s\n", provenanceLine(n.Created), provenanceLine(n.Updated))
+	for _, l := range n.Links {
+		arrow := "→"
+		if l.Direction == "in" {
+			arrow = "←"
+		}
+		target := l.NoteID
+		if l.Pending {
+			target = "pending"
+		}
+		fmt.Fprintf(w, "link %s %s %s (%s)\n", arrow, l.Type, l.Title, target)
+	}
+	fmt.Fprintf(w, "\n%s", n.Body)
+	if !strings.HasSuffix(n.Body, "\n") {
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// KBSearchOptions are the inputs of `yagent kb search`.
+type KBSearchOptions struct {
+	IO      *IOStreams
+	Query   string
+	Project string
+	Limit   int
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBSearch builds `yagent kb search`.
+func NewCmdKBSearch(f *Factory, runF func(*KBSearchOptions) error) *cobra.Command {
+	opts := &KBSearchOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "search QUERY [--project H]",
+		Short: "Search notes: hybrid (full text + vectors), or full text alone (mode fts)",
+		Long: `Search the notes you can reach (and your agents' memory). The search is
+hybrid when kb.embeddings.model is set and its endpoint answers, else full
+text only; the first line (and "mode" in --json) says which.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbSearchRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "search this project only (default: everything you can reach)")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 10, "number of results, 1 to 50")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {mode, results: [{id, title, project, path, class, snippet, score}], notice}")
+	return cmd
+}
+
+func kbSearchRun(ctx context.Context, opts *KBSearchOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	out, err := store.Search(ctx, person, kb.SearchInput{Query: opts.Query, Project: opts.Project, Limit: opts.Limit})
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, out)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "mode: %s", out.Mode)
+	if out.Notice != "" {
+		fmt.Fprintf(opts.IO.ErrOut, " (%s)", out.Notice)
+	}
+	fmt.Fprintln(opts.IO.ErrOut)
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	for _, h := range out.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, h.Title, path.Join(h.Project, h.Path), oneLine(h.Snippet, 100))
+	}
+	if len(out.Results) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no notes match")
+	}
+	return tw.Flush()
+}
+
+// KBRecallOptions are the inputs of `yagent kb recall`.
+type KBRecallOptions struct {
+	IO      *IOStreams
+	Topic   string
+	Project string
+	Budget  int
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBRecall builds `yagent kb recall`.
+func NewCmdKBRecall(f *Factory, runF func(*KBRecallOptions) error) *cobra.Command {
+	opts := &KBRecallOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "recall TOPIC [--budget N]",
+		Short: "Print the context bundle an agent gets for a topic: notes and their graph neighbours",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Topic = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbRecallRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "recall from this project only")
+	cmd.Flags().IntVar(&opts.Budget, "budget", 0, "size of the bundle in tokens (default 6000, at most 24000)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {topic, mode, budgetTokens, usedTokens, notes: [{id, title, project, path, class, reason, body, truncated, updated}], cut: [{id, title, reason, tokens}]}")
+	return cmd
+}
+
+func kbRecallRun(ctx context.Context, opts *KBRecallOptions) error {
+	if opts.Budget < 0 {
+		return usagef("--budget must be positive")
+	}
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	out, err := store.Recall(ctx, person, kb.RecallInput{Topic: opts.Topic, Project: opts.Project, BudgetTokens: opts.Budget})
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, out)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, countNotes(len(out.Notes)))
+	for _, n := range out.Notes {
+		fmt.Fprintf(opts.IO.Out, "## %s (%s, %s)\n%s\n", n.Title, n.ID, n.Reason, strings.TrimRight(n.Body, "\n"))
+		if n.Truncated {
+			fmt.Fprintf(opts.IO.Out, "[shortened: yagent kb show %s]\n", n.ID)
+		}
+		fmt.Fprintln(opts.IO.Out)
+	}
+	for _, c := range out.Cut {
+		fmt.Fprintf(opts.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, c.Title, c.Reason, c.Tokens)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
+)
+
+// KBProjectsOptions are the inputs of `yagent kb projects`.
+type KBProjectsOptions struct {
+	IO   *IOStreams
+	JSON bool
+	f    *Factory
+}
+
+// NewCmdKBProjects builds `yagent kb projects` (list) and its `create`.
+func NewCmdKBProjects(f *Factory, runF func(*KBProjectsOptions) error) *cobra.Command {
+	opts := &KBProjectsOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "projects",
+		Short: "List your projects (create one with `projects create`)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbProjectsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{handle, name, space, access}]")
+	cmd.AddCommand(NewCmdKBProjectsCreate(f, nil))
+	return cmd
+}
+
+func kbProjectsRun(ctx context.Context, opts *KBProjectsOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	out, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, out.Projects)
+	}
+	if len(out.Projects) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no projects yet: yagent kb projects create SPACE/SLUG")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HANDLE\tNAME\tSPACE")
+	for _, p := range out.Projects {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Handle, p.Name, p.Space)
+	}
+	return tw.Flush()
+}
+
+// KBProjectsCreateOptions are the inputs of `yagent kb projects create`.
+type KBProjectsCreateOptions struct {
+	IO     *IOStreams
+	Handle string
+	Name   string
+	JSON   bool
+	f      *Factory
+}
+
+// NewCmdKBProjectsCreate builds `yagent kb projects create`.
+func NewCmdKBProjectsCreate(f *Factory, runF func(*KBProjectsCreateOptions) error) *cobra.Command {
+	opts := &KBProjectsCreateOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "create HANDLE [--name N]",
+		Short: "Create a project (only a person can; agents cannot)",
+		Long: `Create a project. HANDLE is "space/slug", or "space" for the space's root
+project: lowercase letters, digits, '.', '_' and '-'. You become its first
+member. Agents take the handle verbatim from get_my_projects.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Handle = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbProjectsCreateRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Name, "name", "", "human name (default: the handle)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {handle, name, space, access}")
+	return cmd
+}
+
+func kbProjectsCreateRun(ctx context.Context, opts *KBProjectsCreateOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	p, err := store.CreateProject(ctx, person, opts.Handle, opts.Name)
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, p)
+	}
+	fmt.Fprintf(opts.IO.Out, "created project %s (%s)\n", p.Handle, p.Name)
+	return nil
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
+)
+
+// NewCmdKBTrash builds `yagent kb trash`.
+func NewCmdKBTrash(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "trash",
+		Short: "List, restore or empty the trash (agents' delete_note moves notes there)",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  groupRunE,
+	}
+	cmd.AddCommand(NewCmdKBTrashLs(f, nil), NewCmdKBTrashRestore(f, nil), NewCmdKBTrashEmpty(f, nil))
+	return cmd
+}
+
+// KBTrashLsOptions are the inputs of `yagent kb trash ls`.
+type KBTrashLsOptions struct {
+	IO      *IOStreams
+	Project string
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBTrashLs builds `yagent kb trash ls`.
+func NewCmdKBTrashLs(f *Factory, runF func(*KBTrashLsOptions) error) *cobra.Command {
+	opts := &KBTrashLsOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "ls [--project H]",
+		Short: "List trashed notes, newest first, with who deleted them",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbTrashLsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project's trash")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, title, project, path, class, deletedAt, deletedBy}]")
+	return cmd
+}
+
+func kbTrashLsRun(ctx context.Context, opts *KBTrashLsOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	notes, err := store.TrashList(ctx, person)
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.Project != "" {
+		// Take the handle as the store spells it (a former handle works).
+		p, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
+		if err != nil {
+			return kbErr(err)
+		}
+		handle := ""
+		for _, pr := range p.Projects {
+			if pr.Handle == opts.Project {
+				handle = pr.Handle
+			}
+		}
+		if handle == "" {
+			return usagef("no project %q among yours: yagent kb projects lists them", opts.Project)
+		}
+		kept := notes[:0]
+		for _, n := range notes {
+			if n.Project == handle {
+				kept = append(kept, n)
+			}
+		}
+		notes = kept
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, notes)
+	}
+	if len(notes) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "the trash is empty")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tWHERE\tDELETED\tBY")
+	for _, n := range notes {
+		where := n.Project
+		if where == "" {
+			where = "(personal)"
+		}
+		by := string(n.DeletedBy.By)
+		if n.DeletedBy.Token != "" {
+			by += " (" + n.DeletedBy.Token + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, n.Title, path.Join(where, n.Path), n.DeletedAt.UTC().Format(time.DateTime), by)
+	}
+	return tw.Flush()
+}
+
+// KBTrashRestoreOptions are the inputs of `yagent kb trash restore`.
+type KBTrashRestoreOptions struct {
+	IO   *IOStreams
+	ID   string
+	JSON bool
+	f    *Factory
+}
+
+// NewCmdKBTrashRestore builds `yagent kb trash restore`.
+func NewCmdKBTrashRestore(f *Factory, runF func(*KBTrashRestoreOptions) error) *cobra.Command {
+	opts := &KBTrashRestoreOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "restore ID",
+		Short: "Bring a trashed note back where it was",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbTrashRestoreRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {id, path, versionToken}")
+	return cmd
+}
+
+func kbTrashRestoreRun(ctx context.Context, opts *KBTrashRestoreOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	v, err := store.TrashRestore(ctx, person, opts.ID)
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, v)
+	}
+	fmt.Fprintf(opts.IO.Out, "restored %s\n", v.ID)
+	return nil
+}
+
+// KBTrashEmptyOptions are the inputs of `yagent kb trash empty`.
+type KBTrashEmptyOptions struct {
+	IO      *IOStreams
+	Project string
+	JSON    bool
+	f       *Factory
+}
+
+// NewCmdKBTrashEmpty builds `yagent kb trash empty`.
+func NewCmdKBTrashEmpty(f *Factory, runF func(*KBTrashEmptyOptions) error) *cobra.Command {
+	opts := &KBTrashEmptyOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "empty [--project H]",
+		Short: "Delete trashed notes for good (with their revisions and links)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return kbTrashEmptyRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project's trash (default: all you can reach)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {purged}")
+	return cmd
+}
+
+func kbTrashEmptyRun(ctx context.Context, opts *KBTrashEmptyOptions) error {
+	store, person, err := kbOpen(ctx, opts.f)
+	if err != nil {
+		return err
+	}
+	n, err := store.TrashEmpty(ctx, person, opts.Project)
+	if err != nil {
+		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, struct {
+			Purged int `json:"purged"`
+		}{n})
+	}
+	fmt.Fprintf(opts.IO.Out, "deleted %s for good\n", countNotes(n))
+	return nil
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
+	"github.com/yagent/yagent/mcp"
+)
+
+// NewCmdMCP builds `yagent mcp`.
+func NewCmdMCP(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the knowledge base over MCP, or list the MCP servers yagent uses",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  groupRunE,
+	}
+	cmd.AddCommand(NewCmdMCPServe(f, nil), NewCmdMCPLs(f, nil))
+	return cmd
+}
+
+// MCPServeOptions are the inputs of `yagent mcp serve`.
+type MCPServeOptions struct {
+	IO   *IOStreams
+	HTTP string
+	f    *Factory
+}
+
+// NewCmdMCPServe builds `yagent mcp serve`.
+func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
+	opts := &MCPServeOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "serve [--http 127.0.0.1:PORT]",
+		Short: "Serve the knowledge base (and read-only boards) to MCP clients",
+		Long: `Serve the knowledge base's 21 intent tools, and read-only tools over yagent's
+boards (board_list_boards, board_list_notes, board_read_note), to an MCP
+client such as Claude Code, Claude Desktop or Codex.
+
+Without --http it speaks MCP on stdin/stdout (the client starts it) with the
+token in YAGENT_KB_TOKEN. With --http it serves streamable HTTP at
+http://ADDR/mcp, stateless, and every request carries a token as
+"Authorization: Bearer ykb_…". A read token lists and calls the read tools
+only. Create tokens with ` + "`yagent kb token create`" + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpServeRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	return cmd
+}
+
+func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
+	store, err := opts.f.KB(ctx)
+	if err != nil {
+		return fmt.Errorf("knowledge base: %w", err)
+	}
+	board, err := opts.f.Board()
+	if err != nil {
+		return err
+	}
+	gw := &mcp.Gateway{Store: store, Board: board, Version: version()}
+	if opts.HTTP != "" {
+		return serveHTTP(ctx, opts, gw)
+	}
+	token := strings.TrimSpace(opts.f.Getenv("YAGENT_KB_TOKEN"))
+	if token == "" {
+		return usagef("set YAGENT_KB_TOKEN to a token from `yagent kb token create --name N --read|--write` (or serve HTTP with --http)")
+	}
+	s, err := gw.ServerForToken(ctx, token)
+	if errors.Is(err, kb.ErrUnauthenticated) {
+		return usagef("YAGENT_KB_TOKEN: %v; `yagent kb token ls` lists the live ones (a secret is shown only when created)", err)
+	}
+	if err != nil {
+		return err
+	}
+	err = s.Run(ctx, &sdk.StdioTransport{})
+	if ctx.Err() == nil && (err == nil || isEOF(err)) {
+		return nil // the client left
+	}
+	return err
+}
+
+func isEOF(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "EOF") || errors.Is(err, sdk.ErrConnectionClosed))
+}
+
+func serveHTTP(ctx context.Context, opts *MCPServeOptions, gw *mcp.Gateway) error {
+	ln, err := net.Listen("tcp", opts.HTTP)
+	if err != nil {
+		return usagef("--http %s: %v", opts.HTTP, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", gw.HTTPHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s is reachable from other machines and this is plain HTTP: tokens cross the network unencrypted; prefer 127.0.0.1 behind a TLS proxy\n", ln.Addr())
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "serving the knowledge base on http://%s/mcp (Authorization: Bearer <token from yagent kb token create>); Ctrl-C stops\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "stopped")
+	return nil // a signal is how a server is meant to stop
+}
+
+// MCPLsOptions are the inputs of `yagent mcp ls`.
+type MCPLsOptions struct {
+	IO   *IOStreams
+	JSON bool
+	f    *Factory
+}
+
+// NewCmdMCPLs builds `yagent mcp ls`.
+func NewCmdMCPLs(f *Factory, runF func(*MCPLsOptions) error) *cobra.Command {
+	opts := &MCPLsOptions{IO: f.IO, f: f}
+	cmd := &cobra.Command{
+		Use:   "ls [--json]",
+		Short: "List the configured MCP servers (mcp_servers:) and their tools, starting them",
+		Long: `Start every enabled server of mcp_servers: and list its tools under the names
+yagent's agents see (mcp_<server>__<tool>). Exit code 1 when an enabled
+server cannot start.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpLsRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, transport, target, enabled, status, error, tools: [{name, original, description, read_only, skipped}]}]")
+	return cmd
+}
+
+func mcpLsRun(ctx context.Context, opts *MCPLsOptions) error {
+	servers, err := opts.f.MCPServers()
+	if err != nil {
+		return err
+	}
+	list := servers.List(ctx)
+	failed := 0
+	for _, s := range list {
+		if s.Status == "failed" {
+			failed++
+		}
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, list); err != nil {
+			return err
+		}
+	} else {
+		if len(list) == 0 {
+			fmt.Fprintln(opts.IO.ErrOut, "no MCP servers configured: add them under mcp_servers: (see yagent config show)")
+		}
+		tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, s.Target)
+			if s.Error != "" {
+				fmt.Fprintf(tw, "  error: %s\n", s.Error)
+			}
+			for _, t := range s.Tools {
+				desc := oneLine(t.Description, 80)
+				if t.Skipped != "" {
+					desc = "left out: " + t.Skipped
+				}
+				fmt.Fprintf(tw, "  %s\t%s\n", t.Name, desc)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d MCP servers failed to start (see above)", failed, len(list))
+	}
+	return nil
+}
