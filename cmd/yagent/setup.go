@@ -158,9 +158,14 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.close()
 		return nil, err
 	}
+	extra, err := sessionTools(ctx, f, sess.ID(), out.sink)
+	if err != nil {
+		out.close()
+		return nil, err
+	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
-		Events: out.sink, Policy: policy, MaxSteps: fl.MaxSteps, Session: sess, Toolset: fl.Toolset,
+		Events: out.sink, Policy: policy, MaxSteps: fl.MaxSteps, Session: sess, Toolset: fl.Toolset, Tools: extra,
 	})
 	if err != nil {
 		out.close()
