@@ -294,27 +294,40 @@ func TestModelFixableErrorsAreToolResults(t *testing.T) {
 	}
 }
 
-// TestWriteHandlersRecheckAccess pins that a write handler refuses a read
-// caller even on a server that lists the tool, before kb is asked, and
-// that nothing is written.
+// TestWriteHandlersRecheckAccess pins that a write handler checks the
+// request's own credential before kb is asked: a request whose scope is
+// read-only is refused even when its kb caller could write (as if it had
+// been routed to the wrong server), and nothing is written; kb refuses a
+// read caller as well.
 func TestWriteHandlersRecheckAccess(t *testing.T) {
 	f := newFixture(t)
-	reader, err := f.store.Authenticate(t.Context(), f.read)
+	ctx := t.Context()
+	writer, err := f.store.Authenticate(ctx, f.write)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := f.gw.newServer(true, func(_ context.Context, _ *sdk.CallToolRequest) (kb.Caller, error) { return reader, nil })
-	cs := connect(t, s)
+	reader, err := f.store.Authenticate(ctx, f.read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readScope := connect(t, f.gw.newServer(true, func(context.Context, *sdk.CallToolRequest) (grant, error) {
+		return grant{caller: writer, write: false}, nil
+	}))
+	readCaller := connect(t, f.gw.newServer(true, func(context.Context, *sdk.CallToolRequest) (grant, error) {
+		return grant{caller: reader, write: true}, nil
+	}))
 	for _, ti := range kb.Tools() {
 		if ti.ReadOnly {
 			continue
 		}
-		res := call(t, cs, ti.Name, `{}`)
-		if !res.IsError || !strings.HasPrefix(text(res), "forbidden: "+ti.Name+" writes") {
-			t.Errorf("%s through a read caller = %q; want forbidden", ti.Name, text(res))
+		for _, cs := range []*sdk.ClientSession{readScope, readCaller} {
+			res := call(t, cs, ti.Name, `{"project":"acme/web","body":"# Sneaky","category":"c","observation":"o"}`)
+			if !res.IsError || !strings.HasPrefix(text(res), "forbidden: "+ti.Name+" writes") {
+				t.Errorf("%s with a read-only grant = %q; want forbidden", ti.Name, text(res))
+			}
 		}
 	}
-	if rec := call(t, cs, "recent_activity", `{}`); strings.Contains(text(rec), `"id"`) {
+	if rec := call(t, f.session(t, f.write), "recent_activity", `{}`); strings.Contains(text(rec), `"id"`) {
 		t.Errorf("refused writes left notes: %s", text(rec))
 	}
 }

@@ -5,12 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/kb"
+)
+
+// Scopes of a bearer token: kb:write lets write handlers run.
+const (
+	scopeRead  = "kb:read"
+	scopeWrite = "kb:write"
 )
 
 // callerExtra is the TokenInfo.Extra key of the authenticated kb.Caller.
@@ -25,16 +32,17 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		once        sync.Once
 		read, write *sdk.Server
 	)
-	caller := func(_ context.Context, req *sdk.CallToolRequest) (kb.Caller, error) {
+	caller := func(_ context.Context, req *sdk.CallToolRequest) (grant, error) {
 		if req.Extra == nil || req.Extra.TokenInfo == nil {
-			return kb.Caller{}, fmt.Errorf("no bearer token on the request")
+			return grant{}, fmt.Errorf("no bearer token on the request")
 		}
-		c, ok := req.Extra.TokenInfo.Extra[callerExtra].(kb.Caller)
+		ti := req.Extra.TokenInfo
+		c, ok := ti.Extra[callerExtra].(kb.Caller)
 		if !ok {
-			return kb.Caller{}, fmt.Errorf("bearer token carries no kb caller")
+			return grant{}, fmt.Errorf("bearer token carries no kb caller")
 		}
 		c.Client = clientName(req, "mcp-http")
-		return c, nil
+		return grant{caller: c, write: slices.Contains(ti.Scopes, scopeWrite)}, nil
 	}
 	servers := func(r *http.Request) *sdk.Server {
 		once.Do(func() {
@@ -61,9 +69,9 @@ func (g *Gateway) verify(ctx context.Context, token string, _ *http.Request) (*a
 	if err != nil {
 		return nil, err
 	}
-	scope := "kb:read"
+	scope := scopeRead
 	if c.Write {
-		scope = "kb:write"
+		scope = scopeWrite
 	}
 	return &auth.TokenInfo{
 		UserID: fmt.Sprintf("t%d", c.TokenID),

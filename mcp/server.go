@@ -26,9 +26,17 @@ type Gateway struct {
 	Version string
 }
 
-// callerFunc returns who makes one tool call. An error wrapping
+// grant is who makes one tool call and whether the transport's credential
+// allows writes (its scope), decided apart from the kb caller so that a
+// write handler checks it itself before kb checks the caller.
+type grant struct {
+	caller kb.Caller
+	write  bool
+}
+
+// callerFunc returns the grant of one tool call. An error wrapping
 // kb.ErrUnauthenticated becomes a tool error; any other a protocol error.
-type callerFunc func(ctx context.Context, req *sdk.CallToolRequest) (kb.Caller, error)
+type callerFunc func(ctx context.Context, req *sdk.CallToolRequest) (grant, error)
 
 // newServer builds the server of one token class: every tool for a write
 // token, read tools only for a read token (kb.ToolsFor decides), then the
@@ -60,13 +68,13 @@ func (g *Gateway) ServerForToken(ctx context.Context, token string) (*sdk.Server
 	if err != nil {
 		return nil, err
 	}
-	return g.newServer(c.Write, func(ctx context.Context, req *sdk.CallToolRequest) (kb.Caller, error) {
+	return g.newServer(c.Write, func(ctx context.Context, req *sdk.CallToolRequest) (grant, error) {
 		c, err := g.Store.Authenticate(ctx, token)
 		if err != nil {
-			return kb.Caller{}, err
+			return grant{}, err
 		}
 		c.Client = clientName(req, "mcp-stdio")
-		return c, nil
+		return grant{caller: c, write: c.Write}, nil
 	}), nil
 }
 
@@ -89,22 +97,22 @@ func kbTool(t kb.ToolInfo) *sdk.Tool {
 
 func ptr[T any](v T) *T { return &v }
 
-// kbHandler runs an intent tool for the request's caller. Write tools
-// check the caller's access again here (kb refuses as well), so a server
-// built for one class can never write for a read token.
+// kbHandler runs an intent tool for the request's caller. A write tool
+// first checks the request's own credential (its scope) here — whatever
+// server the request was routed to — and kb then checks the caller again.
 func (g *Gateway) kbHandler(t kb.ToolInfo, caller callerFunc) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		c, err := caller(ctx, req)
+		gr, err := caller(ctx, req)
 		if errors.Is(err, kb.ErrUnauthenticated) {
 			return errorResult(kb.CodeForbidden, fmt.Sprintf("%v: the token was revoked or is unknown; ask the person for a new one (yagent kb token create)", err)), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
 		}
-		if !t.ReadOnly && !c.Write {
+		if !t.ReadOnly && !gr.write {
 			return errorResult(kb.CodeForbidden, fmt.Sprintf("%s writes, and this token is read-only; ask the person for a write token or use read tools only", t.Name)), nil
 		}
-		out, err := g.Store.Call(ctx, c, t.Name, []byte(req.Params.Arguments))
+		out, err := g.Store.Call(ctx, gr.caller, t.Name, []byte(req.Params.Arguments))
 		if err != nil {
 			if code := kb.ErrorCode(err); code != "" {
 				return errorResult(code, err.Error()), nil
