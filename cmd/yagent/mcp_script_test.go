@@ -20,12 +20,12 @@ func mcpTestServerMain() { mcptest.Main() }
 
 // mcpCallMain is the script command mcp-call, an MCP client:
 //
-//	mcp-call [-http URL -token T] list          tool names, one per line
-//	mcp-call [-http URL -token T] call TOOL ARGS   the result's text
+//	mcp-call [-http URL -token T] list                    tool names, one per line
+//	mcp-call [-http URL -token T] call TOOL ARGS [call …]  each result's text
 //
 // Without -http it starts `yagent mcp serve` (YAGENT_KB_TOKEN from the
-// environment). A tool error prints the text and exits 1; a protocol
-// error exits 2.
+// environment). Several calls share one connection. A tool error prints
+// the text and exits 1 (after the other calls); a protocol error exits 2.
 func mcpCallMain() {
 	fs := flag.NewFlagSet("mcp-call", flag.ExitOnError)
 	url := fs.String("http", "", "server URL (default: stdio, yagent mcp serve)")
@@ -44,8 +44,7 @@ func mcpCallMain() {
 	}
 	defer cs.Close()
 	args := fs.Args()
-	switch {
-	case len(args) == 1 && args[0] == "list":
+	if len(args) == 1 && args[0] == "list" {
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "protocol error:", err)
@@ -54,7 +53,18 @@ func mcpCallMain() {
 		for _, tool := range res.Tools {
 			fmt.Println(tool.Name)
 		}
-	case len(args) == 3 && args[0] == "call":
+		return
+	}
+	if len(args) == 0 || len(args)%3 != 0 {
+		fmt.Fprintln(os.Stderr, "usage: mcp-call [-http URL -token T] list | call TOOL JSON [call TOOL JSON]…")
+		os.Exit(2)
+	}
+	failed := false
+	for ; len(args) > 0; args = args[3:] {
+		if args[0] != "call" {
+			fmt.Fprintf(os.Stderr, "mcp-call: %q is not call\n", args[0])
+			os.Exit(2)
+		}
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: args[1], Arguments: json.RawMessage(args[2])})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "protocol error:", err)
@@ -65,13 +75,11 @@ func mcpCallMain() {
 				fmt.Println(tc.Text)
 			}
 		}
-		if res.IsError {
-			cs.Close()
-			os.Exit(1)
-		}
-	default:
-		fmt.Fprintln(os.Stderr, "usage: mcp-call [-http URL -token T] list | call TOOL JSON")
-		os.Exit(2)
+		failed = failed || res.IsError
+	}
+	if failed {
+		cs.Close()
+		os.Exit(1)
 	}
 }
 
