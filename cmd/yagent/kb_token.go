@@ -153,6 +153,7 @@ func kbTokenLsRun(ctx context.Context, opts *KBTokenLsOptions) error {
 type KBTokenRevokeOptions struct {
 	IO   *IOStreams
 	Name string
+	JSON bool
 	f    *Factory
 }
 
@@ -171,6 +172,7 @@ func NewCmdKBTokenRevoke(f *Factory, runF func(*KBTokenRevokeOptions) error) *co
 			return kbTokenRevokeRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {revoked}")
 	return cmd
 }
 
@@ -181,6 +183,11 @@ func kbTokenRevokeRun(ctx context.Context, opts *KBTokenRevokeOptions) error {
 	}
 	if err := store.RevokeToken(ctx, person, opts.Name); err != nil {
 		return kbErr(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, struct {
+			Revoked string `json:"revoked"`
+		}{opts.Name})
 	}
 	fmt.Fprintf(opts.IO.Out, "revoked %s\n", opts.Name)
 	return nil
