@@ -190,3 +190,44 @@ func TestPromptCacheStability(t *testing.T) {
 		}
 	}
 }
+
+// TestLongTurnSqueezesItsOldOutputs: past turn_squeeze_percent of the
+// compaction threshold a turn shrinks its own older tool outputs in the
+// request, keeps the newest whole, says so in [state], and the rollout
+// keeps every output in full.
+func TestLongTurnSqueezesItsOldOutputs(t *testing.T) {
+	f := newFixture(t, "long-turn", func(c *config.Config) {
+		m := c.Models["default"]
+		m.ContextWindow = 20_000
+		c.Models["default"] = m
+		c.Context.CompactBudget = 0.8
+		c.Context.TurnSqueezePercent = 30
+		c.Agents.StallRepeats = 0 // the same read five times is the point here
+	})
+	if _, err := f.d.Turn(t.Context(), "read the readme a lot"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.AssertDone(t)
+	reqs := f.srv.Requests()
+	last := reqs[len(reqs)-1]
+	shrunk, whole := 0, 0
+	for _, m := range last.Messages {
+		if m.Role == "tool" {
+			if strings.HasPrefix(m.Content, "[shrunk to save room") {
+				shrunk++
+			} else {
+				whole++
+			}
+		}
+	}
+	if shrunk == 0 || whole != 3 {
+		t.Errorf("last request: %d shrunk, %d whole tool outputs; want some shrunk and the newest 3 whole", shrunk, whole)
+	}
+	if tail := last.Messages[len(last.Messages)-1].Content; !strings.Contains(tail, "[turn] this turn is long") {
+		t.Errorf("the tail does not say the turn was squeezed:\n%s", tail)
+	}
+	data, _ := os.ReadFile(f.sess.Info().Rollout)
+	if strings.Contains(string(data), "[shrunk to save room") || strings.Count(string(data), "The two commands") < 5 {
+		t.Error("the rollout does not keep every tool output whole")
+	}
+}
