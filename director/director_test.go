@@ -51,6 +51,8 @@ type testEnv struct {
 	tweak  func(*config.Config)
 	events agents.Sink
 	extra  []*agents.Tool
+	// workspace is the tools' root; default the repository (the demo reads it).
+	workspace string
 }
 
 // testDirector builds a director over a scripted server with its own
@@ -84,9 +86,12 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sess.Close() })
+	if e.workspace == "" {
+		e.workspace = ".."
+	}
 	d, err := New(Options{
 		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: e.store, BoardID: e.id, Events: e.events, Session: sess, Tools: e.extra,
+		Workspace: e.workspace, Board: e.store, BoardID: e.id, Events: e.events, Session: sess, Tools: e.extra,
 		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
 	})
 	if err != nil {
@@ -263,7 +268,12 @@ func TestDelegationGuards(t *testing.T) {
 // TestLeanFirstRequest reports and bounds the size of the director's first
 // request with every built-in tool declared (leading CLIs send 40–50 KB).
 func TestLeanFirstRequest(t *testing.T) {
-	f := newFixture(t, "demo", nil)
+	// A workspace without an AGENTS.md: the budget is yagent's own prompt
+	// and tools, not the project's instructions.
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "demo.yaml"))
+	home := t.TempDir()
+	f := &fixture{srv: srv, store: blackboard.Open(filepath.Join(home, "notes")), board: "sess-1"}
+	f.d, f.sessions, f.sess = testDirector(t, testEnv{srv: srv, home: home, store: f.store, id: "sess-1", kind: memory.KindRun, workspace: t.TempDir()})
 	if _, err := f.d.Turn(t.Context(), "What is this repository, and is its blackboard safe?"); err != nil {
 		t.Fatal(err)
 	}
