@@ -2,9 +2,10 @@ package agents
 
 import (
 	"embed"
-	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/yagent/yagent/internal/prompt"
 )
 
 //go:embed prompts/*.md
@@ -14,15 +15,7 @@ var promptFS embed.FS
 // placeholders replaced. Prompts live as files beside the code, never as
 // strings scattered through it.
 func Prompt(name string, vars map[string]string) string {
-	data, err := fs.ReadFile(promptFS, "prompts/"+name+".md")
-	if err != nil {
-		panic(fmt.Sprintf("agents: no embedded prompt %q", name)) // TestPromptsExist
-	}
-	s := string(data)
-	for k, v := range vars {
-		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-	}
-	return strings.TrimRight(s, "\n")
+	return prompt.Render(promptFS, name, vars) // TestPromptsExist
 }
 
 // maxProjectInstructions bounds the AGENTS.md text put into the prefix.

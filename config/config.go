@@ -236,6 +236,7 @@ func Load(opts Options) (*Config, error) {
 	}
 	modelTemplate := lookup(merged, "models", "default")
 	cfg := &Config{Home: home}
+	var layers []layer
 	for _, p := range []string{filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")} {
 		data, err := os.ReadFile(p)
 		if os.IsNotExist(err) {
@@ -244,13 +245,14 @@ func Load(opts Options) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read config %s: %w", p, err)
 		}
-		layer, err := parseLayer(p, data)
+		parsed, err := parseLayer(p, data)
 		if err != nil {
 			return nil, err
 		}
-		if layer != nil {
-			seedModels(merged, layer, modelTemplate)
-			mergeNodes(merged, layer)
+		if parsed != nil {
+			layers = append(layers, layer{file: p, root: deepCopy(parsed)})
+			seedModels(merged, parsed, modelTemplate)
+			mergeNodes(merged, parsed)
 		}
 		cfg.Sources = append(cfg.Sources, p)
 	}
@@ -260,6 +262,9 @@ func Load(opts Options) (*Config, error) {
 	}
 	delete(cfg.MCPServers, MCPServerDefaults)
 	cfg.applyEnv(getenv)
+	if err := cfg.validate(layers); err != nil {
+		return nil, err
+	}
 	for name := range cfg.Models {
 		if strings.TrimSpace(name) == "" {
 			return nil, fmt.Errorf("config: models: a model has an empty name")

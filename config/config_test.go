@@ -167,3 +167,22 @@ func TestParseDuration(t *testing.T) {
 		t.Errorf("String() = %q; want 14d", s)
 	}
 }
+
+// TestValuesThatCannotWork: values that decode but cannot work are errors
+// naming the file, line and key that set them.
+func TestValuesThatCannotWork(t *testing.T) {
+	tests := []struct{ user, want string }{
+		{"agents:\n  tail_role: assistant\n", `config.yaml:2: agents.tail_role: want user or system, got "assistant"`},
+		{"agents:\n  approval: sometimes\n", `config.yaml:2: agents.approval: want untrusted, on-request or never`},
+		{"context:\n  compact_budget: 1.5\n", "config.yaml:2: context.compact_budget: want a share of the window"},
+		{"agents:\n  max_depth: 0\n", "config.yaml:2: agents.max_depth: want 1 or more, got 0"},
+		{"notes:\n  index_leave_chars: 99999\n", "config.yaml:2: notes.index_leave_chars: must not be above notes.index_enter_chars"},
+		{"models:\n  fast:\n    context_window: -5\n", "config.yaml:3: models.fast.context_window"},
+	}
+	for _, tt := range tests {
+		_, err := load(t, tt.user, "")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load(%q) = %v; want %q", tt.user, err, tt.want)
+		}
+	}
+}

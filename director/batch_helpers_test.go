@@ -4,13 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/config"
-	"github.com/yagent/yagent/internal/statedb"
-	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
@@ -34,38 +30,7 @@ func newBatchFixture(t *testing.T, scenario string) *batchFixture {
 // second run of the same plan).
 func newBatchFixtureOn(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *batchFixture {
 	t.Helper()
-	home := t.TempDir()
-	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
-		if k == "YAGENT_HOME" {
-			return home
-		}
-		return ""
-	}, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := statedb.Open(t.Context(), filepath.Join(home, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sess, err := memory.NewStore(db, home).Create(t.Context(), memory.CreateOptions{Kind: memory.KindBatch, Cwd: "/w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
-	d, err := New(Options{
-		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: store, BoardID: "unused", Policy: agents.ShellPolicy{Approval: agents.ApproveNever}, Session: sess,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d, _, _ := testDirector(t, testEnv{srv: srv, home: t.TempDir(), store: store, kind: memory.KindBatch, id: "unused"})
 	return &batchFixture{srv: srv, runner: d.SubRunner(), store: store, rec: &agents.Recorder{}}
 }
 

@@ -34,45 +34,71 @@ func newFixture(t *testing.T, scenario string, tweak func(*config.Config), extra
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", scenario+".yaml"))
 	home := t.TempDir()
+	store := blackboard.Open(filepath.Join(home, "notes"))
+	f := &fixture{srv: srv, store: store, board: "sess-1", rec: &agents.Recorder{}}
+	f.d, f.sessions, f.sess = testDirector(t, testEnv{srv: srv, home: home, store: store, id: "sess-1", kind: memory.KindRun,
+		tweak: tweak, events: f.rec, extra: extra})
+	return f
+}
+
+// testEnv describes the director a test wants.
+type testEnv struct {
+	srv    *llmtest.Server
+	home   string
+	store  *blackboard.Store
+	id     string // session id ("" = a new one)
+	kind   string
+	tweak  func(*config.Config)
+	events agents.Sink
+	extra  []*agents.Tool
+	// workspace is the tools' root; default the repository (the demo reads it).
+	workspace string
+}
+
+// testDirector builds a director over a scripted server with its own
+// configuration, state database and session under home.
+func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Session) {
+	t.Helper()
 	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
 		if k == "YAGENT_HOME" {
-			return home
+			return e.home
 		}
 		return ""
 	}, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tweak != nil {
-		tweak(cfg)
+	if e.tweak != nil {
+		e.tweak(cfg)
 	}
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 10 * time.Second})
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := blackboard.Open(filepath.Join(home, "notes"))
-	db, err := statedb.Open(t.Context(), filepath.Join(home, "state.db"))
+	db, err := statedb.Open(t.Context(), filepath.Join(e.home, "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	sessions := memory.NewStore(db, home)
-	sess, err := sessions.Create(t.Context(), memory.CreateOptions{ID: "sess-1", Kind: memory.KindRun, Cwd: "/w"})
+	sessions := memory.NewStore(db, e.home)
+	sess, err := sessions.Create(t.Context(), memory.CreateOptions{ID: e.id, Kind: e.kind, Cwd: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	rec := &agents.Recorder{}
+	if e.workspace == "" {
+		e.workspace = ".."
+	}
 	d, err := New(Options{
 		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: store, Events: rec, Session: sess, Tools: extra,
+		Workspace: e.workspace, Board: e.store, BoardID: e.id, Events: e.events, Session: sess, Tools: e.extra,
 		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return &fixture{srv: srv, d: d, store: store, board: "sess-1", rec: rec, sessions: sessions, sess: sess}
+	return d, sessions, sess
 }
 
 func (f *fixture) notes(t *testing.T) []*blackboard.Note {
@@ -242,7 +268,12 @@ func TestDelegationGuards(t *testing.T) {
 // TestLeanFirstRequest reports and bounds the size of the director's first
 // request with every built-in tool declared (leading CLIs send 40–50 KB).
 func TestLeanFirstRequest(t *testing.T) {
-	f := newFixture(t, "demo", nil)
+	// A workspace without an AGENTS.md: the budget is yagent's own prompt
+	// and tools, not the project's instructions.
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "demo.yaml"))
+	home := t.TempDir()
+	f := &fixture{srv: srv, store: blackboard.Open(filepath.Join(home, "notes")), board: "sess-1"}
+	f.d, f.sessions, f.sess = testDirector(t, testEnv{srv: srv, home: home, store: f.store, id: "sess-1", kind: memory.KindRun, workspace: t.TempDir()})
 	if _, err := f.d.Turn(t.Context(), "What is this repository, and is its blackboard safe?"); err != nil {
 		t.Fatal(err)
 	}

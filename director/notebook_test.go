@@ -17,6 +17,10 @@ import (
 // inline mode chat_note_read does not exist for the lead either.
 func TestNotebookIsTheLeadsAlone(t *testing.T) {
 	f := newFixture(t, "notebook-lead", nil)
+	// A definition without a tools whitelist gets every tool a sub-agent
+	// may have: only the gates keep the notebook out.
+	explorer, _ := f.d.Catalog().Get("explorer")
+	explorer.Tools = nil
 	if _, err := f.d.Turn(t.Context(), "find the parser bug"); err != nil {
 		t.Fatal(err)
 	}

@@ -10,22 +10,13 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/prompt"
 )
 
 //go:embed prompts/*.md
 var promptFS embed.FS
 
-func prompt(name string, vars map[string]string) string {
-	data, err := promptFS.ReadFile("prompts/" + name + ".md")
-	if err != nil {
-		panic(fmt.Sprintf("director: no embedded prompt %q", name))
-	}
-	s := string(data)
-	for k, v := range vars {
-		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-	}
-	return strings.TrimSpace(s)
-}
+func render(name string, vars map[string]string) string { return prompt.Render(promptFS, name, vars) }
 
 // catalogText lists the sub-agents for the director's stable prefix.
 func catalogText(c *agents.Catalog) string {
@@ -40,5 +31,5 @@ func catalogText(c *agents.Catalog) string {
 // SystemPrompt is the director's stable prefix: its rules, the catalog and
 // the project's instructions. It changes only when those do.
 func SystemPrompt(workspace string, c *agents.Catalog, notebookRules, project string) string {
-	return agents.SystemPrompt(prompt("director", map[string]string{"workspace": workspace}), catalogText(c), notebookRules, project)
+	return agents.SystemPrompt(render("director", map[string]string{"workspace": workspace}), catalogText(c), notebookRules, project)
 }

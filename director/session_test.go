@@ -1,6 +1,7 @@
 package director
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -130,5 +132,102 @@ func TestRecoveryNeverTwice(t *testing.T) {
 	}
 	if all := f.notes(t); len(all) != 1 || all[0].Handoff.Status != blackboard.StatusDegraded || all[0].Handoff.Key != key {
 		t.Errorf("board holds %d notes; want exactly the one recovered note", len(all))
+	}
+}
+
+// TestPromptCacheStability reports the share of each director request that
+// is a byte-identical prefix of the previous one (tools, then messages, the
+// order providers cache in). Only the transient tail at the end differs, so
+// the share stays near 1 — except at the one request after a compaction,
+// which rewrites the history on purpose.
+func TestPromptCacheStability(t *testing.T) {
+	f := newFixture(t, "long-session", func(c *config.Config) {
+		m := c.Models["default"]
+		m.ContextWindow = 10_000
+		c.Models["default"] = m
+		c.Context.CompactBudget = 0.8
+		c.Context.WrapUpReserveTokens = 1000
+	})
+	for n := 1; n <= 7; n++ {
+		if _, err := f.d.Turn(t.Context(), "turn-"+string(rune('0'+n))+" please"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	render := func(r llmtest.Recorded) []byte {
+		var req struct {
+			Tools    json.RawMessage   `json:"tools"`
+			Messages []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(r.Body, &req); err != nil {
+			t.Fatal(err)
+		}
+		out := append([]byte(nil), req.Tools...)
+		for _, m := range req.Messages {
+			out = append(out, m...)
+		}
+		return out
+	}
+	var prev []byte
+	var shares []float64
+	for _, r := range f.srv.Requests() {
+		if r.Agent != "director" {
+			continue
+		}
+		cur := render(r)
+		if prev != nil && r.StepID != "turn-6" { // turn 6 follows the compaction
+			n := 0
+			for n < len(prev) && n < len(cur) && prev[n] == cur[n] {
+				n++
+			}
+			shares = append(shares, float64(n)/float64(len(prev)))
+		}
+		prev = cur
+	}
+	t.Logf("byte-identical prefix share of consecutive director requests: %.3f", shares)
+	for i, s := range shares {
+		if s < 0.9 {
+			t.Errorf("request %d shares only %.2f of the previous request's bytes", i+1, s)
+		}
+	}
+}
+
+// TestLongTurnSqueezesItsOldOutputs: past turn_squeeze_percent of the
+// compaction threshold a turn shrinks its own older tool outputs in the
+// request, keeps the newest whole, says so in [state], and the rollout
+// keeps every output in full.
+func TestLongTurnSqueezesItsOldOutputs(t *testing.T) {
+	f := newFixture(t, "long-turn", func(c *config.Config) {
+		m := c.Models["default"]
+		m.ContextWindow = 20_000
+		c.Models["default"] = m
+		c.Context.CompactBudget = 0.8
+		c.Context.TurnSqueezePercent = 30
+		c.Agents.StallRepeats = 0 // the same read five times is the point here
+	})
+	if _, err := f.d.Turn(t.Context(), "read the readme a lot"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.AssertDone(t)
+	reqs := f.srv.Requests()
+	last := reqs[len(reqs)-1]
+	shrunk, whole := 0, 0
+	for _, m := range last.Messages {
+		if m.Role == "tool" {
+			if strings.HasPrefix(m.Content, "[shrunk to save room") {
+				shrunk++
+			} else {
+				whole++
+			}
+		}
+	}
+	if shrunk == 0 || whole != 3 {
+		t.Errorf("last request: %d shrunk, %d whole tool outputs; want some shrunk and the newest 3 whole", shrunk, whole)
+	}
+	if tail := last.Messages[len(last.Messages)-1].Content; !strings.Contains(tail, "[turn] this turn is long") {
+		t.Errorf("the tail does not say the turn was squeezed:\n%s", tail)
+	}
+	data, _ := os.ReadFile(f.sess.Info().Rollout)
+	if strings.Contains(string(data), "[shrunk to save room") || strings.Count(string(data), "The two commands") < 5 {
+		t.Error("the rollout does not keep every tool output whole")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/yagent/yagent/internal/prompt"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -60,7 +61,7 @@ func Compact(ctx context.Context, s *Session, o CompactOptions) (CompactResult, 
 		return CompactResult{}, ErrNothingToCompact
 	}
 	transcript := renderTranscript(prevSummary, msgs[:cut], o.MaxInputChars)
-	system := prompt("summary", map[string]string{"max_words": strconv.Itoa(o.MaxWords)})
+	system := prompt.Render(promptFS, "summary", map[string]string{"max_words": strconv.Itoa(o.MaxWords)})
 	resp, err := o.Client.Stream(ctx, llm.Request{Model: o.Model, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: system},
 		{Role: llm.RoleUser, Content: transcript},
@@ -139,16 +140,4 @@ func clip(s string, n int) string {
 		cut = cut[:len(cut)-1]
 	}
 	return cut + fmt.Sprintf(" …[%d more bytes]", len(s)-len(cut))
-}
-
-func prompt(name string, vars map[string]string) string {
-	data, err := promptFS.ReadFile("prompts/" + name + ".md")
-	if err != nil {
-		panic(fmt.Sprintf("memory: no embedded prompt %q", name))
-	}
-	s := string(data)
-	for k, v := range vars {
-		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-	}
-	return strings.TrimSpace(s)
 }

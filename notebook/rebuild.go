@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/yagent/yagent/internal/prompt"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -85,8 +86,7 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 }
 
 func (b *Book) ask(ctx context.Context, o RebuildOptions, old []Note, target, maxNotes int) (string, llm.Usage, error) {
-	data, _ := promptFS.ReadFile("prompts/rebuild.md")
-	system := strings.NewReplacer("{{target_chars}}", strconv.Itoa(target), "{{max_notes}}", strconv.Itoa(maxNotes)).Replace(strings.TrimSpace(string(data)))
+	system := prompt.Render(promptFS, "rebuild", map[string]string{"target_chars": strconv.Itoa(target), "max_notes": strconv.Itoa(maxNotes)})
 	var in strings.Builder
 	in.WriteString("The notebook now:\n")
 	for _, n := range old {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"strings"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/prompt"
 )
 
 //go:embed prompts/*.md
@@ -14,10 +14,7 @@ var promptFS embed.FS
 
 // Rules are the notebook's rules for the lead's stable prefix (never for a
 // sub-agent).
-func Rules() string {
-	data, _ := promptFS.ReadFile("prompts/rules.md")
-	return strings.TrimSpace(string(data))
-}
+func Rules() string { return prompt.Render(promptFS, "rules", nil) }
 
 // Event is a write to the notebook, shown to the person as its own line.
 type Event struct {

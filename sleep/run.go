@@ -15,6 +15,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/prompt"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/toolspec"
 )
@@ -279,10 +280,9 @@ func (c *Curator) ask(ctx context.Context, env Env, p Profile, reachable []*agen
 		return nil, "", llm.Usage{}, err
 	}
 	in, _ := Split(p, reachable, c.Config.Tools.Core, c.Toolsets)
-	data, _ := promptFS.ReadFile("prompts/sleep.md")
-	text := strings.NewReplacer("{{cost}}", strconv.Itoa(cost), "{{budget}}", strconv.Itoa(budget),
-		"{{current}}", strings.Join(agents.Names(in), ", "), "{{core}}", strings.Join(append(slices.Clone(c.Config.Tools.Core), p.Pinned...), ", "),
-		"{{stats}}", table.Text()).Replace(string(data))
+	text := prompt.Render(promptFS, "sleep", map[string]string{"cost": strconv.Itoa(cost), "budget": strconv.Itoa(budget),
+		"current": strings.Join(agents.Names(in), ", "), "core": strings.Join(append(slices.Clone(c.Config.Tools.Core), p.Pinned...), ", "),
+		"stats": table.Text()})
 	spec := toolspec.MustLookup("sleep_finish")
 	resp, err := client.Stream(ctx, llm.Request{Model: id, ToolChoice: "required",
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: text}},

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// layer is one parsed configuration file.
+type layer struct {
+	file string
+	root *yaml.Node
+}
+
+// problem is a value that parses but makes no sense.
+type problem struct {
+	key string // dotted path
+	msg string
+}
+
+// validate checks values that decode fine but cannot work, and names the
+// file and line that set each one (the last layer that has the key).
+func (c *Config) validate(layers []layer) error {
+	var ps []problem
+	check := func(ok bool, key, format string, args ...any) {
+		if !ok {
+			ps = append(ps, problem{key, fmt.Sprintf(format, args...)})
+		}
+	}
+	a := c.Agents
+	check(a.TailRole == "user" || a.TailRole == "system", "agents.tail_role", "want user or system, got %q", a.TailRole)
+	check(slices.Contains([]string{"untrusted", "on-request", "never"}, a.Approval), "agents.approval", "want untrusted, on-request or never, got %q", a.Approval)
+	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps,
+		"agents.max_parallel_delegations": a.MaxParallelDelegations, "agents.max_depth": a.MaxDepth, "agents.parallel_tools": a.ParallelTools} {
+		check(v >= 1, key, "want 1 or more, got %d", v)
+	}
+	for key, v := range map[string]int{"agents.max_delegations_per_turn": a.MaxDelegationsPerTurn, "agents.delegation_token_budget": a.DelegationTokenBudget,
+		"agents.stall_repeats": a.StallRepeats, "blackboard.index_max_notes": c.Blackboard.IndexMaxNotes, "blackboard.index_line_chars": c.Blackboard.IndexLineChars,
+		"blackboard.max_notes_per_board": c.Blackboard.MaxNotesPerBoard, "context.turn_squeeze_percent": c.Context.TurnSqueezePercent} {
+		check(v >= 0, key, "want 0 (off) or more, got %d", v)
+	}
+	check(c.Context.CompactBudget >= 0 && c.Context.CompactBudget <= 1, "context.compact_budget", "want a share of the window between 0 (off) and 1, got %g", c.Context.CompactBudget)
+	for kind, b := range c.Context.CompactBudgetByKind {
+		check(b > 0 && b <= 1, "context.compact_budget_by_kind."+kind, "want a share of the window between 0 and 1, got %g", b)
+	}
+	check(c.ChatSleep.Tools.BudgetPercent >= 0 && c.ChatSleep.Tools.BudgetPercent <= 100, "chat_sleep.tools.budget_percent", "want a percentage, got %g", c.ChatSleep.Tools.BudgetPercent)
+	n := c.Notes
+	check(n.MaxNoteChars >= 1, "notes.max_note_chars", "want 1 or more, got %d", n.MaxNoteChars)
+	check(n.IndexLeaveChars <= n.IndexEnterChars, "notes.index_leave_chars", "must not be above notes.index_enter_chars (%d), or the mode would flip every turn", n.IndexEnterChars)
+	check(n.IndexLeaveNotes <= n.IndexEnterNotes, "notes.index_leave_notes", "must not be above notes.index_enter_notes (%d)", n.IndexEnterNotes)
+	for name, m := range c.Models {
+		check(m.ContextWindow >= 1, "models."+name+".context_window", "want the model's window in tokens, got %d", m.ContextWindow)
+		check(m.MaxRetries >= 0, "models."+name+".max_retries", "want 0 or more, got %d", m.MaxRetries)
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	slices.SortFunc(ps, func(x, y problem) int { return strings.Compare(x.key, y.key) })
+	var errs Errors
+	for _, p := range ps {
+		e := &Error{File: "built-in defaults", Key: p.key, Msg: p.msg}
+		for i := len(layers) - 1; i >= 0; i-- {
+			if node := lookup(layers[i].root, strings.Split(p.key, ".")...); node != nil {
+				e.File, e.Line = layers[i].file, node.Line
+				break
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errs
+}
