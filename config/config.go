@@ -169,15 +169,22 @@ const MCPServerDefaults = "*"
 
 // Check reports a server that names neither or both of command and url.
 func (s MCPServer) Check(name string) error {
-	switch {
-	case s.Command == "" && s.URL == "":
-		return fmt.Errorf("mcp_servers.%s: set command (a stdio server) or url (a streamable HTTP server)", name)
-	case s.Command != "" && s.URL != "":
-		return fmt.Errorf("mcp_servers.%s: set command or url, not both", name)
-	case s.URL == "" && s.TokenEnv != "":
-		return fmt.Errorf("mcp_servers.%s: token_env is for url servers; pass a stdio server its token through env", name)
+	if p := s.problem(); p != "" {
+		return fmt.Errorf("mcp_servers.%s: %s", name, p)
 	}
 	return nil
+}
+
+func (s MCPServer) problem() string {
+	switch {
+	case s.Command == "" && s.URL == "":
+		return "set command (a stdio server) or url (a streamable HTTP server)"
+	case s.Command != "" && s.URL != "":
+		return "set command or url, not both"
+	case s.URL == "" && s.TokenEnv != "":
+		return "token_env is for url servers; pass a stdio server its token through env"
+	}
+	return ""
 }
 
 // KB configures the knowledge base (SPEC §9).

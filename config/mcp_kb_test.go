@@ -94,3 +94,38 @@ func TestKBDefaults(t *testing.T) {
 		t.Errorf("kb = %+v; want the file's values, the empty list kept", cfg.KB)
 	}
 }
+
+// TestMCPAndKBValuesChecked pins that mcp_servers and kb values which
+// decode but cannot work are errors naming file, line and key.
+func TestMCPAndKBValuesChecked(t *testing.T) {
+	_, err := load(t, `mcp_servers:
+  none:
+    args: [x]
+  both:
+    command: x
+    url: http://x
+  my.fs:
+    command: x
+  slow:
+    command: x
+    timeout: "0"
+kb:
+  embeddings:
+    model: embed
+    endpoint: nowhere
+`, "")
+	for _, want := range []string{
+		"config.yaml:5: mcp_servers.both: set command or url, not both",
+		`config.yaml:2: mcp_servers: server name "my.fs": use letters, digits`,
+		"config.yaml:3: mcp_servers.none: set command (a stdio server) or url",
+		"config.yaml:11: mcp_servers.slow.timeout: want a duration above 0",
+		`config.yaml:15: kb.embeddings.endpoint: "nowhere" is not a model under models:`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to contain %q", err, want)
+		}
+	}
+	if _, err := load(t, "mcp_servers:\n  ok_server-1:\n    url: http://x\n", ""); err != nil {
+		t.Errorf("a valid server: %v", err)
+	}
+}

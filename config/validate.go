@@ -2,11 +2,14 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
+
+var serverName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // layer is one parsed configuration file.
 type layer struct {
@@ -53,6 +56,21 @@ func (c *Config) validate(layers []layer) error {
 	for name, m := range c.Models {
 		check(m.ContextWindow >= 1, "models."+name+".context_window", "want the model's window in tokens, got %d", m.ContextWindow)
 		check(m.MaxRetries >= 0, "models."+name+".max_retries", "want 0 or more, got %d", m.MaxRetries)
+	}
+	for name, srv := range c.MCPServers {
+		if !serverName.MatchString(name) {
+			check(false, "mcp_servers", "server name %q: use letters, digits, '_' and '-' (it becomes part of its tools' names)", name)
+			continue
+		}
+		key := "mcp_servers." + name
+		if p := srv.problem(); p != "" {
+			check(false, key, "%s", p)
+		}
+		check(srv.Timeout.D() > 0, key+".timeout", "want a duration above 0, got %s", srv.Timeout)
+	}
+	if e := c.KB.Embeddings; e.Model != "" {
+		_, ok := c.Models[e.Endpoint]
+		check(ok, "kb.embeddings.endpoint", "%q is not a model under models: (it serves /embeddings for kb.embeddings.model)", e.Endpoint)
 	}
 	if len(ps) == 0 {
 		return nil
