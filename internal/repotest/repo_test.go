@@ -83,16 +83,13 @@ func testFuncs(t *testing.T, root string) map[string][]string {
 	return funcs
 }
 
-// TestAgentsMD enforces that every package has an AGENTS.md (internal/*
-// packages share internal/AGENTS.md) and that every test an AGENTS.md
-// names exists — at the named file and line when one is given.
+// TestAgentsMD enforces that every package has an AGENTS.md and that every
+// test an AGENTS.md names exists — at the named file and line when one is
+// given.
 func TestAgentsMD(t *testing.T) {
 	root := repoRoot(t)
 	for _, dir := range packageDirs(t, root) {
 		doc := filepath.Join(root, dir, "AGENTS.md")
-		if strings.HasPrefix(dir, "internal"+string(filepath.Separator)) {
-			doc = filepath.Join(root, "internal", "AGENTS.md")
-		}
 		if _, err := os.Stat(doc); err != nil {
 			t.Errorf("package %s has no AGENTS.md (boundary, hard constraints, the tests that pin them)", dir)
 		}
