@@ -92,23 +92,22 @@ func (d *Director) curationApplies() bool {
 	return !slices.Contains(d.opts.Config.ChatSleep.SkipKinds, d.opts.Session.Info().Kind)
 }
 
-// curatedTools splits the reachable tools into those in the request and
-// those only in the catalogue. tool_find and tool_load are there only when
-// something is hidden.
-func (d *Director) curatedTools(g agents.Gates) (in []*agents.Tool, catalogue string) {
+// curatedTools splits the reachable tools into those in the request, those
+// only in the catalogue (hidden) and the catalogue text. tool_find and
+// tool_load are there only when something is hidden. It has no side
+// effects: Turn keeps the hidden list for tool_load.
+func (d *Director) curatedTools(g agents.Gates) (in, hidden []*agents.Tool, catalogue string) {
 	reachable := d.reg.Reachable(g)
-	d.cur.hidden = nil
 	if !d.curationApplies() {
-		return withoutCuration(reachable), ""
+		return withoutCuration(reachable), nil, ""
 	}
 	cfg := d.opts.Config
-	in, hidden := sleep.Split(d.cur.profile, reachable, cfg.ChatSleep.Tools.Core, cfg.Toolsets)
-	d.cur.hidden = hidden
+	in, hidden = sleep.Split(d.cur.profile, reachable, cfg.ChatSleep.Tools.Core, cfg.Toolsets)
 	if len(hidden) == 0 {
-		return withoutCuration(in), ""
+		return withoutCuration(in), nil, ""
 	}
 	window, _ := d.window()
-	return in, sleep.Catalogue(hidden, cfg.Toolsets, sleep.CatalogueLimit(window))
+	return in, hidden, sleep.Catalogue(hidden, cfg.Toolsets, sleep.CatalogueLimit(window))
 }
 
 // withoutCuration drops tool_find and tool_load: with nothing hidden they

@@ -187,6 +187,12 @@ func (d *Director) BoardID() string { return d.opts.BoardID }
 // reachable tools minus what curation hides (listed in the catalogue at
 // the end of the stable prefix, loadable with tool_load).
 func (d *Director) Agent(g agents.Gates) *agents.Agent {
+	a, _ := d.agent(g)
+	return a
+}
+
+// agent builds the turn's agent and returns the hidden tools with it.
+func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
 	maxSteps := d.opts.Config.Agents.MaxSteps
 	if d.opts.MaxSteps > 0 {
 		maxSteps = d.opts.MaxSteps
@@ -194,8 +200,8 @@ func (d *Director) Agent(g agents.Gates) *agents.Agent {
 	if d.opts.Toolset != "" {
 		g.Allow = d.opts.Config.Toolsets[d.opts.Toolset]
 	}
-	in, catalogue := d.curatedTools(g)
-	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: maxSteps, Loaded: d.cur.loaded}
+	in, hidden, catalogue := d.curatedTools(g)
+	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: maxSteps, Loaded: d.cur.loaded}, hidden
 }
 
 // Session returns the director's session.
@@ -244,7 +250,9 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
 	d.enterTurn(ctx)
-	out, runErr := loop.Run(bctx, d.Agent(gates), s.History(), llm.Message{Role: llm.RoleUser, Content: input})
+	agent, hidden := d.agent(gates)
+	d.cur.hidden = hidden
+	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: input})
 	// The end of a turn is recorded even when it was cancelled, with a
 	// context that still works.
 	if err := s.EndTurn(context.WithoutCancel(ctx), turn, out.Reason); err != nil && runErr == nil {

@@ -31,7 +31,7 @@ func (d *Director) prefixTokens() int {
 
 // Measure is the session's token measure of the next request: the one
 // number compaction, the pressure line and budgets all use.
-func (d *Director) Measure() int { return d.opts.Session.Measure(d.prefixTokens()) }
+func (d *Director) Measure() int { return d.opts.Session.Measure(d.prefixTokens) }
 
 func (d *Director) compactionDue() bool {
 	_, threshold := d.window()

@@ -135,16 +135,16 @@ func TestMeasureAnchorsOnProviderCount(t *testing.T) {
 	st := newStore(t)
 	s := newSession(t, st, KindRun, "/w")
 	s.Append(user("hello"))
-	if got := s.Measure(1000); got != 1000+llm.EstimateTokens([]llm.Message{user("hello")}, nil) {
+	if got := s.Measure(func() int { return 1000 }); got != 1000+llm.EstimateTokens([]llm.Message{user("hello")}, nil) {
 		t.Errorf("Measure without anchor = %d", got)
 	}
 	s.Observe(llm.Response{Usage: llm.Usage{PromptTokens: 5000}})
-	if got := s.Measure(1000); got != 5000 {
+	if got := s.Measure(func() int { return 1000 }); got != 5000 {
 		t.Errorf("Measure right after a response = %d; want the provider's 5000", got)
 	}
 	long := assistant(strings.Repeat("x", 4000))
 	s.Append(long)
-	if got := s.Measure(1000); got != 5000+llm.EstimateTokens([]llm.Message{long}, nil) {
+	if got := s.Measure(func() int { return 1000 }); got != 5000+llm.EstimateTokens([]llm.Message{long}, nil) {
 		t.Errorf("Measure = %d; want anchor + estimate of what was added", got)
 	}
 }

@@ -28,13 +28,16 @@ func (s *Session) Observe(resp llm.Response) {
 
 // Measure returns the tokens of the next request: the anchor plus an
 // estimate of the messages added since, or — with no anchor yet (a new or
-// just-compacted session) — prefix (the caller's estimate of the system
-// prompt and tool declarations) plus an estimate of the whole history.
-func (s *Session) Measure(prefix int) int {
+// just-compacted session) — prefix() (the caller's estimate of the system
+// prompt and tool declarations, asked for only then) plus an estimate of
+// the whole history.
+func (s *Session) Measure(prefix func() int) int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.acct.valid && s.acct.anchorCount <= len(s.mem.Messages) {
+		defer s.mu.Unlock()
 		return s.acct.anchor + llm.EstimateTokens(s.mem.Messages[s.acct.anchorCount:], nil)
 	}
-	return prefix + llm.EstimateTokens(s.mem.History(s.interrupted), nil)
+	history := s.mem.History(s.interrupted)
+	s.mu.Unlock()
+	return prefix() + llm.EstimateTokens(history, nil)
 }
