@@ -358,10 +358,12 @@ func TestBatchScale(t *testing.T) {
 		t.Errorf("at most %d delegations ran at once; want exactly %d", peak, par)
 	}
 	// Generous, so CI on two noisy cores stays green; a scheduler that ran
-	// them one by one would be near 16×, at parallel 4 near 4×.
+	// them one by one would be near 16×, at parallel 4 near 4×. Under the
+	// race detector the wall time says little (the peak of 16 at once,
+	// checked above, is the proof of parallelism), so the bound is loose.
 	bound := 3.0
 	if raceEnabled {
-		bound = 4
+		bound = 8
 	}
 	if ratio >= bound {
 		t.Errorf("wall time %s is %.2f× the ideal %s; want under %.0f×", wall, ratio, ideal, bound)
