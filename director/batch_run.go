@@ -42,19 +42,6 @@ type BatchOptions struct {
 	// delegation_finished, delegation_skipped and batch_finished.
 	Events agents.Sink
 	Now    func() time.Time
-	Hooks  BatchHooks
-}
-
-// BatchHooks are the seam for recording a batch run elsewhere: a batch
-// session (kind batch) with its rollout. The sub-agents' own messages go
-// through Runner.Append, which sees each agents.Delegation (CallID = the
-// plan's id, Key = "batch:<id>"). Nil hooks do nothing.
-type BatchHooks struct {
-	// Started runs once the plan validated, before any delegation starts;
-	// an error ends the run with nothing started.
-	Started func(ctx context.Context, board string, p *Plan) error
-	// Finished runs with the report, also after a cancel.
-	Finished func(r *BatchReport)
 }
 
 // BatchReport is what a batch run did, one row per delegation in plan
@@ -166,15 +153,7 @@ func RunPlan(ctx context.Context, p *Plan, opts BatchOptions) (*BatchReport, err
 			return nil, err
 		}
 	}
-	if opts.Hooks.Started != nil {
-		if err := opts.Hooks.Started(ctx, board, p); err != nil {
-			return nil, err
-		}
-	}
 	b.run(ctx)
-	if opts.Hooks.Finished != nil {
-		opts.Hooks.Finished(b.report)
-	}
 	if b.report.Cancelled {
 		return b.report, ctx.Err()
 	}

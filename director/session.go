@@ -87,7 +87,7 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 	if len(state) > 0 {
 		block = "[state]\n" + strings.Join(state, "\n")
 	}
-	idx, err := IndexTail(d.opts.Board, d.opts.BoardID, d.index)(ctx)
+	idx, err := d.boardIndex()
 	if err != nil {
 		return "", err
 	}

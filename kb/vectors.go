@@ -195,21 +195,20 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 // vectorQuery picks the exact or the shortlisted query; the caller appends k.
 func (s *Store) vectorQuery(ctx context.Context, qv []float32, sc scope, k int) (string, []any, error) {
 	head := []any{encodeVector(qv), embedderModel(s.emb), len(qv)}
-	where, args := sc.where("v.domain_id", "v.about_project", false)
-	exact := "SELECT v.note_id FROM note_vectors v WHERE v.model = ?2 AND v.dims = ?3 AND " + where +
+	exactWhere, exactArgs := sc.where("v.domain_id", "v.about_project", false)
+	exact := "SELECT v.note_id FROM note_vectors v WHERE v.model = ?2 AND v.dims = ?3 AND " + exactWhere +
 		" ORDER BY vec_distance_cosine(v.embedding, ?1), v.note_id LIMIT ?"
 	if len(qv)%8 != 0 {
-		return exact, append(head, args...), nil
+		return exact, append(head, exactArgs...), nil
 	}
-	where, args = sc.where("b.domain_id", "b.about_project", false)
+	where, args := sc.where("b.domain_id", "b.about_project", false)
 	from := " FROM note_vector_bits b WHERE b.model = ?2 AND b.dims = ?3 AND " + where
 	var n int
 	if err := s.db.QueryRowContext(ctx, "SELECT count(*)"+from, append(head, args...)...).Scan(&n); err != nil {
 		return "", nil, fmt.Errorf("vector search: %w", err)
 	}
 	if n <= s.exactVectors {
-		where, args = sc.where("v.domain_id", "v.about_project", false)
-		return exact, append(head, args...), nil
+		return exact, append(head, exactArgs...), nil
 	}
 	shortlist := `SELECT s.note_id FROM (SELECT b.note_id` + from + `
 		ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(?)), b.note_id LIMIT ` + fmt.Sprint(shortlistFactor*k) + `) s

@@ -181,16 +181,6 @@ func (w *RolloutWriter) Write(it Item, sync bool) error {
 	return nil
 }
 
-// Sync flushes the file to disk.
-func (w *RolloutWriter) Sync() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
-	}
-	return w.f.Sync()
-}
-
 // Close syncs and closes the file.
 func (w *RolloutWriter) Close() error {
 	w.mu.Lock()

@@ -253,9 +253,6 @@ func (s *Session) SetNudged(ctx context.Context, column string, upto int) error 
 // Close syncs and closes the rollout.
 func (s *Session) Close() error { return s.w.Close() }
 
-// Sync flushes the rollout.
-func (s *Session) Sync() error { return s.w.Sync() }
-
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > n {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -210,6 +209,3 @@ func (s *session) turn(ctx context.Context, f *Factory, prompt string) (*agents.
 	}
 	return out, err
 }
-
-// newSessionID returns a new session id.
-func newSessionID(now time.Time) string { return memory.NewID(now) }
