@@ -19,14 +19,7 @@ import (
 // measure crosses the threshold, the "just compacted" nudge exactly once
 // after it — and the board index and the session keep working.
 func TestLongSessionCompactsAndNudgesOnce(t *testing.T) {
-	f := newFixture(t, "long-session", func(c *config.Config) {
-		m := c.Models["default"]
-		m.ContextWindow = 10_000
-		c.Models["default"] = m
-		c.Context.CompactBudget = 0.8
-		c.Context.WrapUpReserveTokens = 1000
-		c.Context.KeepRecentTurns = 2
-	})
+	f := newFixture(t, "long-session", smallWindow)
 	if _, err := f.store.WriteNote(f.board, blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Conclusion: "An early finding."}}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +134,7 @@ func TestRecoveryNeverTwice(t *testing.T) {
 // the share stays near 1 — except at the one request after a compaction,
 // which rewrites the history on purpose.
 func TestPromptCacheStability(t *testing.T) {
-	f := newFixture(t, "long-session", func(c *config.Config) {
-		m := c.Models["default"]
-		m.ContextWindow = 10_000
-		c.Models["default"] = m
-		c.Context.CompactBudget = 0.8
-		c.Context.WrapUpReserveTokens = 1000
-	})
+	f := newFixture(t, "long-session", smallWindow)
 	for n := 1; n <= 7; n++ {
 		if _, err := f.d.Turn(t.Context(), "turn-"+string(rune('0'+n))+" please"); err != nil {
 			t.Fatal(err)
@@ -230,4 +217,15 @@ func TestLongTurnSqueezesItsOldOutputs(t *testing.T) {
 	if strings.Contains(string(data), "[shrunk to save room") || strings.Count(string(data), "The two commands") < 5 {
 		t.Error("the rollout does not keep every tool output whole")
 	}
+}
+
+// smallWindow gives the long-session scenario its walls: a 10 000-token
+// window, compaction at 80 % (8 000), the wrap-up invitation 1 000 before.
+func smallWindow(c *config.Config) {
+	m := c.Models["default"]
+	m.ContextWindow = 10_000
+	c.Models["default"] = m
+	c.Context.CompactBudget = 0.8
+	c.Context.WrapUpReserveTokens = 1000
+	c.Context.KeepRecentTurns = 2
 }

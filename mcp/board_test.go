@@ -17,7 +17,7 @@ import (
 func TestBoardTools(t *testing.T) {
 	f := newFixture(t)
 	created := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
-	meta, err := f.board.WriteNote("sess-1", blackboard.NewNote{
+	_, err := f.board.WriteNote("sess-1", blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Task: "map the packages",
 			Conclusion: "three packages", Facts: []string{"kb is pure Go"}, Created: created},
 		Body: "SECRET-BODY " + strings.Repeat("x", 300),
@@ -29,7 +29,7 @@ func TestBoardTools(t *testing.T) {
 	if err != nil || len(listed.Notes) != 1 {
 		t.Fatalf("ListNotes = %v, %v", listed, err)
 	}
-	meta = listed.Notes[0]
+	meta := listed.Notes[0] // as a listing reads it back
 	cs := f.session(t, f.read)
 
 	boards := text(call(t, cs, "board_list_boards", `{}`))

@@ -54,12 +54,19 @@ func (s *sessionFlags) open(ctx context.Context, f *Factory, inspect bool, fl *a
 	return openSession(ctx, f, fl, sessionRequest{Resume: ref, Inspect: inspect, Sink: agents.Discard})
 }
 
-func curationOf(s *session) (*sleep.Store, error) {
-	st := s.d.SleepStore()
-	if st == nil {
-		return nil, usagef("tool curation is off (chat_sleep.enabled: false)")
+// openCuration opens the selected session for inspection with its
+// curation tables; curation being off is a usage error.
+func (s *sessionFlags) openCuration(ctx context.Context, f *Factory) (*session, *sleep.Store, error) {
+	sess, err := s.open(ctx, f, true, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return st, nil
+	st := sess.d.SleepStore()
+	if st == nil {
+		sess.close()
+		return nil, nil, usagef("tool curation is off (chat_sleep.enabled: false)")
+	}
+	return sess, st, nil
 }
 
 // NewCmdSleep builds `yagent sleep`.
@@ -183,15 +190,11 @@ func newCmdToolsProfile(f *Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := sf.open(ctx, f, true, nil)
+			s, st, err := sf.openCuration(ctx, f)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			st, err := curationOf(s)
-			if err != nil {
-				return err
-			}
 			p, err := st.Profile(ctx, s.sess.ID())
 			if err != nil {
 				return err
@@ -259,15 +262,11 @@ func newCmdToolsStats(f *Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			s, err := sf.open(ctx, f, true, nil)
+			s, st, err := sf.openCuration(ctx, f)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			st, err := curationOf(s)
-			if err != nil {
-				return err
-			}
 			cfg, _ := f.Config()
 			windows := cfg.ChatSleep.Tools.Windows
 			if window > 0 {
@@ -294,15 +293,11 @@ func newCmdToolsStats(f *Factory) *cobra.Command {
 func editProfile(f *Factory, sf *sessionFlags, edit func(p *sleep.Profile, names map[string]bool) error) func(cmd *cobra.Command, args []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
-		s, err := sf.open(ctx, f, true, nil)
+		s, st, err := sf.openCuration(ctx, f)
 		if err != nil {
 			return err
 		}
 		defer s.close()
-		st, err := curationOf(s)
-		if err != nil {
-			return err
-		}
 		p, err := st.Profile(ctx, s.sess.ID())
 		if err != nil {
 			return err
