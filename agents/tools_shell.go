@@ -50,17 +50,26 @@ type Asker interface {
 // may run.
 type ShellPolicy struct {
 	Approval Approval
-	// Allowed says shell may run at all. Headless runs need --allow-shell
-	// (or agents.allow_shell) because nobody is there to ask.
+	// Allowed is the person's explicit permission to run commands without
+	// being asked (--allow-shell or agents.allow_shell). Without it a
+	// command runs only after a person approves it through Ask.
 	Allowed bool
-	// Ask is nil in headless runs.
+	// Ask is nil when nobody can answer a question (stdin or stderr is not
+	// a terminal: cron, CI, nohup, a pipe, /dev/null).
 	Ask Asker
 }
 
+// Refusals the model (and the person reading the transcript) gets.
+const (
+	refuseNoShell  = "shell is not allowed in this run: nobody can be asked to approve commands (stdin and stderr are not both terminals); the person must pass --allow-shell (or set agents.allow_shell: true)"
+	refuseNoAsker  = "nobody is there to approve this (stdin and stderr are not both terminals): it was not done"
+	refuseDeclined = "the person declined: do not retry it; ask or take another way"
+)
+
 // permit decides one action; the string says why it was refused.
 func (p ShellPolicy) permit(ctx context.Context, what string, isShell bool) (bool, string, error) {
-	if isShell && !p.Allowed {
-		return false, "shell is not allowed in this run: the person must pass --allow-shell (or set agents.allow_shell: true)", nil
+	if isShell && !p.Allowed && p.Ask == nil {
+		return false, refuseNoShell, nil
 	}
 	ask := isShell && p.Approval != ApproveNever || !isShell && p.Approval == ApproveUntrusted
 	if !ask {
@@ -68,16 +77,16 @@ func (p ShellPolicy) permit(ctx context.Context, what string, isShell bool) (boo
 	}
 	if p.Ask == nil {
 		if isShell && p.Allowed && p.Approval != ApproveUntrusted {
-			return true, "", nil // headless with --allow-shell: allowed by flag
+			return true, "", nil // nobody to ask, but --allow-shell said yes
 		}
-		return false, "nobody is there to approve this (headless run): it was not done", nil
+		return false, refuseNoAsker, nil
 	}
 	ok, err := p.Ask.Ask(ctx, what)
 	if err != nil {
 		return false, "", err
 	}
 	if !ok {
-		return false, "the person declined: do not retry it; ask or take another way", nil
+		return false, refuseDeclined, nil
 	}
 	return true, "", nil
 }

@@ -155,6 +155,8 @@ func TestShellPolicy(t *testing.T) {
 		{"declined", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: askFunc(func(string) bool { return false })}, false, "declined"},
 		{"approved", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: askFunc(func(q string) bool { return strings.Contains(q, "touch ran") })}, true, ""},
 		{"never asks", ShellPolicy{Approval: ApproveNever, Allowed: true, Ask: askFunc(func(string) bool { t.Error("asked"); return false })}, true, ""},
+		{"asked without --allow-shell", ShellPolicy{Approval: ApproveOnRequest, Ask: askFunc(func(string) bool { return true })}, true, ""},
+		{"untrusted, nobody to ask, --allow-shell", ShellPolicy{Approval: ApproveUntrusted, Allowed: true}, false, "nobody is there"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

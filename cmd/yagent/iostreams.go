@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // IOStreams are the standard streams and whether each is a terminal.
@@ -22,7 +24,12 @@ func SystemIO() *IOStreams {
 	}
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// CanAsk reports whether a person can answer a question now: the question
+// goes to stderr and the answer comes from stdin, so both must be terminals.
+// It is the one test of "somebody is there" for approvals in every command
+// (run, resume, chat, batch and the sub-agents they start).
+func (s *IOStreams) CanAsk() bool { return s.InTTY && s.ErrTTY }
+
+// isTerminal asks the terminal driver (an ioctl on the descriptor), never
+// the file mode: /dev/null is a character device but nobody types into it.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -60,11 +60,11 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
 		}
-		mark := "✓"
+		mark, width := "✓", 120
 		if e.Tool.IsError {
-			mark = "✗"
+			mark, width = "✗", 400 // a refusal says what to do: show it whole
 		}
-		p.line("%s  %s %s%s", indent, mark, who(e), oneLine(e.Tool.Summary, 120))
+		p.line("%s  %s %s%s", indent, mark, who(e), oneLine(e.Tool.Summary, width))
 	case agents.EventDelegationStarted:
 		p.line("%s⇢ %s: %s", indent, e.Delegation.Agent, oneLine(e.Delegation.Task, 100))
 	case agents.EventDelegationFinished:

@@ -108,8 +108,8 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.close()
 		return nil, &usageError{err}
 	}
-	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell || f.IO.InTTY}
-	if f.IO.InTTY && f.IO.ErrTTY && !fl.JSON {
+	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell}
+	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}
 	if fl.MaxSteps < 0 {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+// shellScenario makes the model run one shell command that leaves a file.
+const shellScenario = `
+name: who-can-ask
+steps:
+  - id: touch
+    repeat: true
+    match: {contains: "case:ask", last_role: user}
+    reply:
+      tool_calls:
+        - {name: shell, arguments: {command: "echo hi > ran.txt"}}
+  - id: done
+    repeat: true
+    match: {contains: "case:ask", last_role: tool}
+    reply: {text: "Done."}
+`
+
+// TestWhoCanAsk pins that a shell command runs unasked only with
+// --allow-shell, and that yagent asks only when stdin and stderr are both
+// terminals. It drives the real binary with each kind of stdin/stderr a
+// person meets in cron, CI, nohup, ssh and pipes; only a pseudo-terminal on
+// both gets the question. Before the fix /dev/null counted as a terminal
+// (a character device) and the command ran with nobody asked.
+func TestWhoCanAsk(t *testing.T) {
+	bin, err := exec.LookPath("yagent") // testscript.Main put it on PATH
+	if err != nil {
+		t.Fatalf("yagent test binary not on PATH: %v", err)
+	}
+	sc, err := llmtest.Parse([]byte(shellScenario), "who-can-ask")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := llmtest.Start(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	// setup returns a command in a fresh workspace and home.
+	setup := func(t *testing.T, name string, args ...string) (*exec.Cmd, string) {
+		work := t.TempDir()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(),
+			"HOME="+filepath.Join(work, "home"),
+			"YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
+			"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"),
+			"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb",
+		)
+		return cmd, work
+	}
+	ran := func(work string) bool {
+		_, err := os.Stat(filepath.Join(work, "ran.txt"))
+		return err == nil
+	}
+
+	t.Run("stdin is /dev/null", func(t *testing.T) {
+		cmd, work := setup(t, bin, "run", "case:ask")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr // stdin nil: os/exec opens /dev/null
+		out, err := cmd.Output()
+		assertRefused(t, ran(work), string(out), stderr.String(), err)
+	})
+	t.Run("stdin is a pipe", func(t *testing.T) {
+		cmd, work := setup(t, bin, "run", "case:ask")
+		cmd.Stdin = strings.NewReader("y\ny\ny\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		assertRefused(t, ran(work), string(out), stderr.String(), err)
+	})
+	t.Run("stdin is closed", func(t *testing.T) {
+		cmd, work := setup(t, "sh", "-c", `exec "$0" run case:ask <&-`, bin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		assertRefused(t, ran(work), string(out), stderr.String(), err)
+	})
+	t.Run("batch, stdin is /dev/null", func(t *testing.T) {
+		cmd, work := setup(t, bin, "batch", "plan.yaml")
+		plan := "delegations:\n  - id: touch\n    agent: worker\n    task: case:ask\n"
+		if err := os.WriteFile(filepath.Join(work, "plan.yaml"), []byte(plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("yagent batch: %v\n%s", err, out)
+		}
+		if ran(work) {
+			t.Errorf("a sub-agent's shell command ran with nobody asked and no --allow-shell\n%s", out)
+		}
+	})
+	t.Run("stderr redirected, stdin a terminal", func(t *testing.T) {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Skipf("no pseudo-terminal here: %v", err)
+		}
+		defer ptmx.Close()
+		cmd, work := setup(t, bin, "run", "case:ask")
+		var stderr bytes.Buffer
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+		go io.Copy(io.Discard, ptmx)
+		ptmx.Write([]byte("y\ny\n"))
+		err = cmd.Run()
+		tty.Close()
+		assertRefused(t, ran(work), "-", stderr.String(), err) // stdout is the terminal
+	})
+	t.Run("a real terminal asks", func(t *testing.T) {
+		cmd, work := setup(t, bin, "run", "case:ask")
+		ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+		if err != nil {
+			t.Skipf("no pseudo-terminal here: %v", err)
+		}
+		defer ptmx.Close()
+		screen := &lockedBuffer{}
+		go io.Copy(screen, ptmx)
+		if !waitFor(screen, "allow?", 30*time.Second) {
+			cmd.Process.Kill()
+			t.Fatalf("no approval question on the terminal; screen:\n%s", screen)
+		}
+		ptmx.Write([]byte("y\r"))
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("yagent run: %v; screen:\n%s", err, screen)
+		}
+		if !ran(work) {
+			t.Errorf("approved command did not run; screen:\n%s", screen)
+		}
+	})
+}
+
+func assertRefused(t *testing.T, ran bool, stdout, stderr string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("yagent run: %v\nstderr:\n%s", err, stderr)
+	}
+	if ran {
+		t.Errorf("the shell command ran with nobody asked and no --allow-shell\nstderr:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "allow?") {
+		t.Errorf("asked a question nobody can answer\nstderr:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "nobody can be asked") || !strings.Contains(stderr, "--allow-shell") {
+		t.Errorf("the refusal does not say why and what to do\nstderr:\n%s", stderr)
+	}
+	if stdout != "-" && strings.TrimSpace(stdout) != "Done." {
+		t.Errorf("stdout = %q; want the final answer", stdout)
+	}
+}
+
+// lockedBuffer collects what a terminal shows, safe for one writer and one
+// reader.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func waitFor(b *lockedBuffer, text string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if strings.Contains(b.String(), text) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
