@@ -70,7 +70,7 @@ func chatRun(ctx context.Context, f *Factory, fl *agentFlags, resume string) err
 	}
 	defer func() { c.s.close() }()
 	prev := f.OnInterrupt(c.interrupt)
-	defer f.OnInterrupt(prev)
+	defer func() { f.OnInterrupt(prev) }()
 	c.greet()
 	for {
 		line, err := c.in.readLine()
