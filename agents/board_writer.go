@@ -10,13 +10,14 @@ import (
 	"github.com/yagent/yagent/llm"
 )
 
-// ExitArgs are agent_exit's arguments.
+// ExitArgs are agent_exit's arguments (schemas.json has their
+// descriptions).
 type ExitArgs struct {
 	Status     string   `json:"status"`
-	Reason     string   `json:"reason"`
+	Reason     string   `json:"reason,omitempty"`
 	Conclusion string   `json:"conclusion"`
-	Facts      []string `json:"facts"`
-	Artifacts  []string `json:"artifacts"`
+	Facts      []string `json:"facts,omitempty"`
+	Artifacts  []string `json:"artifacts,omitempty"`
 }
 
 // deliverableText is the full deliverable of a finished sub-agent run: on

@@ -347,12 +347,12 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		case t == nil:
 			names := Names(tools)
 			slices.Sort(names)
-			results[i] = Errorf("there is no tool %q in this turn; the tools you have are: %s", c.Name, strings.Join(names, ", "))
+			results[i] = ErrorResult("there is no tool %q in this turn; the tools you have are: %s", c.Name, strings.Join(names, ", "))
 		case stall.limit > 0 && stall.see(c) >= stall.limit:
-			results[i] = Errorf("this is call number %d of %s with the same arguments in a row; the result will not change. Use what you have, try something different, or give your answer", stall.count, c.Name)
+			results[i] = ErrorResult("this is call number %d of %s with the same arguments in a row; the result will not change. Use what you have, try something different, or give your answer", stall.count, c.Name)
 		default:
 			if err := t.validate(json.RawMessage(c.Arguments)); err != nil {
-				results[i] = Errorf("%s: %v", c.Name, err)
+				results[i] = ErrorResult("%s: %v", c.Name, err)
 				continue
 			}
 			runnable[i] = t
@@ -377,13 +377,13 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		go func() {
 			defer wg.Done()
 			if ctx.Err() != nil {
-				results[i] = Errorf("cancelled before it ran")
+				results[i] = ErrorResult("cancelled before it ran")
 				return
 			}
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				results[i] = Errorf("cancelled before it ran")
+				results[i] = ErrorResult("cancelled before it ran")
 				return
 			}
 			defer func() { <-sem }()
@@ -394,7 +394,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 					firstErr = fmt.Errorf("tool %s: %w", c.Name, err)
 				}
 				mu.Unlock()
-				res = Errorf("interrupted: %v", err)
+				res = ErrorResult("interrupted: %v", err)
 			}
 			results[i] = res
 		}()
@@ -423,7 +423,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 func safeRun(ctx context.Context, t *Tool, c *Call) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			res, err = Errorf("the %s tool crashed (%v); this is a yagent bug, try another way", t.Name, p), nil
+			res, err = ErrorResult("the %s tool crashed (%v); this is a yagent bug, try another way", t.Name, p), nil
 		}
 	}()
 	return t.Run(ctx, c)

@@ -112,9 +112,11 @@ func TestLoopBadModelOutput(t *testing.T) {
 func TestSubAgentNeverSeesLeadOnlyTool(t *testing.T) {
 	srv, client := scenario(t, "loop-gates")
 	ran := false
-	secret := &Tool{Name: "secret_lead_tool", Family: "chat", Flags: LeadOnly | MasterOnly,
-		Schema: []byte(`{"type":"object"}`),
-		Run:    func(context.Context, *Call) (Result, error) { ran = true; return Result{Content: "secret"}, nil }}
+	secret, err := NewDynamicTool(Tool{Name: "secret_lead_tool", Family: "chat", Flags: LeadOnly | MasterOnly, Schema: []byte(`{"type":"object"}`)},
+		func(context.Context, *Call) (Result, error) { ran = true; return Result{Content: "secret"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := demoWorkspace(t)
 	reg := NewRegistry(append(FSTools(w, ShellPolicy{}), secret)...)
 	if tools := reg.Reachable(Gates{Master: true}); !slices.Contains(Names(tools), "secret_lead_tool") {

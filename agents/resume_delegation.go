@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/yagent/yagent/blackboard"
@@ -63,7 +64,7 @@ func ArtifactsOf(msgs []llm.Message) []string {
 			var a struct {
 				Path string `json:"path"`
 			}
-			if (&Call{Args: []byte(c.Arguments)}).Decode(&a) == nil && a.Path != "" && !seen[a.Path] {
+			if json.Unmarshal([]byte(c.Arguments), &a) == nil && a.Path != "" && !seen[a.Path] {
 				seen[a.Path] = true
 				out = append(out, a.Path)
 			}

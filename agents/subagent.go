@@ -210,12 +210,16 @@ func (r *SubRunner) tools(def *Definition, depth int) []*Tool {
 	return tools
 }
 
-// ExitTool returns agent_exit: the sub-agent's way to hand over.
-func ExitTool() *Tool {
-	return Builtin("agent_exit", "agent", Core|Quiet, func(context.Context, *Call) (Result, error) {
+// ExitTool returns agent_exit: the sub-agent's way to hand over. Its
+// arguments become the note's handoff (handoffFromOutcome). It holds no
+// state, so every sub-agent shares one.
+func ExitTool() *Tool { return exitTool() }
+
+var exitTool = sync.OnceValue(func() *Tool {
+	return NewTool("agent_exit", "agent", Core|Quiet, func(context.Context, *Call, ExitArgs) (Result, error) {
 		return StopResult("handed over"), nil
 	})
-}
+})
 
 func catalogNames(c *Catalog) []string {
 	var names []string

@@ -2,9 +2,11 @@ package agents
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,5 +219,30 @@ func TestDelegationOverrides(t *testing.T) {
 	}
 	if n.Handoff.Key != "batch:lister" {
 		t.Errorf("note key = %q; want batch:lister", n.Handoff.Key)
+	}
+}
+
+// TestSubAgentsFirstCallSameToolConcurrently pins that a tool shared by two
+// sub-agents running at once needs no first-use set-up: both call read_file
+// for the first time concurrently, through the real sub-agent path, and the
+// race detector (go test -race) sees no write to the shared tool.
+func TestSubAgentsFirstCallSameToolConcurrently(t *testing.T) {
+	r, store := newRunner(t, "subagent-same-tool")
+	var wg sync.WaitGroup
+	results := make([]DelegationResult, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() {
+			results[i], errs[i] = r.Run(t.Context(), Delegation{Agent: "explorer", Task: fmt.Sprintf("read go.mod (%d)", i), BoardID: "b", Depth: 1})
+		})
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil || results[i].Status != blackboard.StatusOK {
+			t.Errorf("delegation %d = %+v, %v; want ok", i, results[i], errs[i])
+		}
+	}
+	if list, _ := store.ListNotes("b", blackboard.ListOptions{}); len(list.Notes) != 2 {
+		t.Errorf("board holds %d notes; want one per delegation", len(list.Notes))
 	}
 }

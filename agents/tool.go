@@ -1,10 +1,13 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -41,16 +44,93 @@ func (f Flags) Has(want Flags) bool { return f&want == want }
 // that aborts the turn.
 type RunFunc func(ctx context.Context, call *Call) (Result, error)
 
-// Tool is one callable tool.
+// Tool is one callable tool. A Tool is immutable once NewTool or
+// NewDynamicTool has built it — its argument validator is compiled there,
+// never on first use — so one Tool serves any number of concurrent turns.
+// Never assign to its fields.
 type Tool struct {
 	Name        string
 	Family      string // fs, shell, board, chat, kb, mcp_<server>, …
 	Description string
 	Schema      json.RawMessage
 	Flags       Flags
-	Run         RunFunc
 
+	run       RunFunc
 	validator *jsonschema.Resolved
+}
+
+// NewTool declares a built-in tool. Its description and schema come from
+// toolspec (schemas.json); In is the type its arguments decode into, and
+// must match the schema (toolspec.CheckInput: one json-tagged field per
+// property, `omitempty` exactly on the optional ones, Go types matching
+// JSON types, an integer's `default:"N"` tag exactly where the schema says
+// "Default N."). run gets the decoded arguments with the defaults filled
+// in for absent ones. NewTool panics on a mismatch: built-in tools are
+// declared in code, and every test that builds one catches it
+// (TestEveryBuiltinToolDeclared, director).
+func NewTool[In any](name, family string, flags Flags, run func(ctx context.Context, c *Call, in In) (Result, error)) *Tool {
+	s := toolspec.MustLookup(name)
+	typ := reflect.TypeFor[In]()
+	if err := toolspec.CheckInput(name, typ); err != nil {
+		panic(err)
+	}
+	defaults := inputDefaults(typ)
+	return &Tool{
+		Name: name, Family: family, Description: s.Description, Schema: s.Parameters, Flags: flags,
+		validator: s.Resolved(),
+		run: func(ctx context.Context, c *Call) (Result, error) {
+			var in In
+			v := reflect.ValueOf(&in).Elem()
+			for _, d := range defaults {
+				v.Field(d.field).SetInt(d.value)
+			}
+			args := c.Args
+			if len(bytes.TrimSpace(args)) == 0 {
+				args = json.RawMessage("{}")
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return ErrorResult("decode %s arguments: %v", c.Name, err), nil
+			}
+			return run(ctx, c, in)
+		},
+	}
+}
+
+// NewDynamicTool declares a tool whose schema comes from elsewhere (an MCP
+// server, the knowledge base): decl holds its name, family, description,
+// schema and flags; run gets the raw arguments once they passed the
+// schema. The schema is compiled here; one that does not is an error.
+func NewDynamicTool(decl Tool, run RunFunc) (*Tool, error) {
+	r, err := toolspec.Compile(decl.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", decl.Name, err)
+	}
+	return &Tool{Name: decl.Name, Family: decl.Family, Description: decl.Description, Schema: decl.Schema, Flags: decl.Flags,
+		run: run, validator: r}, nil
+}
+
+// inputDefault is one `default:"N"` tag of an In struct.
+type inputDefault struct {
+	field int
+	value int64
+}
+
+// inputDefaults reads the default tags (toolspec.CheckInput has checked
+// them against the schema).
+func inputDefaults(t reflect.Type) []inputDefault {
+	var out []inputDefault
+	for i := range t.NumField() {
+		tag, ok := t.Field(i).Tag.Lookup("default")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(tag, 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("agents: %s.%s: default %q is not an integer", t.Name(), t.Field(i).Name, tag))
+		}
+		out = append(out, inputDefault{i, n})
+	}
+	return out
 }
 
 // Call is one invocation of a tool.
@@ -59,14 +139,6 @@ type Call struct {
 	Name string
 	// Args are the raw arguments, already checked against the schema.
 	Args json.RawMessage
-}
-
-// Decode unmarshals the arguments into v.
-func (c *Call) Decode(v any) error {
-	if err := json.Unmarshal(c.Args, v); err != nil {
-		return fmt.Errorf("decode %s arguments: %w", c.Name, err)
-	}
-	return nil
 }
 
 // Result is what a tool call returns to the model.
@@ -90,17 +162,11 @@ func StopResult(content string) Result {
 	return Result{Content: content, Summary: "handed over", stop: true}
 }
 
-// Errorf returns an error Result for the model.
-func Errorf(format string, args ...any) Result {
+// ErrorResult returns a Result reporting a problem the model can fix (not
+// a Go error: the turn goes on).
+func ErrorResult(format string, args ...any) Result {
 	msg := fmt.Sprintf(format, args...)
 	return Result{Content: "error: " + msg, IsError: true, Summary: msg}
-}
-
-// Builtin returns a tool whose name, description and schema come from
-// toolspec (schemas.json).
-func Builtin(name, family string, flags Flags, run RunFunc) *Tool {
-	s := toolspec.MustLookup(name)
-	return &Tool{Name: name, Family: family, Description: s.Description, Schema: s.Parameters, Flags: flags, Run: run}
 }
 
 // Def returns the declaration sent to the model.
@@ -108,16 +174,11 @@ func (t *Tool) Def() llm.ToolDef {
 	return llm.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Schema}
 }
 
-// validate checks raw arguments against the tool's schema, compiling it on
-// first use.
+// Run runs one call whose arguments passed the tool's schema.
+func (t *Tool) Run(ctx context.Context, c *Call) (Result, error) { return t.run(ctx, c) }
+
+// validate checks raw arguments against the tool's compiled schema.
 func (t *Tool) validate(raw json.RawMessage) error {
-	if t.validator == nil && len(t.Schema) > 0 {
-		r, err := toolspec.Compile(t.Schema)
-		if err != nil {
-			return fmt.Errorf("tool %s has a bad schema: %w", t.Name, err)
-		}
-		t.validator = r
-	}
 	_, err := toolspec.ValidateWith(t.validator, raw)
 	return err
 }

@@ -12,21 +12,37 @@ import (
 	"github.com/yagent/yagent/blackboard"
 )
 
-// Paging of read_note.
-const (
-	readNoteDefaultChars = 12000
-	listNotesDefault     = 50
+// Arguments of the board tools (schemas.json has their descriptions).
+type (
+	listNotesIn struct {
+		Agent string `json:"agent,omitempty"`
+		Limit int    `json:"limit,omitempty" default:"50"`
+	}
+	readNoteIn struct {
+		Ref    string `json:"ref"`
+		Offset int    `json:"offset,omitempty" default:"0"`
+		Limit  int    `json:"limit,omitempty" default:"12000"`
+	}
+	contextPackIn struct {
+		Refs []string `json:"refs"`
+	}
 )
 
 // BoardTools returns the read-back tools list_notes, read_note and
 // context_pack. The board id comes from the call's context
-// (blackboard.WithBoardID), set by whoever runs the agent.
+// (blackboard.WithBoardID), set by whoever runs the agent. packChars is
+// context_pack's budget in runes (blackboard.context_pack_chars); 0 means
+// no limit.
 func BoardTools(store *blackboard.Store, packChars int, w *Workspace) []*Tool {
 	return []*Tool{
-		Builtin("list_notes", "board", Core, func(ctx context.Context, c *Call) (Result, error) { return listNotes(ctx, store, c) }),
-		Builtin("read_note", "board", Core, func(ctx context.Context, c *Call) (Result, error) { return readNote(ctx, store, c) }),
-		Builtin("context_pack", "board", 0, func(ctx context.Context, c *Call) (Result, error) {
-			return contextPack(ctx, store, packChars, w, c)
+		NewTool("list_notes", "board", Core, func(ctx context.Context, _ *Call, in listNotesIn) (Result, error) {
+			return listNotes(ctx, store, in)
+		}),
+		NewTool("read_note", "board", Core, func(ctx context.Context, _ *Call, in readNoteIn) (Result, error) {
+			return readNote(ctx, store, in)
+		}),
+		NewTool("context_pack", "board", 0, func(ctx context.Context, _ *Call, in contextPackIn) (Result, error) {
+			return contextPack(ctx, store, packChars, w, in)
 		}),
 	}
 }
@@ -56,20 +72,10 @@ func FormatNoteLine(m blackboard.NoteMeta) string {
 	return fmt.Sprintf("%s [%s] %s, %d chars — %s", m.Ref, status, m.Created.UTC().Format(time.DateTime), m.BodySize, concl)
 }
 
-func listNotes(ctx context.Context, store *blackboard.Store, c *Call) (Result, error) {
-	var a struct {
-		Agent string `json:"agent"`
-		Limit int    `json:"limit"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func listNotes(ctx context.Context, store *blackboard.Store, a listNotesIn) (Result, error) {
 	board, err := boardOf(ctx)
 	if err != nil {
-		return Errorf("%v", err), nil
-	}
-	if a.Limit <= 0 {
-		a.Limit = listNotesDefault
+		return ErrorResult("%v", err), nil
 	}
 	var res blackboard.ListResult
 	if a.Agent != "" {
@@ -78,7 +84,7 @@ func listNotes(ctx context.Context, store *blackboard.Store, c *Call) (Result, e
 		res, err = store.ListNotes(board, blackboard.ListOptions{})
 	}
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	total := len(res.Notes)
 	if total > a.Limit {
@@ -101,32 +107,21 @@ func listNotes(ctx context.Context, store *blackboard.Store, c *Call) (Result, e
 	return Result{Content: b.String(), Summary: Count(total, "note", "notes")}, nil
 }
 
-func readNote(ctx context.Context, store *blackboard.Store, c *Call) (Result, error) {
-	var a struct {
-		Ref    string `json:"ref"`
-		Offset int    `json:"offset"`
-		Limit  int    `json:"limit"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func readNote(ctx context.Context, store *blackboard.Store, a readNoteIn) (Result, error) {
 	board, err := boardOf(ctx)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	n, err := store.ReadNote(board, a.Ref)
 	if err != nil {
 		if errors.Is(err, blackboard.ErrNoteNotFound) {
-			return Errorf("%v: list_notes shows the refs on this board", err), nil
+			return ErrorResult("%v: list_notes shows the refs on this board", err), nil
 		}
-		return Errorf("%v", err), nil
-	}
-	if a.Limit <= 0 {
-		a.Limit = readNoteDefaultChars
+		return ErrorResult("%v", err), nil
 	}
 	body := []rune(n.Body)
 	if a.Offset > len(body) {
-		return Errorf("offset %d is past the end of the body (%d chars)", a.Offset, len(body)), nil
+		return ErrorResult("offset %d is past the end of the body (%d chars)", a.Offset, len(body)), nil
 	}
 	end := min(len(body), a.Offset+a.Limit)
 	var b strings.Builder
@@ -146,20 +141,14 @@ func readNote(ctx context.Context, store *blackboard.Store, c *Call) (Result, er
 	return Result{Content: b.String(), Summary: fmt.Sprintf("%s, %d chars", n.Meta.Ref, end-a.Offset)}, nil
 }
 
-func contextPack(ctx context.Context, store *blackboard.Store, budget int, w *Workspace, c *Call) (Result, error) {
-	var a struct {
-		Refs []string `json:"refs"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func contextPack(ctx context.Context, store *blackboard.Store, budget int, w *Workspace, a contextPackIn) (Result, error) {
 	board, err := boardOf(ctx)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	pack, err := store.ResolveRefs(board, a.Refs, blackboard.PackOptions{Budget: budget, ArtifactInfo: w.ArtifactInfo})
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	return Result{Content: pack.Text, Summary: fmt.Sprintf("%d inlined, %d unresolved", len(pack.Resolved), len(pack.Unresolved))}, nil
 }

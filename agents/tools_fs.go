@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,10 +16,30 @@ import (
 
 // Limits of the file tools.
 const (
-	readDefaultLines = 400
-	readMaxBytes     = 256 << 10 // per call
-	writeMaxBytes    = 4 << 20
-	lineMaxRunes     = 2000
+	readMaxBytes  = 256 << 10 // per call
+	writeMaxBytes = 4 << 20
+	lineMaxRunes  = 2000
+)
+
+// Arguments of the file tools (schemas.json has their descriptions).
+type (
+	readFileIn struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset,omitempty" default:"1"`
+		Limit  int    `json:"limit,omitempty" default:"400"`
+	}
+	listDirIn struct {
+		Path string `json:"path,omitempty"`
+	}
+	writeFileIn struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	editFileIn struct {
+		Path string `json:"path"`
+		Old  string `json:"old"`
+		New  string `json:"new"`
+	}
 )
 
 // FSTools returns read_file, list_dir, glob, grep, write_file and edit_file
@@ -28,55 +47,41 @@ const (
 // Result.Artifacts (the system's record of artifacts).
 // Under the untrusted policy every write is approved first.
 func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
-	guard := func(run RunFunc) RunFunc {
-		return func(ctx context.Context, c *Call) (Result, error) {
-			var a struct {
-				Path string `json:"path"`
-			}
-			_ = json.Unmarshal(c.Args, &a)
-			ok, why, err := policy.permit(ctx, fmt.Sprintf("%s %s", c.Name, a.Path), false)
-			if err != nil || !ok {
-				return Errorf("%s", why), err
-			}
-			return run(ctx, c)
-		}
-	}
 	return []*Tool{
-		Builtin("read_file", "fs", Core, w.readFile),
-		Builtin("list_dir", "fs", Core, w.listDir),
-		Builtin("glob", "fs", 0, w.glob),
-		Builtin("grep", "fs", 0, w.grep),
-		Builtin("write_file", "fs", Writes, guard(w.writeFile)),
-		Builtin("edit_file", "fs", Writes, guard(w.editFile)),
+		NewTool("read_file", "fs", Core, w.readFile),
+		NewTool("list_dir", "fs", Core, w.listDir),
+		NewTool("glob", "fs", 0, w.glob),
+		NewTool("grep", "fs", 0, w.grep),
+		NewTool("write_file", "fs", Writes, func(ctx context.Context, c *Call, in writeFileIn) (Result, error) {
+			return guardWrite(ctx, policy, c, in.Path, func() (Result, error) { return w.writeFile(in) })
+		}),
+		NewTool("edit_file", "fs", Writes, func(ctx context.Context, c *Call, in editFileIn) (Result, error) {
+			return guardWrite(ctx, policy, c, in.Path, func() (Result, error) { return w.editFile(in) })
+		}),
 	}
 }
 
-func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
-	var a struct {
-		Path   string `json:"path"`
-		Offset int    `json:"offset"`
-		Limit  int    `json:"limit"`
+// guardWrite runs write once the policy permits it (untrusted asks first).
+func guardWrite(ctx context.Context, policy ShellPolicy, c *Call, path string, write func() (Result, error)) (Result, error) {
+	ok, why, err := policy.permit(ctx, fmt.Sprintf("%s %s", c.Name, path), false)
+	if err != nil || !ok {
+		return ErrorResult("%s", why), err
 	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+	return write()
+}
+
+func (w *Workspace) readFile(_ context.Context, _ *Call, a readFileIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	f, err := w.root.Open(rel)
 	if err != nil {
-		return Errorf("%v", w.explain(a.Path, err)), nil
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return Errorf("%s is a directory: use list_dir", a.Path), nil
-	}
-	if a.Offset < 1 {
-		a.Offset = 1
-	}
-	if a.Limit < 1 {
-		a.Limit = readDefaultLines
+		return ErrorResult("%s is a directory: use list_dir", a.Path), nil
 	}
 	var out strings.Builder
 	sc := bufio.NewReader(f)
@@ -85,13 +90,13 @@ func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
 		text, err := sc.ReadString('\n')
 		if text == "" && err != nil {
 			if err != io.EOF {
-				return Errorf("read %s: %v", a.Path, err), nil
+				return ErrorResult("read %s: %v", a.Path, err), nil
 			}
 			break
 		}
 		line++
 		if line == 1 && !utf8.ValidString(text) || strings.IndexByte(text, 0) >= 0 {
-			return Errorf("%s looks binary: not shown", a.Path), nil
+			return ErrorResult("%s looks binary: not shown", a.Path), nil
 		}
 		if line < a.Offset || shown >= a.Limit || size >= readMaxBytes {
 			continue
@@ -108,7 +113,7 @@ func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
 		return Result{Content: "(empty file)", Summary: "empty"}, nil
 	}
 	if shown == 0 {
-		return Errorf("%s has %d lines; offset %d is past the end", a.Path, line, a.Offset), nil
+		return ErrorResult("%s has %d lines; offset %d is past the end", a.Path, line, a.Offset), nil
 	}
 	last := a.Offset + shown - 1
 	if last < line {
@@ -117,20 +122,14 @@ func (w *Workspace) readFile(_ context.Context, c *Call) (Result, error) {
 	return Result{Content: out.String(), Summary: Count(shown, "line", "lines")}, nil
 }
 
-func (w *Workspace) listDir(_ context.Context, c *Call) (Result, error) {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) listDir(_ context.Context, _ *Call, a listDirIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	entries, err := fs.ReadDir(w.root.FS(), filepath.ToSlash(rel))
 	if err != nil {
-		return Errorf("%v", w.explain(a.Path, err)), nil
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	var b strings.Builder
 	const maxEntries = 500
@@ -158,30 +157,23 @@ func (w *Workspace) listDir(_ context.Context, c *Call) (Result, error) {
 	return Result{Content: b.String(), Summary: Count(len(entries), "entry", "entries")}, nil
 }
 
-func (w *Workspace) writeFile(_ context.Context, c *Call) (Result, error) {
-	var a struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) writeFile(a writeFileIn) (Result, error) {
 	if len(a.Content) > writeMaxBytes {
-		return Errorf("content is %d bytes, over the %d MiB limit: split the file", len(a.Content), writeMaxBytes>>20), nil
+		return ErrorResult("content is %d bytes, over the %d MiB limit: split the file", len(a.Content), writeMaxBytes>>20), nil
 	}
 	rel, err := w.Rel(a.Path)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	if rel == "." {
-		return Errorf("give a file path, not the workspace root"), nil
+		return ErrorResult("give a file path, not the workspace root"), nil
 	}
 	existed := true
 	if _, err := w.root.Stat(rel); err != nil {
 		existed = false
 	}
 	if err := w.atomicWrite(rel, []byte(a.Content)); err != nil {
-		return Errorf("%v", w.explain(a.Path, err)), nil
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	verb := "created"
 	if existed {
@@ -195,33 +187,25 @@ func (w *Workspace) writeFile(_ context.Context, c *Call) (Result, error) {
 	}, nil
 }
 
-func (w *Workspace) editFile(_ context.Context, c *Call) (Result, error) {
-	var a struct {
-		Path string `json:"path"`
-		Old  string `json:"old"`
-		New  string `json:"new"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) editFile(a editFileIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	data, err := fs.ReadFile(w.root.FS(), filepath.ToSlash(rel))
 	if err != nil {
-		return Errorf("%v", w.explain(a.Path, err)), nil
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	switch n := bytes.Count(data, []byte(a.Old)); n {
 	case 0:
-		return Errorf("old text not found in %s: read the file again and copy the snippet exactly", a.Path), nil
+		return ErrorResult("old text not found in %s: read the file again and copy the snippet exactly", a.Path), nil
 	case 1:
 	default:
-		return Errorf("old text occurs %d times in %s: include more surrounding lines to make it unique", n, a.Path), nil
+		return ErrorResult("old text occurs %d times in %s: include more surrounding lines to make it unique", n, a.Path), nil
 	}
 	out := bytes.Replace(data, []byte(a.Old), []byte(a.New), 1)
 	if err := w.atomicWrite(rel, out); err != nil {
-		return Errorf("%v", w.explain(a.Path, err)), nil
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	return Result{
 		Content:   fmt.Sprintf("edited %s: replaced %d bytes with %d", filepath.ToSlash(rel), len(a.Old), len(a.New)),

@@ -20,6 +20,19 @@ const (
 	grepMaxFile    = 2 << 20
 )
 
+// Arguments of the search tools (schemas.json has their descriptions).
+type (
+	globIn struct {
+		Pattern string `json:"pattern"`
+	}
+	grepIn struct {
+		Pattern    string `json:"pattern"`
+		Path       string `json:"path,omitempty"`
+		Glob       string `json:"glob,omitempty"`
+		IgnoreCase bool   `json:"ignore_case,omitempty"`
+	}
+)
+
 // skipDirs are never walked by glob and grep.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
 
@@ -56,19 +69,13 @@ func globRegexp(pattern string) (*regexp.Regexp, error) {
 	return regexp.Compile(b.String())
 }
 
-func (w *Workspace) glob(ctx context.Context, c *Call) (Result, error) {
-	var a struct {
-		Pattern string `json:"pattern"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) glob(ctx context.Context, _ *Call, a globIn) (Result, error) {
 	if filepath.IsAbs(a.Pattern) || slices.Contains(strings.Split(filepath.ToSlash(a.Pattern), "/"), "..") {
-		return Errorf("glob %q must be relative to the workspace root", a.Pattern), nil
+		return ErrorResult("glob %q must be relative to the workspace root", a.Pattern), nil
 	}
 	re, err := globRegexp(path.Clean(filepath.ToSlash(a.Pattern)))
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	var matches []string
 	more := 0
@@ -107,23 +114,14 @@ func (w *Workspace) glob(ctx context.Context, c *Call) (Result, error) {
 	return Result{Content: out, Summary: Count(len(matches)+more, "match", "matches")}, nil
 }
 
-func (w *Workspace) grep(ctx context.Context, c *Call) (Result, error) {
-	var a struct {
-		Pattern    string `json:"pattern"`
-		Path       string `json:"path"`
-		Glob       string `json:"glob"`
-		IgnoreCase bool   `json:"ignore_case"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) grep(ctx context.Context, _ *Call, a grepIn) (Result, error) {
 	expr := a.Pattern
 	if a.IgnoreCase {
 		expr = "(?i)" + expr
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return Errorf("bad pattern: %v (Go regexp syntax)", err), nil
+		return ErrorResult("bad pattern: %v (Go regexp syntax)", err), nil
 	}
 	var only *regexp.Regexp
 	if a.Glob != "" {
@@ -132,12 +130,12 @@ func (w *Workspace) grep(ctx context.Context, c *Call) (Result, error) {
 			g = "**/" + g
 		}
 		if only, err = globRegexp(g); err != nil {
-			return Errorf("%v", err), nil
+			return ErrorResult("%v", err), nil
 		}
 	}
 	start, err := w.Rel(a.Path)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	fsys := w.root.FS()
 	var b strings.Builder
@@ -168,7 +166,7 @@ func (w *Workspace) grep(ctx context.Context, c *Call) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	if matches == 0 {
 		return Result{Content: "no matches for " + a.Pattern, Summary: "0 matches"}, nil

@@ -13,11 +13,18 @@ import (
 	"time"
 )
 
-// Limits of the shell tool.
-const (
-	shellDefaultTimeout = 120 * time.Second
-	shellOutputCap      = 24 << 10 // bytes kept: head and tail halves
-)
+// shellOutputCap is how many bytes of output the shell tool keeps: the
+// head and tail halves.
+const shellOutputCap = 24 << 10
+
+// shellIn are the shell tool's arguments (schemas.json has their
+// descriptions).
+type shellIn struct {
+	Command    string   `json:"command,omitempty"`
+	Argv       []string `json:"argv,omitempty"`
+	Cwd        string   `json:"cwd,omitempty"`
+	TimeoutSec int      `json:"timeout_sec,omitempty" default:"120"`
+}
 
 // Approval is the shell policy (--approval).
 type Approval string
@@ -93,36 +100,27 @@ func (p ShellPolicy) permit(ctx context.Context, what string, isShell bool) (boo
 
 // ShellTool returns the shell tool confined to the workspace.
 func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
-	return Builtin("shell", "shell", Writes, func(ctx context.Context, c *Call) (Result, error) {
-		return w.runShell(ctx, c, policy)
+	return NewTool("shell", "shell", Writes, func(ctx context.Context, _ *Call, in shellIn) (Result, error) {
+		return w.runShell(ctx, in, policy)
 	})
 }
 
-func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (Result, error) {
-	var a struct {
-		Command    string   `json:"command"`
-		Argv       []string `json:"argv"`
-		Cwd        string   `json:"cwd"`
-		TimeoutSec int      `json:"timeout_sec"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return Errorf("%v", err), nil
-	}
+func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy) (Result, error) {
 	if (a.Command == "") == (len(a.Argv) == 0) {
-		return Errorf("give exactly one of command or argv"), nil
+		return ErrorResult("give exactly one of command or argv"), nil
 	}
 	rel, err := w.Rel(a.Cwd)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return ErrorResult("%v", err), nil
 	}
 	if fi, err := w.root.Stat(rel); err != nil {
-		return Errorf("cwd: %v", w.explain(a.Cwd, err)), nil
+		return ErrorResult("cwd: %v", w.explain(a.Cwd, err)), nil
 	} else if !fi.IsDir() {
-		return Errorf("cwd %s is not a directory", a.Cwd), nil
+		return ErrorResult("cwd %s is not a directory", a.Cwd), nil
 	}
 	dir := filepath.Join(w.dir, rel)
 	if real, err := filepath.EvalSymlinks(dir); err != nil || !within(w.dir, real) {
-		return Errorf("cwd %q leads outside the workspace: refused", a.Cwd), nil
+		return ErrorResult("cwd %q leads outside the workspace: refused", a.Cwd), nil
 	}
 	shown := a.Command
 	if shown == "" {
@@ -133,12 +131,9 @@ func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (
 		return Result{}, err
 	}
 	if !ok {
-		return Errorf("%s", why), nil
+		return ErrorResult("%s", why), nil
 	}
-	timeout := shellDefaultTimeout
-	if a.TimeoutSec > 0 {
-		timeout = time.Duration(a.TimeoutSec) * time.Second
-	}
+	timeout := time.Duration(a.TimeoutSec) * time.Second
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var cmd *exec.Cmd
@@ -165,11 +160,11 @@ func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (
 	case ctx.Err() != nil:
 		return Result{}, ctx.Err()
 	case cctx.Err() == context.DeadlineExceeded:
-		return Errorf("timed out after %s (raise timeout_sec, at most 600):\n%s", timeout, out.String()), nil
+		return ErrorResult("timed out after %s (raise timeout_sec, at most 600):\n%s", timeout, out.String()), nil
 	case errors.As(runErr, &exitErr):
 		code = exitErr.ExitCode()
 	case runErr != nil:
-		return Errorf("could not run: %v", runErr), nil
+		return ErrorResult("could not run: %v", runErr), nil
 	}
 	body := out.String()
 	if body == "" {

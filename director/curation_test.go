@@ -21,11 +21,15 @@ func TestCurationAtTheDirector(t *testing.T) {
 	var extra []*agents.Tool
 	for i := range 120 {
 		name := fmt.Sprintf("extra_%03d", i)
-		extra = append(extra, &agents.Tool{Name: name, Family: "mcp_big", Description: "Tool " + name + ": does one specific thing with the remote service, with options.",
-			Schema: []byte(`{"type":"object","properties":{"query":{"type":"string","description":"What to look for in the remote service."},"limit":{"type":"integer"}}}`),
-			Run: func(context.Context, *agents.Call) (agents.Result, error) {
+		tool, err := agents.NewDynamicTool(agents.Tool{Name: name, Family: "mcp_big", Description: "Tool " + name + ": does one specific thing with the remote service, with options.",
+			Schema: []byte(`{"type":"object","properties":{"query":{"type":"string","description":"What to look for in the remote service."},"limit":{"type":"integer"}}}`)},
+			func(context.Context, *agents.Call) (agents.Result, error) {
 				return agents.Result{Content: name + " ran"}, nil
-			}})
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		extra = append(extra, tool)
 	}
 	f := newFixture(t, "curation-director", func(c *config.Config) {
 		c.ChatSleep.Tools.MinTurns = 3

@@ -54,32 +54,32 @@ func NewDelegator(r *agents.SubRunner, g Guards, events agents.Sink) *Delegator 
 // StartTurn resets the per-turn delegation count.
 func (d *Delegator) StartTurn() { d.perTurn.Store(0) }
 
+// delegateIn are the delegate tool's arguments (schemas.json has their
+// descriptions).
+type delegateIn struct {
+	Agent       string   `json:"agent"`
+	Task        string   `json:"task"`
+	ContextRefs []string `json:"context_refs,omitempty"`
+}
+
 // Tool returns the delegate tool for delegations at depth (1 from the
 // director).
 func (d *Delegator) Tool(depth int) *agents.Tool {
-	return agents.Builtin("delegate", "director", agents.LeadOnly|agents.Core, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-		return d.run(ctx, c, depth)
+	return agents.NewTool("delegate", "director", agents.LeadOnly|agents.Core, func(ctx context.Context, c *agents.Call, in delegateIn) (agents.Result, error) {
+		return d.run(ctx, c, in, depth)
 	})
 }
 
-func (d *Delegator) run(ctx context.Context, c *agents.Call, depth int) (agents.Result, error) {
-	var a struct {
-		Agent       string   `json:"agent"`
-		Task        string   `json:"task"`
-		ContextRefs []string `json:"context_refs"`
-	}
-	if err := c.Decode(&a); err != nil {
-		return agents.Errorf("%v", err), nil
-	}
+func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth int) (agents.Result, error) {
 	board, ok := blackboard.BoardIDFrom(ctx)
 	if !ok {
-		return agents.Errorf("this session has no board, so nothing can be delegated"), nil
+		return agents.ErrorResult("this session has no board, so nothing can be delegated"), nil
 	}
 	if strings.TrimSpace(a.Task) == "" {
-		return agents.Errorf("the task is empty: write what the sub-agent should do and hand back"), nil
+		return agents.ErrorResult("the task is empty: write what the sub-agent should do and hand back"), nil
 	}
 	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
-		return agents.Errorf("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
+		return agents.ErrorResult("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
 	}
 	select {
 	case d.sem <- struct{}{}:
@@ -97,7 +97,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, depth int) (agents.
 		fin.Status = "refused"
 		fin.Conclusion = err.Error()
 		d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
-		return agents.Errorf("%v", err), nil
+		return agents.ErrorResult("%v", err), nil
 	case res.Abandoned:
 		fin.Status = "abandoned"
 		fin.Conclusion = res.Reason
@@ -105,7 +105,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, depth int) (agents.
 		if ctx.Err() != nil {
 			return agents.Result{}, ctx.Err()
 		}
-		return agents.Errorf("the delegation to %s was abandoned (%s); nothing was written to the board", a.Agent, res.Reason), nil
+		return agents.ErrorResult("the delegation to %s was abandoned (%s); nothing was written to the board", a.Agent, res.Reason), nil
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
 	var b strings.Builder

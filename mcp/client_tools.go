@@ -130,12 +130,15 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 			flags |= agents.Writes
 		}
 		original := c.info.Original
-		out = append(out, &agents.Tool{
-			Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags,
-			Run: func(ctx context.Context, call *agents.Call) (agents.Result, error) {
+		t, err := agents.NewDynamicTool(agents.Tool{Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags},
+			func(ctx context.Context, call *agents.Call) (agents.Result, error) {
 				return r.call(ctx, original, call.Args)
-			},
-		})
+			})
+		if err != nil { // converted compiled it already
+			r.notify(fmt.Sprintf("mcp server %s: tool %s left out: %v", r.name, original, err))
+			continue
+		}
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -146,7 +149,7 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 func (r *remote) call(ctx context.Context, tool string, args json.RawMessage) (agents.Result, error) {
 	sess, restarted, err := r.session(ctx)
 	if err != nil {
-		return agents.Errorf("%v", err), nil
+		return agents.ErrorResult("%v", err), nil
 	}
 	note := ""
 	if restarted {
@@ -163,11 +166,11 @@ func (r *remote) call(ctx context.Context, tool string, args json.RawMessage) (a
 	case ctx.Err() != nil:
 		return agents.Result{}, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return agents.Errorf("%sno answer from mcp server %s to %s within %s (its timeout:); try again or do without it", note, r.name, tool, r.timeout()), nil
+		return agents.ErrorResult("%sno answer from mcp server %s to %s within %s (its timeout:); try again or do without it", note, r.name, tool, r.timeout()), nil
 	case errors.Is(err, sdk.ErrConnectionClosed):
-		return agents.Errorf("%smcp server %s stopped during %s (%v); it is restarted at the next call if it has not been restarted yet", note, r.name, tool, err), nil
+		return agents.ErrorResult("%smcp server %s stopped during %s (%v); it is restarted at the next call if it has not been restarted yet", note, r.name, tool, err), nil
 	default:
-		return agents.Errorf("%smcp server %s refused %s: %v", note, r.name, tool, err), nil
+		return agents.ErrorResult("%smcp server %s refused %s: %v", note, r.name, tool, err), nil
 	}
 	text := note + resultText(res)
 	summary := "ok"

@@ -79,19 +79,19 @@ func kbAgentTool(store *kb.Store, caller kb.Caller, info kb.ToolInfo, project st
 		if hasProject {
 			var refused string
 			if args, refused = withProject(args, project, projectRequired, !info.ReadOnly); refused != "" {
-				return agents.Errorf("%s", refused), nil
+				return agents.ErrorResult("%s", refused), nil
 			}
 		}
 		out, err := store.Call(ctx, caller, info.Name, args)
 		if err != nil {
 			if kb.ErrorCode(err) != "" {
-				return agents.Errorf("%v", err), nil
+				return agents.ErrorResult("%v", err), nil
 			}
 			return agents.Result{}, fmt.Errorf("%s: %w", info.Name, err)
 		}
 		return agents.Result{Content: string(out), Summary: summarize(info.Name, out)}, nil
 	}
-	return &agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags, Run: run}, nil
+	return agents.NewDynamicTool(agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags}, run)
 }
 
 // agentSchema is the tool's MCP input schema with the project argument,

@@ -25,6 +25,22 @@ type Event struct {
 	PrevBody    string
 }
 
+// Arguments of the notebook tools (schemas.json has their descriptions).
+type (
+	saveIn struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Body        string `json:"body"`
+	}
+	nameIn struct {
+		Name string `json:"name"`
+	}
+	pinIn struct {
+		Name   string `json:"name"`
+		Pinned bool   `json:"pinned"`
+	}
+)
+
 // Tools returns chat_note_save, chat_note_read, chat_note_delete and
 // chat_note_pin: family chat, LeadOnly + MasterOnly (a sub-agent's turn is
 // also a master turn, so MasterOnly alone would not keep them out), Quiet,
@@ -38,11 +54,7 @@ func (b *Book) Tools(onWrite func(Event)) []*agents.Tool {
 		}
 	}
 	return []*agents.Tool{
-		agents.Builtin("chat_note_save", "chat", flags|agents.Writes, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-			var a struct{ Name, Description, Body string }
-			if err := c.Decode(&a); err != nil {
-				return agents.Errorf("%v", err), nil
-			}
+		agents.NewTool("chat_note_save", "chat", flags|agents.Writes, func(ctx context.Context, _ *agents.Call, a saveIn) (agents.Result, error) {
 			if err := b.guardOverwrite(ctx, a.Name); err != nil {
 				return result(agents.Result{}, err)
 			}
@@ -57,11 +69,7 @@ func (b *Book) Tools(onWrite func(Event)) []*agents.Tool {
 			emit(Event{Action: action, Name: res.Note.Name, Description: res.Note.Description, Body: res.Note.Body, PrevBody: res.Note.PrevBody})
 			return agents.Result{Content: fmt.Sprintf("%s note %s (%d characters)", action, a.Name, len([]rune(a.Body))), Summary: action + " " + a.Name}, nil
 		}),
-		agents.Builtin("chat_note_read", "chat", flags|agents.IndexedNotesOnly, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-			var a struct{ Name string }
-			if err := c.Decode(&a); err != nil {
-				return agents.Errorf("%v", err), nil
-			}
+		agents.NewTool("chat_note_read", "chat", flags|agents.IndexedNotesOnly, func(ctx context.Context, _ *agents.Call, a nameIn) (agents.Result, error) {
 			n, err := b.Get(ctx, a.Name)
 			if err != nil {
 				return result(agents.Result{}, err)
@@ -73,11 +81,7 @@ func (b *Book) Tools(onWrite func(Event)) []*agents.Tool {
 			b.mu.Unlock()
 			return agents.Result{Content: fmt.Sprintf("## %s | %s\n%s", n.Name, n.Description, n.Body), Summary: "read " + n.Name}, nil
 		}),
-		agents.Builtin("chat_note_delete", "chat", flags|agents.Writes, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-			var a struct{ Name string }
-			if err := c.Decode(&a); err != nil {
-				return agents.Errorf("%v", err), nil
-			}
+		agents.NewTool("chat_note_delete", "chat", flags|agents.Writes, func(ctx context.Context, _ *agents.Call, a nameIn) (agents.Result, error) {
 			n, err := b.Delete(ctx, a.Name)
 			if err != nil {
 				return result(agents.Result{}, err)
@@ -85,14 +89,7 @@ func (b *Book) Tools(onWrite func(Event)) []*agents.Tool {
 			emit(Event{Action: "deleted", Name: n.Name, Description: n.Description, PrevBody: n.Body})
 			return agents.Result{Content: "deleted note " + n.Name, Summary: "deleted " + n.Name}, nil
 		}),
-		agents.Builtin("chat_note_pin", "chat", flags|agents.Writes, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-			var a struct {
-				Name   string
-				Pinned bool
-			}
-			if err := c.Decode(&a); err != nil {
-				return agents.Errorf("%v", err), nil
-			}
+		agents.NewTool("chat_note_pin", "chat", flags|agents.Writes, func(ctx context.Context, _ *agents.Call, a pinIn) (agents.Result, error) {
 			n, err := b.Pin(ctx, a.Name, a.Pinned)
 			if err != nil {
 				return result(agents.Result{}, err)
@@ -127,7 +124,7 @@ func (b *Book) guardOverwrite(ctx context.Context, name string) error {
 // abort the turn.
 func result(r agents.Result, err error) (agents.Result, error) {
 	if IsRefusal(err) {
-		return agents.Errorf("%v", err), nil
+		return agents.ErrorResult("%v", err), nil
 	}
 	return r, err
 }

@@ -62,13 +62,20 @@ func firstLine(s string) string {
 	return line
 }
 
+// Arguments of tool_find and tool_load (schemas.json has their
+// descriptions).
+type (
+	findIn struct {
+		Query string `json:"query"`
+	}
+	loadIn struct {
+		Name string `json:"name"`
+	}
+)
+
 // FindTool returns tool_find over the turn's hidden tools.
 func FindTool(hidden func() []*agents.Tool) *agents.Tool {
-	return agents.Builtin("tool_find", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-		var a struct{ Query string }
-		if err := c.Decode(&a); err != nil {
-			return agents.Errorf("%v", err), nil
-		}
+	return agents.NewTool("tool_find", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, _ *agents.Call, a findIn) (agents.Result, error) {
 		words := strings.Fields(strings.ToLower(a.Query))
 		var b strings.Builder
 		n := 0
@@ -95,11 +102,7 @@ func FindTool(hidden func() []*agents.Tool) *agents.Tool {
 // the next curation). Gated tools are not hidden tools: they cannot be
 // loaded.
 func LoadTool(hidden func() []*agents.Tool, loaded func() *agents.Loaded, count func(name string)) *agents.Tool {
-	return agents.Builtin("tool_load", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, c *agents.Call) (agents.Result, error) {
-		var a struct{ Name string }
-		if err := c.Decode(&a); err != nil {
-			return agents.Errorf("%v", err), nil
-		}
+	return agents.NewTool("tool_load", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, _ *agents.Call, a loadIn) (agents.Result, error) {
 		for _, t := range hidden() {
 			if t.Name == a.Name {
 				if loaded().Add(t) && count != nil {
@@ -108,6 +111,6 @@ func LoadTool(hidden func() []*agents.Tool, loaded func() *agents.Loaded, count 
 				return agents.Result{Content: "loaded " + t.Name + ": you can call it from your next step", Summary: "loaded " + t.Name}, nil
 			}
 		}
-		return agents.Errorf("%q is not a hidden tool of this turn (tool_find searches them; tools already in your list need no loading)", a.Name), nil
+		return agents.ErrorResult("%q is not a hidden tool of this turn (tool_find searches them; tools already in your list need no loading)", a.Name), nil
 	})
 }

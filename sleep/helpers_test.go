@@ -60,8 +60,12 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	f.reg = agents.NewRegistry()
 	mk := func(name string) *agents.Tool {
 		schema := fmt.Sprintf(`{"type":"object","properties":{"arg":{"type":"string","description":%q}}}`, strings.Repeat("a long description of an argument ", 12))
-		return &agents.Tool{Name: name, Family: "mcp_x", Description: "Does " + name + " things for the session. Many words here.", Schema: []byte(schema),
-			Run: func(context.Context, *agents.Call) (agents.Result, error) { return agents.Result{Content: name}, nil }}
+		tool, err := agents.NewDynamicTool(agents.Tool{Name: name, Family: "mcp_x", Description: "Does " + name + " things for the session. Many words here.", Schema: []byte(schema)},
+			func(context.Context, *agents.Call) (agents.Result, error) { return agents.Result{Content: name}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tool
 	}
 	f.reg.MustAdd(mk("read_file"))
 	for i := range n {

@@ -268,6 +268,13 @@ func (c *Curator) reachable(bits int) []*agents.Tool {
 	return out
 }
 
+// finishIn are sleep_finish's arguments (schemas.json has their
+// descriptions; TestFinishInMatchesSchema checks the two agree).
+type finishIn struct {
+	Visible []string `json:"visible"`
+	Reason  string   `json:"reason"`
+}
+
 // ask makes the one model call: the statistics in, sleep_finish out (the
 // call is the answer).
 func (c *Curator) ask(ctx context.Context, env Env, p Profile, reachable []*agents.Tool, table Table, cost, budget int) ([]string, string, llm.Usage, error) {
@@ -297,10 +304,7 @@ func (c *Curator) ask(ctx context.Context, env Env, p Profile, reachable []*agen
 		if _, err := spec.Validate([]byte(call.Arguments)); err != nil {
 			return nil, "", resp.Usage, fmt.Errorf("sleep_finish: %v", err)
 		}
-		var a struct {
-			Visible []string `json:"visible"`
-			Reason  string   `json:"reason"`
-		}
+		var a finishIn
 		_ = json.Unmarshal([]byte(call.Arguments), &a)
 		return a.Visible, a.Reason, resp.Usage, nil
 	}

@@ -1,10 +1,13 @@
 package sleep
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yagent/yagent/toolspec"
 )
 
 // TestCurationUnderBudgetCallsNoModel: when the reachable tools fit the
@@ -198,5 +201,14 @@ func TestExpandToolsets(t *testing.T) {
 	}
 	if got := Expand([]string{"set:empty", "set:missing"}, tools, sets); len(got) != 0 {
 		t.Errorf("an empty or unknown toolset expanded to %v; want nothing", got)
+	}
+}
+
+// TestFinishInMatchesSchema pins sleep_finish's arguments struct to its
+// schemas.json entry (the tools of a session are checked when they are
+// built; this one is only sent in the curation call).
+func TestFinishInMatchesSchema(t *testing.T) {
+	if err := toolspec.CheckInput("sleep_finish", reflect.TypeFor[finishIn]()); err != nil {
+		t.Error(err)
 	}
 }

@@ -9,20 +9,20 @@ import (
 	"github.com/yagent/yagent/agents"
 )
 
+// startIn are chat_sleep_start's arguments (schemas.json has their
+// descriptions).
+type startIn struct {
+	DryRun bool `json:"dry_run,omitempty"`
+}
+
 // StartTool returns chat_sleep_start: curate this session now, inside the
 // turn, with the phases as progress and the report as the result. The
 // thresholds and the latch are those of the scheduled path.
 func StartTool(c *Curator, chatID func() string, progress func(string)) *agents.Tool {
-	return agents.Builtin("chat_sleep_start", "chat", agents.LeadOnly|agents.MasterOnly, func(ctx context.Context, call *agents.Call) (agents.Result, error) {
-		var a struct {
-			DryRun bool `json:"dry_run"`
-		}
-		if err := call.Decode(&a); err != nil {
-			return agents.Errorf("%v", err), nil
-		}
+	return agents.NewTool("chat_sleep_start", "chat", agents.LeadOnly|agents.MasterOnly, func(ctx context.Context, _ *agents.Call, a startIn) (agents.Result, error) {
 		run, err := c.Run(ctx, chatID(), Options{DryRun: a.DryRun, Manual: true, Progress: progress})
 		if errors.Is(err, ErrRunning) {
-			return agents.Errorf("%v; try again later", err), nil
+			return agents.ErrorResult("%v; try again later", err), nil
 		}
 		if err != nil {
 			return agents.Result{}, err

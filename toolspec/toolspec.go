@@ -97,8 +97,8 @@ func Lookup(name string) (*Spec, bool) {
 }
 
 // MustLookup returns the spec of a built-in tool or panics: built-in tools
-// are registered at start-up from names that TestEveryBuiltinHasASchema
-// checks.
+// are declared in code (agents.NewTool), and every test that builds one
+// catches a missing name.
 func MustLookup(name string) *Spec {
 	s, ok := Lookup(name)
 	if !ok {
@@ -112,6 +112,10 @@ func Names() []string {
 	loadOnce.Do(load)
 	return append([]string(nil), order...)
 }
+
+// Resolved returns the spec's compiled schema, shared by every tool built
+// from it (it is only read).
+func (s *Spec) Resolved() *jsonschema.Resolved { return s.resolved }
 
 // Validate checks arguments (the raw JSON the model sent) against the spec's
 // schema. The error is written for the model: it says what to fix.
