@@ -32,7 +32,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		b.StopTimer()
 		srv := llmtest.New(sc)
 		client, _ := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "bench", Timeout: 10 * time.Second})
-		loop := &Loop{Client: client, Events: Discard, StallRepeats: -1, Append: func(llm.Message) error { return nil }}
+		loop := &Loop{Client: client, Events: Discard, Append: func(llm.Message) error { return nil }}
 		a := &Agent{Name: "lead", System: "[agent:lead] bench", Tools: tools, MaxSteps: 50}
 		b.StartTimer()
 		out, err := loop.Run(b.Context(), a, nil, llm.Message{Role: llm.RoleUser, Content: "go"})

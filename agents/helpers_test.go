@@ -55,7 +55,7 @@ func demoWorkspace(t *testing.T) *Workspace {
 func userMsg(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: s} }
 
 func leadAgent(tools []*Tool) *Agent {
-	return &Agent{Name: "lead", System: "You are lead [agent:lead].", Tools: tools}
+	return &Agent{Name: "lead", System: "You are lead [agent:lead].", Tools: tools, MaxSteps: 40}
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -12,22 +12,19 @@ import (
 	"github.com/yagent/yagent/llm"
 )
 
-// Defaults of the loop.
-const (
-	DefaultMaxSteps      = 40
-	DefaultParallelTools = 8
-	DefaultStallRepeats  = 3
-	toolResultCap        = 64 << 10
-)
+// toolResultCap is the most of one tool result sent to the model.
+const toolResultCap = 64 << 10
 
 // Agent is one agent as it runs a turn: its stable system prompt and the
 // tools of this turn (already gated, fixed for the whole turn so the
 // request prefix stays byte-identical).
 type Agent struct {
-	Name     string
-	System   string
-	Tools    []*Tool
-	Model    string
+	Name   string
+	System string
+	Tools  []*Tool
+	Model  string
+	// MaxSteps is the step budget: model calls with tools before a last
+	// one without (agents.max_steps, agents.subagent_max_steps); at least 1.
 	MaxSteps int
 	Depth    int
 	// Loaded, when set, holds tools brought back during the turn
@@ -77,20 +74,24 @@ func (a *Agent) current() []*Tool {
 	return tools
 }
 
-// Loop runs turns.
+// Loop runs turns. Its fields take the values config resolved (see
+// config/defaults.yaml); it has no defaults of its own.
 type Loop struct {
 	Client llm.Client
 	Events Sink
 	// Tail builds the transient tail before every model call; nil means
 	// no tail.
 	Tail func(ctx context.Context) (string, error)
-	// TailRole is the role of the tail message (default user: some local
-	// chat templates reject late system messages).
+	// TailRole is the role of the tail message, user or system
+	// (agents.tail_role; some local chat templates reject late system
+	// messages). Needed when Tail is set.
 	TailRole llm.Role
-	// ParallelTools bounds concurrent tool calls of one answer.
+	// ParallelTools bounds concurrent tool calls of one answer
+	// (agents.parallel_tools); 0 means no bound.
 	ParallelTools int
 	// StallRepeats ends a step when the same call with the same arguments
-	// comes this many times in a row; 0 turns the check off.
+	// comes this many times in a row (agents.stall_repeats); 0 turns the
+	// check off.
 	StallRepeats int
 	// Append, when set, is called with every message as it joins the
 	// history (user input, assistant answers, tool results), so it can be
@@ -158,8 +159,11 @@ func (l *Loop) emit(a *Agent, e Event) {
 func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input llm.Message) (*Outcome, error) {
 	out := &Outcome{}
 	start := time.Now()
-	if a.MaxSteps <= 0 {
-		a.MaxSteps = DefaultMaxSteps
+	if a.MaxSteps < 1 {
+		return out, fmt.Errorf("%s: a step budget of %d model calls: want 1 or more", a.Name, a.MaxSteps)
+	}
+	if l.Tail != nil && l.TailRole != llm.RoleUser && l.TailRole != llm.RoleSystem {
+		return out, fmt.Errorf("%s: tail role %q: want user or system (agents.tail_role)", a.Name, l.TailRole)
 	}
 	if a.defs == nil {
 		a.defs = Defs(a.Tools)
@@ -170,7 +174,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		return out, err
 	}
 	l.emit(a, Event{Type: EventTurnStarted, Text: input.Content})
-	stall := &stallCheck{limit: l.stallLimit()}
+	stall := &stallCheck{limit: l.StallRepeats}
 	var err error
 	for step := 1; ; step++ {
 		out.Steps = step
@@ -252,16 +256,6 @@ func (l *Loop) append(out *Outcome, m llm.Message) error {
 		}
 	}
 	return nil
-}
-
-func (l *Loop) stallLimit() int {
-	if l.StallRepeats < 0 {
-		return 0
-	}
-	if l.StallRepeats == 0 {
-		return DefaultStallRepeats
-	}
-	return l.StallRepeats
 }
 
 // call makes one model request with the tail rebuilt right now.
@@ -358,11 +352,10 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 			runnable[i] = t
 		}
 	}
-	par := l.ParallelTools
-	if par <= 0 {
-		par = DefaultParallelTools
+	var sem chan struct{} // nil: no bound
+	if l.ParallelTools > 0 {
+		sem = make(chan struct{}, l.ParallelTools)
 	}
-	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
@@ -380,13 +373,15 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 				results[i] = ErrorResult("cancelled before it ran")
 				return
 			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = ErrorResult("cancelled before it ran")
-				return
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					results[i] = ErrorResult("cancelled before it ran")
+					return
+				}
+				defer func() { <-sem }()
 			}
-			defer func() { <-sem }()
 			res, err := safeRun(ctx, t, &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)})
 			if err != nil {
 				mu.Lock()

@@ -2,9 +2,11 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +58,7 @@ func TestLoopParallelToolCalls(t *testing.T) {
 	srv, client := scenario(t, "parallel-tools")
 	w := demoWorkspace(t)
 	loop := &Loop{Client: client}
-	a := &Agent{Name: "explorer", System: "[agent:explorer]", Tools: FSTools(w, ShellPolicy{})}
+	a := &Agent{Name: "explorer", System: "[agent:explorer]", Tools: FSTools(w, ShellPolicy{}), MaxSteps: 40}
 	out, err := loop.Run(t.Context(), a, nil, userMsg("look around"))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func TestSubAgentNeverSeesLeadOnlyTool(t *testing.T) {
 	if slices.Contains(Names(sub), "secret_lead_tool") {
 		t.Fatal("a sub-agent turn reaches a LeadOnly tool")
 	}
-	out, err := (&Loop{Client: client}).Run(t.Context(), &Agent{Name: "sub", System: "[agent:sub]", Tools: sub, Depth: 1}, nil, userMsg("use the secret tool"))
+	out, err := (&Loop{Client: client}).Run(t.Context(), &Agent{Name: "sub", System: "[agent:sub]", Tools: sub, MaxSteps: 40, Depth: 1}, nil, userMsg("use the secret tool"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestLoopMaxStepsWrapUp(t *testing.T) {
 	w := demoWorkspace(t)
 	a := leadAgent(FSTools(w, ShellPolicy{}))
 	a.MaxSteps = 2
-	out, err := (&Loop{Client: client, StallRepeats: -1}).Run(t.Context(), a, nil, userMsg("go"))
+	out, err := (&Loop{Client: client}).Run(t.Context(), a, nil, userMsg("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,5 +242,75 @@ func TestLoopCancelMidStream(t *testing.T) {
 		if m.Role == llm.RoleTool && !strings.Contains(m.Content, "cancelled before it ran") {
 			t.Errorf("a tool ran after the cancel: %q", m.Content)
 		}
+	}
+}
+
+// TestLoopStallCheckOff pins StallRepeats 0 = off (config's meaning of
+// agents.stall_repeats: 0): the same call three times in a row all run.
+func TestLoopStallCheckOff(t *testing.T) {
+	srv, client := scenario(t, "loop-stall-off")
+	w := demoWorkspace(t)
+	out, err := (&Loop{Client: client, StallRepeats: 0}).Run(t.Context(), leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool && strings.HasPrefix(m.Content, "error") {
+			t.Errorf("result %q; want every identical call run with the stall check off", m.Content)
+		}
+	}
+}
+
+// TestLoopParallelToolsZeroIsUnbounded pins ParallelTools 0 = no bound
+// (agents.parallel_tools: 0): nine calls that each wait for all the others
+// run at once.
+func TestLoopParallelToolsZeroIsUnbounded(t *testing.T) {
+	srv, client := scenario(t, "loop-parallel-unbounded")
+	var started sync.WaitGroup
+	started.Add(9)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	rendezvous, err := NewDynamicTool(Tool{Name: "rendezvous", Schema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *Call) (Result, error) {
+			started.Done()
+			select {
+			case <-all:
+				return Result{Content: "met"}, nil
+			case <-time.After(5 * time.Second):
+				return ErrorResult("alone: the calls did not run at once"), nil
+			}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := (&Loop{Client: client, ParallelTools: 0}).Run(t.Context(), leadAgent([]*Tool{rendezvous}), nil, userMsg("meet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool && m.Content != "met" {
+			t.Errorf("result %q; want all nine calls running at once", m.Content)
+		}
+	}
+}
+
+// TestLoopHasNoDefaults pins that the loop takes resolved values and
+// invents none: a step budget of 0 or a tail without a role is refused
+// before any model call, naming what is missing.
+func TestLoopHasNoDefaults(t *testing.T) {
+	srv, client := scenario(t, "basic-text")
+	tail := func(context.Context) (string, error) { return "tail", nil }
+	a := leadAgent(nil)
+	a.MaxSteps = 0
+	if _, err := (&Loop{Client: client}).Run(t.Context(), a, nil, userMsg("hi")); err == nil || !strings.Contains(err.Error(), "step budget of 0") {
+		t.Errorf("Run with MaxSteps 0 = %v; want an error naming the step budget", err)
+	}
+	if _, err := (&Loop{Client: client, Tail: tail}).Run(t.Context(), leadAgent(nil), nil, userMsg("hi")); err == nil || !strings.Contains(err.Error(), "tail role") {
+		t.Errorf("Run with a tail and no tail role = %v; want an error naming agents.tail_role", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests; want none", n)
 	}
 }

@@ -65,9 +65,6 @@ func buildRequest(a *Agent, defs []llm.ToolDef, history []llm.Message, tail stri
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: a.System})
 	msgs = append(msgs, history...)
 	if tail != "" {
-		if tailRole == "" {
-			tailRole = llm.RoleUser
-		}
 		msgs = append(msgs, llm.Message{Role: tailRole, Content: tail})
 	}
 	return llm.Request{Model: a.Model, Messages: msgs, Tools: defs}

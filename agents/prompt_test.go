@@ -20,7 +20,7 @@ func TestPrefixStableAcrossCalls(t *testing.T) {
 	srv, client := scenario(t, "loop-multistep")
 	w := demoWorkspace(t)
 	n := 0
-	loop := &Loop{Client: client, Tail: func(context.Context) (string, error) {
+	loop := &Loop{Client: client, TailRole: llm.RoleUser, Tail: func(context.Context) (string, error) {
 		n++
 		return ComposeTail(fmt.Sprintf("[state] call %d", n)), nil
 	}}
@@ -64,7 +64,7 @@ func TestTailNeverStored(t *testing.T) {
 	w := demoWorkspace(t)
 	const marker = "[board index · board x] SECRET-TAIL-MARKER"
 	var recorded []llm.Message
-	loop := &Loop{Client: client,
+	loop := &Loop{Client: client, TailRole: llm.RoleUser,
 		Tail:   func(context.Context) (string, error) { return ComposeTail(marker), nil },
 		Append: func(m llm.Message) error { recorded = append(recorded, m); return nil }}
 	stale := llm.Message{Role: llm.RoleUser, Content: ComposeTail("stale tail from an old step")}

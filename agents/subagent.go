@@ -61,14 +61,20 @@ type SubRunner struct {
 	Workspace *Workspace
 	Events    Sink
 	Index     blackboard.IndexOptions
+	// PackChars is the context pack's budget in runes
+	// (blackboard.context_pack_chars); 0 means no limit.
 	PackChars int
-	// MaxSteps is the step budget of a definition without max_steps.
+	// MaxSteps is the step budget of a definition without max_steps
+	// (agents.subagent_max_steps).
 	MaxSteps int
 	// TokenBudget is how many tokens (prompt + completion, summed over
-	// requests) one delegation may spend; 0 means no limit.
-	TokenBudget  int
-	StallRepeats int
-	TailRole     llm.Role
+	// requests) one delegation may spend (agents.delegation_token_budget);
+	// 0 means no limit.
+	TokenBudget int
+	// ParallelTools, StallRepeats and TailRole are the sub-agents' Loop's.
+	ParallelTools int
+	StallRepeats  int
+	TailRole      llm.Role
 	// Project is the workspace's AGENTS.md, framed, for the prefix.
 	Project string
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
@@ -104,6 +110,16 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	if err != nil {
 		return DelegationResult{}, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 	}
+	steps := def.MaxSteps
+	if d.MaxSteps > 0 {
+		steps = d.MaxSteps
+	}
+	if steps <= 0 {
+		steps = r.MaxSteps
+	}
+	if steps <= 0 {
+		return DelegationResult{}, fmt.Errorf("sub-agent %s has no step budget: set max_steps in its definition or agents.subagent_max_steps", def.Name)
+	}
 	res := DelegationResult{}
 	var hooks DelegationHooks
 	if r.Recorder != nil {
@@ -131,16 +147,6 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 			input = pack.Text + "\n\n" + input
 		}
 	}
-	steps := def.MaxSteps
-	if d.MaxSteps > 0 {
-		steps = d.MaxSteps
-	}
-	if steps <= 0 {
-		steps = r.MaxSteps
-	}
-	if steps <= 0 {
-		steps = DefaultMaxSteps
-	}
 	agent := &Agent{
 		Name:     def.Name,
 		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": r.Workspace.Dir()}), def.Prompt, Prompt("subagent", nil), r.Project),
@@ -154,7 +160,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	var mu sync.Mutex
 	spent := 0
 	loop := &Loop{
-		Client: client, Events: r.Events, TailRole: r.TailRole, StallRepeats: r.StallRepeats,
+		Client: client, Events: r.Events, TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
 		Tail:   func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
 		Append: hooks.Append,
 		OnResponse: func(resp llm.Response) {

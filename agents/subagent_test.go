@@ -29,7 +29,7 @@ func newRunner(t *testing.T, scenarioName string) (*SubRunner, *blackboard.Store
 	return &SubRunner{
 		Client:   func(string) (llm.Client, string, error) { return client, "scripted", nil },
 		Registry: reg, Catalog: catalog, Board: store, Workspace: w,
-		Index: blackboard.DefaultIndexOptions(), PackChars: 4000, MaxSteps: 5, StallRepeats: -1,
+		Index: blackboard.IndexOptions{MaxNotes: 12, LineChars: 160}, PackChars: 4000, MaxSteps: 5, TailRole: llm.RoleUser,
 	}, store
 }
 

@@ -46,8 +46,8 @@ func BenchmarkBuildIndex(b *testing.B) {
 			s := seedBoard(b, n)
 			b.ResetTimer()
 			for b.Loop() {
-				idx, err := s.BuildIndex("b", DefaultIndexOptions())
-				if err != nil || idx.Listed != DefaultIndexMaxNotes {
+				idx, err := s.BuildIndex("b", testIndex)
+				if err != nil || idx.Listed != testIndex.MaxNotes {
 					b.Fatal(idx, err)
 				}
 			}

@@ -13,9 +13,8 @@ import (
 // HandoffVersion is the on-disk version of notes written by this package.
 const HandoffVersion = 2
 
-// MaxRenderRunes is the explicit "no limit" budget. Configuration's
-// index_line_chars: 0 is converted to it by IndexOptionsFromConfig; a raw 0
-// is never passed down.
+// MaxRenderRunes is the largest budget of a rendering: what a budget of 0
+// ("no limit") stands for inside this package.
 const MaxRenderRunes = math.MaxInt32
 
 // Status of a handoff. ok and partial are self-reported by the model, error

@@ -15,6 +15,9 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 
 // newTestStore returns a store in a temp dir whose clock starts at t0 and
 // advances one second per note, so file-name order is unambiguous.
+// testIndex are the index valves of config/defaults.yaml.
+var testIndex = IndexOptions{MaxNotes: 12, LineChars: 160}
+
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
 	s := Open(filepath.Join(t.TempDir(), "notes"))

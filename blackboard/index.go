@@ -13,28 +13,16 @@ import (
 // so injecting twice in one step is idempotent.
 const IndexHeaderPrefix = "[board index"
 
-// Defaults of the index valves (SPEC §5 constraint 2, 11).
-const (
-	DefaultIndexMaxNotes  = 12
-	DefaultIndexLineChars = 160
-)
-
-// IndexOptions bound the index. Its cost is at most MaxNotes × LineChars
-// runes plus a header, paid on every director call and every delegation
-// prefix.
+// IndexOptions bound the index, as config resolved them (the defaults are
+// in config/defaults.yaml). Its cost is at most MaxNotes × LineChars runes
+// plus a header, paid on every director call and every delegation prefix.
 type IndexOptions struct {
-	// MaxNotes is how many of the newest notes are listed; 0 turns the
-	// index off.
+	// MaxNotes is how many of the newest notes are listed
+	// (blackboard.index_max_notes); 0 turns the index off.
 	MaxNotes int
-	// LineChars is the rune budget of one line; MaxRenderRunes means no
-	// trimming. A zero here is a caller bug (use IndexOptionsFromConfig)
-	// and is treated as the default.
+	// LineChars is the rune budget of one line
+	// (blackboard.index_line_chars); 0 means no trimming.
 	LineChars int
-}
-
-// DefaultIndexOptions returns the defaults used when no key is configured.
-func DefaultIndexOptions() IndexOptions {
-	return IndexOptions{MaxNotes: DefaultIndexMaxNotes, LineChars: DefaultIndexLineChars}
 }
 
 // Index is a built index.
@@ -55,9 +43,6 @@ type Index struct {
 func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 	if !Enabled() || opts.MaxNotes <= 0 || board == "" {
 		return Index{}, nil
-	}
-	if opts.LineChars <= 0 {
-		opts.LineChars = DefaultIndexLineChars
 	}
 	dir := BoardDir(s.root, SanitizeBoardID(board))
 	files, total, err := s.newestFiles(dir, opts.MaxNotes)
@@ -91,9 +76,9 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 	return idx, nil
 }
 
-// FormatIndexLine renders one index line within budget runes. The
-// retrievable ref is always kept whole, however small the budget; only the
-// conclusion is trimmed (then dropped).
+// FormatIndexLine renders one index line within budget runes (0 means no
+// trimming). The retrievable ref is always kept whole, however small the
+// budget; only the conclusion is trimmed (then dropped).
 func FormatIndexLine(m NoteMeta, budget int) string {
 	status := string(m.Status)
 	if m.Degraded != DegradedNone {
@@ -108,6 +93,9 @@ func FormatIndexLine(m NoteMeta, budget int) string {
 	if text == "" {
 		return head
 	}
+	if budget == 0 {
+		return head + " " + text
+	}
 	room := budget - utf8.RuneCountInString(head) - 1
 	if room < 2 {
 		return head
@@ -115,14 +103,8 @@ func FormatIndexLine(m NoteMeta, budget int) string {
 	return head + " " + truncateRunes(text, room)
 }
 
-// IndexOptionsFromConfig converts configuration into IndexOptions. The
-// configured index_line_chars: 0 ("no trimming") becomes MaxRenderRunes
-// here, so a raw 0 never travels further; index_max_notes: 0 stays 0 and
-// turns the index off.
+// IndexOptionsFromConfig takes the index valves from configuration as they
+// are: a 0 means the same here as there.
 func IndexOptionsFromConfig(c config.Blackboard) IndexOptions {
-	o := IndexOptions{MaxNotes: c.IndexMaxNotes, LineChars: c.IndexLineChars}
-	if o.LineChars == 0 {
-		o.LineChars = MaxRenderRunes
-	}
-	return o
+	return IndexOptions{MaxNotes: c.IndexMaxNotes, LineChars: c.IndexLineChars}
 }

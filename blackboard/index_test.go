@@ -11,11 +11,11 @@ import (
 
 // TestBuildIndexEmptyAndValve pins constraints 2 and 11: an empty board
 // gives no index, MaxNotes 0 turns the index off, and the configured
-// valves go through IndexOptionsFromConfig by key presence (a 0 read as
-// "default" turns this red).
+// valves keep config's meaning of 0 (index_line_chars: 0 = no trimming;
+// a 0 read as "default" turns this red).
 func TestBuildIndexEmptyAndValve(t *testing.T) {
 	s := newTestStore(t)
-	idx, err := s.BuildIndex("b", DefaultIndexOptions())
+	idx, err := s.BuildIndex("b", testIndex)
 	if err != nil || idx.Text != "" || idx.Total != 0 {
 		t.Fatalf("empty board: index %+v, %v; want empty", idx, err)
 	}
@@ -48,14 +48,14 @@ func TestBuildIndexEmptyAndValve(t *testing.T) {
 			if len(lines) != tt.wantLines {
 				t.Fatalf("index has %d note lines; want %d:\n%s", len(lines), tt.wantLines, idx.Text)
 			}
-			long := utf8.RuneCountInString(lines[0]) > DefaultIndexLineChars
+			long := utf8.RuneCountInString(lines[0]) > testIndex.LineChars
 			if long != tt.wantLong {
-				t.Errorf("first line has %d runes; want longer than %d: %v", utf8.RuneCountInString(lines[0]), DefaultIndexLineChars, tt.wantLong)
+				t.Errorf("first line has %d runes; want longer than %d: %v", utf8.RuneCountInString(lines[0]), testIndex.LineChars, tt.wantLong)
 			}
 		})
 	}
-	if o := IndexOptionsFromConfig(config.Blackboard{IndexMaxNotes: 12, IndexLineChars: 0}); o.LineChars != MaxRenderRunes {
-		t.Errorf("IndexOptionsFromConfig(line_chars 0).LineChars = %d; want MaxRenderRunes", o.LineChars)
+	if o := IndexOptionsFromConfig(config.Blackboard{IndexMaxNotes: 12, IndexLineChars: 0}); o != (IndexOptions{MaxNotes: 12}) {
+		t.Errorf("IndexOptionsFromConfig(line_chars 0) = %+v; want the values as configured", o)
 	}
 }
 
@@ -63,7 +63,7 @@ func TestBuildIndexEmptyAndValve(t *testing.T) {
 // never trimmed, whatever the budget.
 func TestFormatIndexLineTinyBudgetStillHasRef(t *testing.T) {
 	m := NoteMeta{Ref: "explorer/20261129T100001Z_abcd-42-000001", Status: StatusOK, Conclusion: "a conclusion that is rather long and will not fit"}
-	for _, budget := range []int{1, 5, 20, 45, 60, 160, MaxRenderRunes} {
+	for _, budget := range []int{1, 5, 20, 45, 60, 160, 0} {
 		line := FormatIndexLine(m, budget)
 		if !strings.Contains(line, m.Ref) {
 			t.Errorf("FormatIndexLine(budget %d) = %q; lost the ref", budget, line)
@@ -75,6 +75,9 @@ func TestFormatIndexLineTinyBudgetStillHasRef(t *testing.T) {
 	if line := FormatIndexLine(m, 60); !strings.HasSuffix(line, "…") {
 		t.Errorf("trimmed line %q does not end with an ellipsis", line)
 	}
+	if line := FormatIndexLine(m, 0); !strings.HasSuffix(line, m.Conclusion) {
+		t.Errorf("FormatIndexLine(budget 0) = %q; want the whole conclusion (0 = no trimming)", line)
+	}
 }
 
 // TestBuildIndexSkippedIsReported pins constraint 11: unreadable notes are
@@ -82,7 +85,7 @@ func TestFormatIndexLineTinyBudgetStillHasRef(t *testing.T) {
 func TestBuildIndexSkippedIsReported(t *testing.T) {
 	s := newTestStore(t)
 	writeRaw(t, s, "b", "worker", "20261129T090000Z_abcd-1-000001", "\x00\x00\x00\x00")
-	idx, err := s.BuildIndex("b", DefaultIndexOptions())
+	idx, err := s.BuildIndex("b", testIndex)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +134,7 @@ func TestTempFilesNeverTakenForNotes(t *testing.T) {
 	for _, name := range []string{"." + m.Stem + ".md123456", m.Stem + ".md.tmp", "notes.md", "README.md"} {
 		writeRaw(t, s, "b", "explorer", strings.TrimSuffix(name, ".md"), "---\nversion: 2\nstatus: ok\nconclusion: fake\n---\n")
 	}
-	idx, _ := s.BuildIndex("b", DefaultIndexOptions())
+	idx, _ := s.BuildIndex("b", testIndex)
 	res, _ := s.ListNotes("b", ListOptions{})
 	if idx.Total != 1 || len(res.Notes) != 1 || strings.Contains(idx.Text, "fake") {
 		t.Fatalf("index %+v / list %d notes; want only the real note", idx, len(res.Notes))
@@ -148,7 +151,7 @@ func TestBuildIndexGolden(t *testing.T) {
 	}
 	_ = m
 	writeRaw(t, s, "release-audit", "legacy", "20261129T100004Z_abcd-7-000009", "---\nsummary: An old v1 note.\n---\nbody\n")
-	idx, err := s.BuildIndex("release-audit", DefaultIndexOptions())
+	idx, err := s.BuildIndex("release-audit", testIndex)
 	if err != nil {
 		t.Fatal(err)
 	}

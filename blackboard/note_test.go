@@ -96,7 +96,7 @@ func TestReadV1NoteSynthesizesHandoff(t *testing.T) {
 	if _, err := s.ListNotes("b", ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.BuildIndex("b", DefaultIndexOptions()); err != nil {
+	if _, err := s.BuildIndex("b", testIndex); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.Stat(path)
@@ -192,7 +192,7 @@ func TestKillSwitch(t *testing.T) {
 	if _, err := s.ReadNote("b", m.Ref); err != ErrDisabled {
 		t.Errorf("ReadNote = %v; want ErrDisabled", err)
 	}
-	if idx, _ := s.BuildIndex("b", DefaultIndexOptions()); idx.Text != "" {
+	if idx, _ := s.BuildIndex("b", testIndex); idx.Text != "" {
 		t.Errorf("BuildIndex = %q; want nothing", idx.Text)
 	}
 	if _, err := s.GC(GCOptions{MaxNotesPerBoard: 1}, t0); err != ErrDisabled {

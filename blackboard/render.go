@@ -7,7 +7,7 @@ import (
 )
 
 // Render formats the handoff for a model or a person within budget runes
-// (budget <= 0 means no limit). When short of budget it drops Facts one by
+// (0 means no limit). When short of budget it drops Facts one by
 // one from the end and says how many it dropped; it never cuts the
 // Conclusion, which is what the note is for.
 func (h *Handoff) Render(budget int) string {

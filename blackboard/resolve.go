@@ -16,7 +16,8 @@ type ArtifactInfoFn func(id string) (info string, ok bool)
 
 // PackOptions bound a context pack.
 type PackOptions struct {
-	// Budget is the rune budget of the inlined text; <= 0 means no limit.
+	// Budget is the rune budget of the inlined text
+	// (blackboard.context_pack_chars); 0 means no limit.
 	Budget int
 	// ArtifactInfo, when set, annotates each artifact of an inlined note.
 	ArtifactInfo ArtifactInfoFn

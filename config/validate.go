@@ -35,27 +35,35 @@ func (c *Config) validate(layers []layer) error {
 	a := c.Agents
 	check(a.TailRole == "user" || a.TailRole == "system", "agents.tail_role", "want user or system, got %q", a.TailRole)
 	check(slices.Contains([]string{"untrusted", "on-request", "never"}, a.Approval), "agents.approval", "want untrusted, on-request or never, got %q", a.Approval)
-	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps,
-		"agents.max_parallel_delegations": a.MaxParallelDelegations, "agents.max_depth": a.MaxDepth, "agents.parallel_tools": a.ParallelTools} {
+	n := c.Notes
+	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps, "agents.max_depth": a.MaxDepth,
+		"context.keep_recent_turns": c.Context.KeepRecentTurns, "notes.max_note_chars": n.MaxNoteChars,
+		"notes.compact_target_chars": n.CompactTargetChars, "notes.max_notes": n.MaxNotes} {
 		check(v >= 1, key, "want 1 or more, got %d", v)
 	}
-	for key, v := range map[string]int{"agents.max_delegations_per_turn": a.MaxDelegationsPerTurn, "agents.delegation_token_budget": a.DelegationTokenBudget,
+	t := c.ChatSleep.Tools
+	for key, v := range map[string]int{"agents.max_parallel_delegations": a.MaxParallelDelegations, "agents.parallel_tools": a.ParallelTools,
+		"agents.max_delegations_per_turn": a.MaxDelegationsPerTurn, "agents.delegation_token_budget": a.DelegationTokenBudget,
 		"agents.stall_repeats": a.StallRepeats, "blackboard.index_max_notes": c.Blackboard.IndexMaxNotes, "blackboard.index_line_chars": c.Blackboard.IndexLineChars,
-		"blackboard.max_notes_per_board": c.Blackboard.MaxNotesPerBoard, "context.turn_squeeze_percent": c.Context.TurnSqueezePercent} {
-		check(v >= 0, key, "want 0 (off) or more, got %d", v)
+		"blackboard.max_notes_per_board": c.Blackboard.MaxNotesPerBoard, "blackboard.context_pack_chars": c.Blackboard.ContextPackChars,
+		"context.turn_squeeze_percent": c.Context.TurnSqueezePercent, "context.wrap_up_reserve_tokens": c.Context.WrapUpReserveTokens,
+		"chat_sleep.max_parallel": c.ChatSleep.MaxParallel, "chat_sleep.tools.min_turns": t.MinTurns, "chat_sleep.tools.thin_turns": t.ThinTurns,
+		"chat_sleep.tools.max_hide_per_night": t.MaxHidePerNight, "notes.index_enter_chars": n.IndexEnterChars, "notes.index_enter_notes": n.IndexEnterNotes,
+		"notes.index_leave_chars": n.IndexLeaveChars, "notes.index_leave_notes": n.IndexLeaveNotes, "notes.compact_chars": n.CompactChars,
+		"notes.compact_notes": n.CompactNotes, "notes.pinned_chars": n.PinnedChars, "notes.pinned_max": n.PinnedMax} {
+		check(v >= 0, key, "want 0 or more (defaults.yaml says what 0 means), got %d", v)
 	}
 	check(c.Context.CompactBudget >= 0 && c.Context.CompactBudget <= 1, "context.compact_budget", "want a share of the window between 0 (off) and 1, got %g", c.Context.CompactBudget)
 	for kind, b := range c.Context.CompactBudgetByKind {
 		check(b > 0 && b <= 1, "context.compact_budget_by_kind."+kind, "want a share of the window between 0 and 1, got %g", b)
 	}
 	check(c.ChatSleep.Tools.BudgetPercent >= 0 && c.ChatSleep.Tools.BudgetPercent <= 100, "chat_sleep.tools.budget_percent", "want a percentage, got %g", c.ChatSleep.Tools.BudgetPercent)
-	n := c.Notes
-	check(n.MaxNoteChars >= 1, "notes.max_note_chars", "want 1 or more, got %d", n.MaxNoteChars)
 	check(n.IndexLeaveChars <= n.IndexEnterChars, "notes.index_leave_chars", "must not be above notes.index_enter_chars (%d), or the mode would flip every turn", n.IndexEnterChars)
 	check(n.IndexLeaveNotes <= n.IndexEnterNotes, "notes.index_leave_notes", "must not be above notes.index_enter_notes (%d)", n.IndexEnterNotes)
 	for name, m := range c.Models {
 		check(m.ContextWindow >= 1, "models."+name+".context_window", "want the model's window in tokens, got %d", m.ContextWindow)
 		check(m.MaxRetries >= 0, "models."+name+".max_retries", "want 0 or more, got %d", m.MaxRetries)
+		check(m.Timeout.D() > 0, "models."+name+".timeout", "want a duration above 0, got %s", m.Timeout)
 	}
 	for name, srv := range c.MCPServers {
 		if !serverName.MatchString(name) {

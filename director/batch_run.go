@@ -10,10 +10,6 @@ import (
 	"github.com/yagent/yagent/blackboard"
 )
 
-// DefaultBatchParallel bounds a plan's sub-agents when neither the plan
-// nor the caller says.
-const DefaultBatchParallel = 4
-
 // Statuses of a delegation in a batch report besides a note's own (ok,
 // partial, error). None of these leaves a note on the board.
 const (
@@ -33,7 +29,9 @@ type BatchOptions struct {
 	Runner *agents.SubRunner
 	// Board overrides the plan's board; one of them must be set.
 	Board string
-	// Parallel overrides the plan's parallel when positive.
+	// Parallel overrides the plan's parallel when positive; when neither
+	// sets one there is no bound (the command line passes
+	// agents.max_parallel_delegations then).
 	Parallel int
 	// Resume skips delegations whose notes (by key) already exist on the
 	// board with status ok or partial, and reuses their refs.
@@ -49,7 +47,7 @@ type BatchOptions struct {
 type BatchReport struct {
 	Plan        string
 	Board       string
-	Parallel    int
+	Parallel    int // 0: no bound
 	Resume      bool
 	Delegations []DelegationReport
 	Elapsed     time.Duration

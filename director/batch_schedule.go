@@ -44,9 +44,6 @@ func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
 	if par <= 0 {
 		par = p.Parallel
 	}
-	if par <= 0 {
-		par = DefaultBatchParallel
-	}
 	b := &batchRun{
 		plan: p, opts: opts, board: board, now: now,
 		report: &BatchReport{Plan: p.Name, Board: board, Parallel: par, Resume: opts.Resume, Delegations: make([]DelegationReport, n)},
@@ -140,7 +137,7 @@ func (b *batchRun) run(ctx context.Context) {
 	results := make(chan batchResult)
 	running := 0
 	for {
-		for running < r.Parallel && len(b.ready) > 0 && ctx.Err() == nil {
+		for (r.Parallel == 0 || running < r.Parallel) && len(b.ready) > 0 && ctx.Err() == nil {
 			i := b.ready[0]
 			b.ready = b.ready[1:]
 			b.start(ctx, i, results)

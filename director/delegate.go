@@ -11,14 +11,18 @@ import (
 	"github.com/yagent/yagent/blackboard"
 )
 
-// Guards holds the limits against runaway fan-out.
+// Guards holds the limits against runaway fan-out, as config resolved
+// them (agents.*; no defaults here).
 type Guards struct {
-	// MaxParallel bounds delegations running at once.
+	// MaxParallel bounds delegations running at once
+	// (agents.max_parallel_delegations); 0 means no bound.
 	MaxParallel int
-	// MaxPerTurn bounds delegations started in one director turn.
+	// MaxPerTurn bounds delegations started in one director turn
+	// (agents.max_delegations_per_turn); 0 means no limit.
 	MaxPerTurn int
-	// MaxDepth is how deep delegation may nest: 1 means sub-agents cannot
-	// delegate.
+	// MaxDepth is how deep delegation may nest (agents.max_depth): a
+	// sub-agent at depth d gets the delegate tool while d < MaxDepth, so 1
+	// (or 0) means sub-agents cannot delegate.
 	MaxDepth int
 }
 
@@ -29,19 +33,16 @@ type Delegator struct {
 	Events agents.Sink
 	Now    func() time.Time
 
-	sem     chan struct{}
+	sem     chan struct{} // nil: no bound
 	perTurn atomic.Int64
 }
 
 // NewDelegator returns a delegator with its parallelism bound set up.
 func NewDelegator(r *agents.SubRunner, g Guards, events agents.Sink) *Delegator {
-	if g.MaxParallel <= 0 {
-		g.MaxParallel = 4
+	d := &Delegator{Runner: r, Guards: g, Events: events, Now: time.Now}
+	if g.MaxParallel > 0 {
+		d.sem = make(chan struct{}, g.MaxParallel)
 	}
-	if g.MaxDepth <= 0 {
-		g.MaxDepth = 1
-	}
-	d := &Delegator{Runner: r, Guards: g, Events: events, Now: time.Now, sem: make(chan struct{}, g.MaxParallel)}
 	r.ExtraTools = func(depth int) []*agents.Tool {
 		if depth < d.Guards.MaxDepth {
 			return []*agents.Tool{d.Tool(depth + 1)}
@@ -81,12 +82,14 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
 		return agents.ErrorResult("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
 	}
-	select {
-	case d.sem <- struct{}{}:
-	case <-ctx.Done():
-		return agents.Result{}, ctx.Err()
+	if d.sem != nil {
+		select {
+		case d.sem <- struct{}{}:
+		case <-ctx.Done():
+			return agents.Result{}, ctx.Err()
+		}
+		defer func() { <-d.sem }()
 	}
-	defer func() { <-d.sem }()
 	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
 		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Task: a.Task}})
 	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth})

@@ -26,8 +26,6 @@ type Options struct {
 	BoardID string
 	Events  agents.Sink
 	Policy  agents.ShellPolicy
-	// MaxSteps overrides agents.max_steps when positive.
-	MaxSteps int
 	// Tools are extra tools to register (knowledge base, MCP servers).
 	Tools []*agents.Tool
 	// Session is the conversation: its history, rollout and spend. Each
@@ -116,7 +114,7 @@ func New(opts Options) (*Director, error) {
 	runner := &agents.SubRunner{
 		Client: opts.Client, Registry: reg, Catalog: catalog, Board: opts.Board, Workspace: ws, Events: opts.Events,
 		Index: index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: a.SubagentMaxSteps,
-		TokenBudget: a.DelegationTokenBudget, StallRepeats: stallRepeats(a.StallRepeats), TailRole: llm.Role(a.TailRole),
+		TokenBudget: a.DelegationTokenBudget, ParallelTools: a.ParallelTools, StallRepeats: a.StallRepeats, TailRole: llm.Role(a.TailRole),
 		Project: project,
 	}
 	runner.Recorder = subRecorder(opts.Session)
@@ -146,14 +144,6 @@ func New(opts Options) (*Director, error) {
 		}
 	}
 	return d, nil
-}
-
-// stallRepeats maps the configured valve (0 = off) to the loop's (-1 = off).
-func stallRepeats(n int) int {
-	if n == 0 {
-		return -1
-	}
-	return n
 }
 
 // Close stops background sleeps (a sleep cut short loses nothing: its
@@ -193,15 +183,11 @@ func (d *Director) Agent(g agents.Gates) *agents.Agent {
 
 // agent builds the turn's agent and returns the hidden tools with it.
 func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
-	maxSteps := d.opts.Config.Agents.MaxSteps
-	if d.opts.MaxSteps > 0 {
-		maxSteps = d.opts.MaxSteps
-	}
 	if d.opts.Toolset != "" {
 		g.Allow = d.opts.Config.Toolsets[d.opts.Toolset]
 	}
 	in, hidden, catalogue := d.curatedTools(g)
-	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: maxSteps, Loaded: d.cur.loaded}, hidden
+	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.opts.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
 }
 
 // Session returns the director's session.
@@ -241,7 +227,7 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 	cfg := d.opts.Config.Agents
 	loop := &agents.Loop{
 		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
-		ParallelTools: cfg.ParallelTools, StallRepeats: stallRepeats(cfg.StallRepeats), Append: s.Append,
+		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
 			s.Observe(resp)
 			_ = s.RecordUsage(ctx, "turn", resp.Usage)

@@ -35,3 +35,31 @@ func TestEveryBuiltinToolDeclared(t *testing.T) {
 		}
 	}
 }
+
+// TestDelegatorGuardsHaveNoDefaults pins that the delegator takes config's
+// guards as they are (issue 13 item 4): max_parallel_delegations 0 means
+// no bound (not "4"), and a sub-agent at depth d gets delegate only while
+// d < max_depth (0 and 1 alike keep sub-agents from delegating; no "0 means
+// 1" in the code).
+func TestDelegatorGuardsHaveNoDefaults(t *testing.T) {
+	tests := []struct {
+		guards   Guards
+		bound    int // cap of the semaphore; -1: none
+		subTools int // tools a depth-1 sub-agent gets on top
+	}{
+		{Guards{}, -1, 0},
+		{Guards{MaxParallel: 2, MaxDepth: 1}, 2, 0},
+		{Guards{MaxDepth: 2}, -1, 1},
+	}
+	for _, tt := range tests {
+		r := &agents.SubRunner{}
+		d := NewDelegator(r, tt.guards, nil)
+		bound := -1
+		if d.sem != nil {
+			bound = cap(d.sem)
+		}
+		if bound != tt.bound || len(r.ExtraTools(1)) != tt.subTools {
+			t.Errorf("NewDelegator(%+v): bound %d, depth-1 extra tools %d; want %d, %d", tt.guards, bound, len(r.ExtraTools(1)), tt.bound, tt.subTools)
+		}
+	}
+}

@@ -19,16 +19,19 @@ var promptFS embed.FS
 // kept verbatim.
 var ErrNothingToCompact = errors.New("nothing to compact yet: the history is only the recent turns")
 
+// Bounds of the summary call.
+const (
+	summaryMaxInputChars = 240_000 // transcript sent to the summary model
+	summaryMaxWords      = 600     // the summary's target length
+)
+
 // CompactOptions configure one compaction.
 type CompactOptions struct {
 	Client llm.Client
 	Model  string
-	// KeepTurns is how many recent turns stay verbatim (default 2).
+	// KeepTurns is how many recent turns stay verbatim
+	// (context.keep_recent_turns); at least 1.
 	KeepTurns int
-	// MaxInputChars bounds the transcript sent to the summary model.
-	MaxInputChars int
-	// MaxWords is the summary's target length.
-	MaxWords int
 }
 
 // CompactResult says what a compaction did.
@@ -43,14 +46,8 @@ type CompactResult struct {
 // (no tools), records the summary in the rollout and replaces the messages
 // in memory. If the call fails nothing changes: the history stays as it was.
 func Compact(ctx context.Context, s *Session, o CompactOptions) (CompactResult, error) {
-	if o.KeepTurns <= 0 {
-		o.KeepTurns = 2
-	}
-	if o.MaxInputChars <= 0 {
-		o.MaxInputChars = 240_000
-	}
-	if o.MaxWords <= 0 {
-		o.MaxWords = 600
+	if o.KeepTurns < 1 {
+		return CompactResult{}, fmt.Errorf("compaction: keep %d recent turns: want 1 or more (context.keep_recent_turns)", o.KeepTurns)
 	}
 	s.mu.Lock()
 	prevSummary, base := s.mem.Summary, s.mem.Base
@@ -60,8 +57,8 @@ func Compact(ctx context.Context, s *Session, o CompactOptions) (CompactResult, 
 	if cut <= 0 {
 		return CompactResult{}, ErrNothingToCompact
 	}
-	transcript := renderTranscript(prevSummary, msgs[:cut], o.MaxInputChars)
-	system := prompt.Render(promptFS, "summary", map[string]string{"max_words": strconv.Itoa(o.MaxWords)})
+	transcript := renderTranscript(prevSummary, msgs[:cut], summaryMaxInputChars)
+	system := prompt.Render(promptFS, "summary", map[string]string{"max_words": strconv.Itoa(summaryMaxWords)})
 	resp, err := o.Client.Stream(ctx, llm.Request{Model: o.Model, Messages: []llm.Message{
 		{Role: llm.RoleSystem, Content: system},
 		{Role: llm.RoleUser, Content: transcript},

@@ -6,7 +6,8 @@ import (
 )
 
 // Pressure stages (seed 000, "Давление истории"). The thresholds are
-// constants; the texts are configurable (context.pressure).
+// constants; the texts come from configuration (context.pressure, whose
+// defaults are in config/defaults.yaml).
 const (
 	// PressureAtPercent: the [window] line appears once the measure passes
 	// this share of the way to the nearest wall, i.e. when less than
@@ -15,18 +16,12 @@ const (
 )
 
 // PressureTexts are the three stages' texts; {remaining}, {threshold},
-// {measure} and {wall} are replaced.
+// {measure} and {wall} are replaced. An empty text says nothing at its
+// stage.
 type PressureTexts struct {
 	Window    string
 	WrapUp    string
 	Compacted string
-}
-
-// DefaultPressureTexts are used for empty texts.
-var DefaultPressureTexts = PressureTexts{
-	Window:    "[window] about {remaining} tokens of conversation left before it is compacted into a summary (threshold {threshold}, now {measure}).",
-	WrapUp:    "[window] compaction is near (about {remaining} tokens left): finish the current step and write down what must survive before it happens — compaction cannot be undone.",
-	Compacted: "[window] the conversation was just compacted: details are still in the fresh summary but will fade from here on — save what matters now.",
 }
 
 // PressureInput is what the stages are computed from.
@@ -58,15 +53,6 @@ const (
 // is nothing to say) and the stage, so the caller can record a one-time
 // nudge as shown.
 func Pressure(in PressureInput, texts PressureTexts) (string, PressureStage) {
-	if texts.Window == "" {
-		texts.Window = DefaultPressureTexts.Window
-	}
-	if texts.WrapUp == "" {
-		texts.WrapUp = DefaultPressureTexts.WrapUp
-	}
-	if texts.Compacted == "" {
-		texts.Compacted = DefaultPressureTexts.Compacted
-	}
 	wall := in.Window
 	if in.Threshold > 0 && (wall <= 0 || in.Threshold < wall) {
 		wall = in.Threshold

@@ -32,8 +32,13 @@ func TestPressureStages(t *testing.T) {
 		{"compaction off: the window is the wall", with(func(i *PressureInput) { i.Threshold = 0; i.Measure = 90_000 }), StageWindow, "about 38000 tokens"},
 		{"window smaller than the threshold", with(func(i *PressureInput) { i.Window = 80_000; i.Measure = 75_000 }), StageWrapUp, "about 5000"},
 	}
+	texts := PressureTexts{
+		Window:    "[window] about {remaining} tokens left (threshold {threshold}, now {measure})",
+		WrapUp:    "[window] finish the current step: about {remaining} tokens left",
+		Compacted: "[window] the conversation was just compacted",
+	}
 	for _, tt := range tests {
-		line, stage := Pressure(tt.in, PressureTexts{})
+		line, stage := Pressure(tt.in, texts)
 		if stage != tt.stage || !strings.Contains(line, tt.want) {
 			t.Errorf("%s: Pressure = %q, stage %d; want stage %d containing %q", tt.name, line, stage, tt.stage, tt.want)
 		}
@@ -41,5 +46,8 @@ func TestPressureStages(t *testing.T) {
 	line, _ := Pressure(with(func(i *PressureInput) { i.Measure = 61_000 }), PressureTexts{Window: "left: {remaining}/{threshold}"})
 	if line != "left: 39000/100000" {
 		t.Errorf("custom text = %q", line)
+	}
+	if line, stage := Pressure(with(func(i *PressureInput) { i.Measure = 93_000 }), PressureTexts{}); line != "" || stage != StageWrapUp {
+		t.Errorf("empty wrap-up text = %q, stage %d; want no line (the texts have no defaults here)", line, stage)
 	}
 }

@@ -10,16 +10,20 @@ import (
 type Scheduler struct {
 	curator *Curator
 	ch      chan string
-	sem     chan struct{}
+	sem     chan struct{} // nil: no bound
 	wg      sync.WaitGroup
 	// OnRun, when set, sees every finished run.
 	OnRun func(Run, error)
 }
 
-// NewScheduler returns a scheduler with a bounded nudge channel.
+// NewScheduler returns a scheduler with a bounded nudge channel, running at
+// most chat_sleep.max_parallel sleeps at once (0: no bound).
 func NewScheduler(c *Curator) *Scheduler {
-	par := max(c.Config.MaxParallel, 1)
-	return &Scheduler{curator: c, ch: make(chan string, 16), sem: make(chan struct{}, par)}
+	s := &Scheduler{curator: c, ch: make(chan string, 16)}
+	if c.Config.MaxParallel > 0 {
+		s.sem = make(chan struct{}, c.Config.MaxParallel)
+	}
+	return s
 }
 
 // Nudge asks for a sleep of a session; it never blocks (a full channel
@@ -48,15 +52,19 @@ func (s *Scheduler) Start(ctx context.Context) {
 				if set, err := s.curator.SetDueIfUnset(ctx, id); err != nil || set {
 					continue
 				}
-				select {
-				case s.sem <- struct{}{}:
-				case <-ctx.Done():
-					return
+				if s.sem != nil {
+					select {
+					case s.sem <- struct{}{}:
+					case <-ctx.Done():
+						return
+					}
 				}
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					defer func() { <-s.sem }()
+					if s.sem != nil {
+						defer func() { <-s.sem }()
+					}
 					run, err := s.curator.Run(ctx, id, Options{})
 					if s.OnRun != nil && (err != nil || run.Status != "skipped" || run.Reason != "not due") {
 						s.OnRun(run, err)

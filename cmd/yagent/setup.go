@@ -116,6 +116,11 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.close()
 		return nil, usagef("--max-steps must be positive")
 	}
+	if fl.MaxSteps > 0 { // flags are the last configuration layer
+		c := *cfg
+		c.Agents.MaxSteps = fl.MaxSteps
+		cfg = &c
+	}
 	if req.Board != "" {
 		if err := checkBoard(req.Board); err != nil {
 			out.close()
@@ -164,7 +169,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
-		Events: out.sink, Policy: policy, MaxSteps: fl.MaxSteps, Session: sess, Toolset: fl.Toolset, Tools: extra,
+		Events: out.sink, Policy: policy, Session: sess, Toolset: fl.Toolset, Tools: extra,
 	})
 	if err != nil {
 		out.close()

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestZeroMeansWhatDefaultsSay pins "one meaning of zero" (issue 13): every
+// number of defaults.yaml (durations too) either is refused at 0, naming
+// its key, or says on its own line what 0 means ("0 = …"). Libraries take
+// these values as they are, so a 0 means there what it means here; a key
+// that accepted an undocumented 0 is where a library would grow a default
+// of its own.
+func TestZeroMeansWhatDefaultsSay(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(defaultsYAML, &doc); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	var walk func(n *yaml.Node, path []string)
+	walk = func(n *yaml.Node, path []string) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i].Value, n.Content[i+1]
+			p := append(append([]string(nil), path...), key)
+			switch {
+			case len(p) == 1 && key == "mcp_servers":
+				continue // the "*" template is not a server; servers' values are checked by TestMCPAndKBValuesChecked
+			case val.Kind == yaml.MappingNode:
+				walk(val, p)
+				continue
+			case val.Kind != yaml.ScalarNode || !isNumber(val):
+				continue
+			}
+			checked++
+			dotted := strings.Join(p, ".")
+			_, err := load(t, nested(p, "0"), "")
+			switch {
+			case err != nil && !strings.Contains(err.Error(), dotted):
+				t.Errorf("%s: 0 is refused, but the error does not name the key: %v", dotted, err)
+			case err == nil && !strings.Contains(val.LineComment, "0 ="):
+				t.Errorf("%s: 0 is accepted, but defaults.yaml does not say what it means on its line (write \"0 = …\", or refuse 0 in validate.go)", dotted)
+			}
+		}
+	}
+	walk(doc.Content[0], nil)
+	if checked < 30 {
+		t.Fatalf("checked %d numbers of defaults.yaml; the walk lost its way", checked)
+	}
+}
+
+// isNumber reports an integer, a float or a duration.
+func isNumber(n *yaml.Node) bool {
+	if n.Tag == "!!int" || n.Tag == "!!float" {
+		return true
+	}
+	_, err := ParseDuration(n.Value)
+	return n.Tag == "!!str" && err == nil
+}
+
+// nested renders path: value as a YAML document.
+func nested(path []string, value string) string {
+	var b strings.Builder
+	for i, k := range path {
+		b.WriteString(strings.Repeat("  ", i) + k + ":")
+		if i < len(path)-1 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(" " + value + "\n")
+	return b.String()
+}
