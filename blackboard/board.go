@@ -17,8 +17,20 @@ const (
 	UnknownAgent = "unknown"
 )
 
-// ErrDisabled is returned by reads and writes while YAGENT_BLACKBOARD=0.
-var ErrDisabled = errors.New("blackboard is disabled (YAGENT_BLACKBOARD=0)")
+// Errors callers branch on (the CLI maps each to exit code 2: the person
+// asked for something the boards cannot give).
+var (
+	// ErrDisabled is returned by reads and writes while YAGENT_BLACKBOARD=0.
+	ErrDisabled = errors.New("blackboard is disabled (YAGENT_BLACKBOARD=0)")
+	// ErrBadBoardID is wrapped by CheckBoardID's errors.
+	ErrBadBoardID = errors.New("invalid board id")
+	// ErrNoBoard reports a valid board id that names no board on disk.
+	ErrNoBoard = errors.New("no such board")
+	// ErrBadRef is wrapped by ParseNoteRef's errors.
+	ErrBadRef = errors.New("bad note ref")
+	// ErrNoteNotFound reports a ref that names no note on the board.
+	ErrNoteNotFound = errors.New("no such note on this board")
+)
 
 // getenv and userHomeDir are swapped by tests.
 var (
@@ -64,10 +76,10 @@ func SanitizeBoardID(id string) string {
 // person typing an id gets an error rather than a silently different board.
 func CheckBoardID(id string) error {
 	if id == "" {
-		return fmt.Errorf("board id is empty: pass --board ID")
+		return fmt.Errorf("%w: it is empty; pass --board ID", ErrBadBoardID)
 	}
 	if s := sanitizeSegment(id, MaxBoardIDLen); s != id {
-		return fmt.Errorf("board id %q is not valid: use at most %d letters, digits, '.', '_' or '-', not starting with '.'", id, MaxBoardIDLen)
+		return fmt.Errorf("%w %q: use at most %d letters, digits, '.', '_' or '-', not starting with '.'", ErrBadBoardID, id, MaxBoardIDLen)
 	}
 	return nil
 }

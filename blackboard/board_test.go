@@ -58,8 +58,8 @@ func TestSanitizeBoardID(t *testing.T) {
 		t.Errorf("SanitizeBoardID(\"\") = %q; want adhoc_<unix>_<rand4>", got)
 	}
 	for _, bad := range []string{"", "../x", "a/b", ".x", strings.Repeat("x", 129)} {
-		if err := CheckBoardID(bad); err == nil {
-			t.Errorf("CheckBoardID(%q) = nil; want an error", bad)
+		if err := CheckBoardID(bad); !errors.Is(err, ErrBadBoardID) {
+			t.Errorf("CheckBoardID(%q) = %v; want ErrBadBoardID", bad, err)
 		}
 	}
 	if err := CheckBoardID("release-audit"); err != nil {
@@ -110,8 +110,8 @@ func TestParseNoteRef(t *testing.T) {
 		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
 			t.Errorf("ParseNoteRef(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-		if err != nil && !strings.Contains(err.Error(), tt.in) {
-			t.Errorf("ParseNoteRef(%q) error %q does not name the ref", tt.in, err)
+		if err != nil && (!strings.Contains(err.Error(), tt.in) || !errors.Is(err, ErrBadRef)) {
+			t.Errorf("ParseNoteRef(%q) error %q does not name the ref or is not ErrBadRef", tt.in, err)
 		}
 	}
 }

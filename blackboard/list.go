@@ -79,10 +79,10 @@ func ParseNoteRef(ref string) (Ref, error) {
 	s = strings.TrimSuffix(s, ".md")
 	agent, stem, ok := strings.Cut(s, "/")
 	if !ok || agent == "" || strings.Contains(stem, "/") {
-		return Ref{}, fmt.Errorf("bad note ref %q: want {agent}/{stem}, e.g. explorer/20260102T150405Z_ab12-4242-000001", ref)
+		return Ref{}, fmt.Errorf("%w %q: want {agent}/{stem}, e.g. explorer/20260102T150405Z_ab12-4242-000001", ErrBadRef, ref)
 	}
 	if !IsNoteStem(stem) {
-		return Ref{}, fmt.Errorf("bad note ref %q: %q is not a note stem (want 20060102T150405Z_<rand4>-<pid>-<seq>)", ref, stem)
+		return Ref{}, fmt.Errorf("%w %q: %q is not a note stem (want 20060102T150405Z_<rand4>-<pid>-<seq>)", ErrBadRef, ref, stem)
 	}
 	return Ref{Agent: NormalizeAgent(agent), Stem: stem}, nil
 }

@@ -169,9 +169,6 @@ func (s *Store) ReadNote(board, ref string) (*Note, error) {
 // errDamaged marks a note file whose bytes are not text.
 var errDamaged = errors.New("note file is damaged (not UTF-8 text)")
 
-// ErrNoteNotFound reports a ref that names no note on the board.
-var ErrNoteNotFound = errors.New("no such note on this board")
-
 func readNoteFile(boardDir string, f noteFile) (*Note, error) {
 	p := f.path(boardDir)
 	fi, err := os.Lstat(p)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -43,6 +45,26 @@ type PlanDelegation struct {
 	// Model and MaxSteps override the agent definition's when set.
 	Model    string `yaml:"model"`
 	MaxSteps int    `yaml:"max_steps"`
+}
+
+// ReadPlan reads and decodes the plan file at path. A file that cannot be
+// read is a *PlanError too: the person named it, and nothing was started.
+func ReadPlan(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &PlanError{File: path, Problems: []PlanProblem{{Msg: "cannot read it: " + planReadReason(err)}}}
+	}
+	return ParsePlan(data, path)
+}
+
+// planReadReason is the cause of a read error without the path, which
+// PlanError already names.
+func planReadReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // ParsePlan decodes a plan. Decoding is strict: unknown keys, wrong types,

@@ -51,6 +51,25 @@ func TestParsePlanErrors(t *testing.T) {
 	}
 }
 
+// TestReadPlan: a plan file that cannot be read is a *PlanError too (the
+// person named it; the CLI exits 2), naming the file and the cause.
+func TestReadPlan(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuch.yaml")
+	_, err := ReadPlan(missing)
+	var pe *PlanError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "invalid plan "+missing) || !strings.Contains(err.Error(), "cannot read it: no such file or directory") {
+		t.Errorf("ReadPlan(%s) = %v; want a *PlanError naming it and the cause", missing, err)
+	}
+	good := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(good, []byte("delegations:\n  - {id: a, agent: explorer, task: t}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ReadPlan(good); err != nil || p.Name != good || len(p.Delegations) != 1 {
+		t.Errorf("ReadPlan(%s) = %+v, %v", good, p, err)
+	}
+}
+
 // TestValidatePlan pins each kind of plan problem, with its line and field.
 func TestValidatePlan(t *testing.T) {
 	store := blackboard.Open(filepath.Join(t.TempDir(), "notes"))
@@ -85,7 +104,7 @@ func TestValidatePlan(t *testing.T) {
 		{"unknown model", head + "  - {id: a, agent: explorer, task: t, model: huge}\n", `delegations[0].model: unknown model "huge" (configured: default, small)`},
 		{"negative max_steps", head + "  - {id: a, agent: explorer, task: t, max_steps: -1}\n", "delegations[0].max_steps: -1: want 1 or more"},
 		{"negative parallel", "parallel: -2\n" + head + "  - {id: a, agent: explorer, task: t}\n", "plan.yaml:1: parallel: -2: want 1 or more"},
-		{"bad board", "board: ../escape\n" + head + "  - {id: a, agent: explorer, task: t}\n", `plan.yaml:1: board: board id "../escape" is not valid`},
+		{"bad board", "board: ../escape\n" + head + "  - {id: a, agent: explorer, task: t}\n", `plan.yaml:1: board: invalid board id "../escape"`},
 		{"no delegations", "board: x\n", "delegations: no delegations"},
 		{"too many refs", head + "  - {id: a, agent: explorer, task: t}\n  - {id: b, agent: explorer, task: t, depends_on: [a], context_refs: [a, a, a, a, a, a, a, a, a, a, a]}\n", "11 refs: at most 10 notes are inlined"},
 	}

@@ -24,7 +24,7 @@ func TestStoreGetListRenameDelete(t *testing.T) {
 	if got, err := st.Get(t.Context(), a.ID()[:20]); err != nil || got.ID != a.ID() {
 		t.Errorf("Get by prefix = %+v, %v", got, err)
 	}
-	if _, err := st.Get(t.Context(), "2026"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+	if _, err := st.Get(t.Context(), "2026"); !errors.Is(err, ErrAmbiguousSession) || !strings.Contains(err.Error(), "give more of the id") {
 		t.Errorf("Get of an ambiguous prefix = %v", err)
 	}
 	if _, err := st.Get(t.Context(), "nope"); !errors.Is(err, ErrNoSession) {

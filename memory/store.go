@@ -23,8 +23,14 @@ const (
 	KindCron        = "cron"
 )
 
-// ErrNoSession reports an id or name that names no session.
-var ErrNoSession = errors.New("no such session")
+// Errors of a session reference given by a person (an id, an id prefix or
+// a name); the CLI maps them to exit code 2.
+var (
+	// ErrNoSession reports an id or name that names no session.
+	ErrNoSession = errors.New("no such session")
+	// ErrAmbiguousSession reports an id prefix that names several.
+	ErrAmbiguousSession = errors.New("ambiguous session")
+)
 
 // Info is a session's row in the state database.
 type Info struct {
@@ -111,7 +117,7 @@ func (st *Store) Get(ctx context.Context, ref string) (Info, error) {
 	case found[0].ID == ref || found[0].Name == ref || len(found) == 1:
 		return found[0], nil
 	}
-	return Info{}, fmt.Errorf("session %q is ambiguous (%s, %s, …): give more of the id", ref, found[0].ID, found[1].ID)
+	return Info{}, fmt.Errorf("%w %q (%s, %s, …): give more of the id", ErrAmbiguousSession, ref, found[0].ID, found[1].ID)
 }
 
 func likePrefix(s string) string {

@@ -38,6 +38,9 @@ type Note struct {
 	New bool `json:"new"`
 }
 
+// ErrOff is returned when the configuration switches the notebook off.
+var ErrOff = errors.New("the notebook is off (notes.enabled: false)")
+
 // Refusal is an error the model (or person) can fix: a limit, a missing
 // note, a blind overwrite. Tools return it as a tool result.
 type Refusal struct{ Msg string }

@@ -61,7 +61,9 @@ type Curator struct {
 	Client agents.ClientFunc
 	// Spend records tokens under the label "sleep".
 	Spend func(ctx context.Context, chatID string, u llm.Usage)
-	// Logf receives loud warnings (a typo in chat_sleep.tools.core).
+	// Logf receives warnings the person should see (a typo in
+	// chat_sleep.tools.core, a bookkeeping write that failed); the
+	// director shows them as notices.
 	Logf func(format string, args ...any)
 
 	checkOnce sync.Once
@@ -86,8 +88,8 @@ var ErrRunning = errors.New("a sleep of this session is already running")
 func (c *Curator) checkCore() {
 	c.checkOnce.Do(func() {
 		for _, n := range c.Config.Tools.Core {
-			if _, ok := c.Registry.Get(n); !ok && c.Logf != nil && !slices.Contains(Always, n) {
-				c.Logf("chat_sleep.tools.core names %q, which is not a tool: check the spelling (it protects nothing)", n)
+			if _, ok := c.Registry.Get(n); !ok && !slices.Contains(Always, n) {
+				c.logf("chat_sleep.tools.core names %q, which is not a tool: check the spelling (it protects nothing)", n)
 			}
 		}
 	})
@@ -114,10 +116,21 @@ func (c *Curator) capture(ctx context.Context, chatID string, manual bool) (bool
 	return n == 1, nil
 }
 
-// release ends a sleep and sets the next due time.
+// release ends a sleep and sets the next due time. A failure leaves the
+// latch set until retry_after passes: the session is curated again then,
+// so it is a warning, not an error of the run.
 func (c *Curator) release(ctx context.Context, chatID string) {
 	next := c.Store.Now().UTC().Add(c.Config.Interval.D())
-	_, _ = c.Store.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE chats SET sleep_started = NULL, next_sleep_at = ? WHERE id = ?`, next.UnixMilli(), chatID)
+	if _, err := c.Store.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE chats SET sleep_started = NULL, next_sleep_at = ? WHERE id = ?`, next.UnixMilli(), chatID); err != nil {
+		c.logf("ending the sleep of %s: %v (it is retried after chat_sleep.retry_after)", chatID, err)
+	}
+}
+
+// logf reports a warning through Logf, when set.
+func (c *Curator) logf(format string, args ...any) {
+	if c.Logf != nil {
+		c.Logf(format, args...)
+	}
 }
 
 // SetDueIfUnset gives a session never scheduled its first due time; it
@@ -183,7 +196,9 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 		return finish("skipped", fmt.Sprintf("sessions of kind %s are not curated (chat_sleep.skip_kinds)", kind))
 	}
 	if !o.Manual {
-		_ = c.Store.DB.QueryRowContext(ctx, `SELECT MAX(finished) FROM sleep_runs WHERE chat_id = ? AND status = 'ok' AND dry_run = 0`, chatID).Scan(&lastOK)
+		if err := c.Store.DB.QueryRowContext(ctx, `SELECT MAX(finished) FROM sleep_runs WHERE chat_id = ? AND status = 'ok' AND dry_run = 0`, chatID).Scan(&lastOK); err != nil {
+			return run, fmt.Errorf("sleep: the journal of %s: %w", chatID, err)
+		}
 		if lastOK.Valid && run.Started.Sub(time.UnixMilli(lastOK.Int64)) < c.Config.MinGap.D() {
 			return finish("skipped", "the last curation is more recent than chat_sleep.min_gap")
 		}
@@ -245,7 +260,11 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	}
 	// A new cycle: the gates accumulate afresh from the next turn.
 	env.Gates = 0
-	_ = c.Store.SaveEnv(ctx, chatID, env)
+	if err := c.Store.SaveEnv(ctx, chatID, env); err != nil {
+		// The next turn writes the snapshot again; until then the old
+		// gates count, which only widens what is reachable.
+		c.logf("resetting the gates of %s after its curation: %v", chatID, err)
+	}
 	return finish("ok", reason)
 }
 
@@ -305,7 +324,9 @@ func (c *Curator) ask(ctx context.Context, env Env, p Profile, reachable []*agen
 			return nil, "", resp.Usage, fmt.Errorf("sleep_finish: %v", err)
 		}
 		var a finishIn
-		_ = json.Unmarshal([]byte(call.Arguments), &a)
+		if err := json.Unmarshal([]byte(call.Arguments), &a); err != nil {
+			return nil, "", resp.Usage, fmt.Errorf("sleep_finish: %v", err)
+		}
 		return a.Visible, a.Reason, resp.Usage, nil
 	}
 	return nil, "", resp.Usage, errors.New("the model did not answer with sleep_finish")

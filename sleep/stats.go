@@ -71,6 +71,9 @@ func (s *Store) Stats(ctx context.Context, chatID string, tools []string, window
 		}
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Table{}, fmt.Errorf("tool stats of %s: %w", chatID, err)
+	}
 	calls := map[string]map[int]int{} // tool → turn → calls
 	rows, err = s.DB.QueryContext(ctx, `SELECT turn, tool, calls FROM tool_stats WHERE chat_id = ?`, chatID)
 	if err != nil {
@@ -89,6 +92,9 @@ func (s *Store) Stats(ctx context.Context, chatID string, tools []string, window
 		calls[tool][n] = c
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Table{}, fmt.Errorf("tool stats of %s: %w", chatID, err)
+	}
 	loads := map[string]int{}
 	rows, err = s.DB.QueryContext(ctx, `SELECT tool, COUNT(*) FROM tool_loads WHERE chat_id = ? AND at > ? GROUP BY tool`, chatID, loadsSince.UnixMilli())
 	if err != nil {
@@ -104,6 +110,9 @@ func (s *Store) Stats(ctx context.Context, chatID string, tools []string, window
 		loads[tool] = n
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Table{}, fmt.Errorf("tool stats of %s: %w", chatID, err)
+	}
 
 	span := int(now.Sub(first).Hours()/24) + 1
 	tab := Table{TotalTurns: len(turns), SpanDays: span}

@@ -73,8 +73,9 @@ func (s *Store) Profile(ctx context.Context, chatID string) (Profile, error) {
 	if err != nil {
 		return p, fmt.Errorf("tool profile of %s: %w", chatID, err)
 	}
-	_ = json.Unmarshal([]byte(visible), &p.Visible)
-	_ = json.Unmarshal([]byte(pinned), &p.Pinned)
+	if err := errors.Join(json.Unmarshal([]byte(visible), &p.Visible), json.Unmarshal([]byte(pinned), &p.Pinned)); err != nil {
+		return Profile{}, fmt.Errorf("tool profile of %s: %w (yagent tools reset rewrites it): %w", chatID, errDamagedProfile, err)
+	}
 	if p.Visible == nil {
 		p.Visible = []string{}
 	}
@@ -105,10 +106,14 @@ func (s *Store) SaveProfile(ctx context.Context, chatID string, p Profile) error
 	return nil
 }
 
-// ResetProfile removes curation (pins are kept).
+// errDamagedProfile marks a stored profile that does not decode.
+var errDamagedProfile = errors.New("damaged")
+
+// ResetProfile removes curation (pins are kept; a damaged profile is
+// replaced whole).
 func (s *Store) ResetProfile(ctx context.Context, chatID string) error {
 	p, err := s.Profile(ctx, chatID)
-	if err != nil {
+	if err != nil && !errors.Is(err, errDamagedProfile) {
 		return err
 	}
 	return s.SaveProfile(ctx, chatID, Profile{Visible: []string{}, Pinned: p.Pinned})
@@ -200,8 +205,9 @@ func (s *Store) Runs(ctx context.Context, chatID string, limit int) ([]Run, erro
 			return nil, err
 		}
 		r.Started, r.Finished = time.UnixMilli(started).UTC(), time.UnixMilli(finished).UTC()
-		_ = json.Unmarshal([]byte(added), &r.Added)
-		_ = json.Unmarshal([]byte(removed), &r.Removed)
+		if err := errors.Join(json.Unmarshal([]byte(added), &r.Added), json.Unmarshal([]byte(removed), &r.Removed)); err != nil {
+			return nil, fmt.Errorf("sleep journal: run %d is damaged: %w", r.ID, err)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()

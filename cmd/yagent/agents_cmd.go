@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -13,49 +14,44 @@ import (
 
 // NewCmdAgents builds `yagent agents`.
 func NewCmdAgents(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "agents", Short: "Inspect the sub-agents the director can delegate to", Args: cobra.ArbitraryArgs, RunE: groupRunE}
-	cmd.AddCommand(NewCmdAgentsLs(f, nil))
+	cmd := &cobra.Command{Use: "agents", Short: "Inspect the sub-agents the director can delegate to"}
+	cmd.AddCommand(NewCmdAgentsLs(f))
 	return cmd
 }
 
-// AgentsLsOptions are the inputs of `yagent agents ls`.
-type AgentsLsOptions struct {
-	IO   *IOStreams
+// agentsLsOptions are the inputs of `yagent agents ls`.
+type agentsLsOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdAgentsLs builds `yagent agents ls`.
-func NewCmdAgentsLs(f *Factory, runF func(*AgentsLsOptions) error) *cobra.Command {
-	opts := &AgentsLsOptions{IO: f.IO, f: f}
+func NewCmdAgentsLs(f *Factory) *cobra.Command {
+	opts := &agentsLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List sub-agent definitions: built-in, .claude/agents, $YAGENT_HOME/agents, .yagent/agents",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return agentsLsRun(opts)
+			return agentsLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, description, tools, model, max_steps, source, warnings}]")
 	return cmd
 }
 
-func agentsLsRun(opts *AgentsLsOptions) error {
-	cfg, err := opts.f.Config()
+func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	dir := opts.f.Dir
+	dir := f.Dir
 	if dir == "" {
 		dir = "."
 	}
 	known := func(name string) bool { _, ok := toolspec.Lookup(name); return ok }
-	catalog, err := agents.LoadCatalog(dir, cfg.Home, known)
+	catalog, err := loadCatalog(dir, cfg.Home, known)
 	if err != nil {
-		return &usageError{err}
+		return err
 	}
 	defs := catalog.All()
 	if opts.JSON {
@@ -64,9 +60,9 @@ func agentsLsRun(opts *AgentsLsOptions) error {
 				d.Tools = []string{}
 			}
 		}
-		return writeJSON(opts.IO.Out, defs)
+		return writeJSON(f.IO.Out, defs)
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTOOLS\tDESCRIPTION")
 	for _, d := range defs {
 		tools := "all"
@@ -80,8 +76,20 @@ func agentsLsRun(opts *AgentsLsOptions) error {
 	}
 	for _, d := range defs {
 		for _, w := range d.Warnings {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s: %s\n", d.Source, w)
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", d.Source, w)
 		}
 	}
 	return nil
+}
+
+// loadCatalog loads the sub-agent definitions of the workspace and home.
+// A definition that does not parse is the person's file, so bad input;
+// agents.LoadCatalog does not give that error an identity yet (agents is
+// another lane), so this is the one place that says so.
+func loadCatalog(dir, home string, known func(string) bool) (*agents.Catalog, error) {
+	c, err := agents.LoadCatalog(dir, home, known)
+	if err != nil {
+		return nil, &usageError{err: err}
+	}
+	return c, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,23 +16,18 @@ import (
 	"github.com/yagent/yagent/memory"
 )
 
-// BatchOptions are the inputs of `yagent batch`.
-type BatchOptions struct {
-	IO         *IOStreams
-	PlanFile   string
-	Parallel   int
-	Board      string
-	JSON       bool
-	Resume     bool
-	Replay     string
-	AllowShell bool
-	Dir        string
-	f          *Factory
+// batchOptions are the inputs of `yagent batch`.
+type batchOptions struct {
+	PlanFile string
+	Parallel countFlag
+	Board    string
+	Resume   bool
+	Agent    agentFlags // --json, --replay, --allow-shell, --cd
 }
 
 // NewCmdBatch builds `yagent batch`.
-func NewCmdBatch(f *Factory, runF func(*BatchOptions) error) *cobra.Command {
-	opts := &BatchOptions{IO: f.IO, f: f}
+func NewCmdBatch(f *Factory) *cobra.Command {
+	opts := &batchOptions{}
 	cmd := &cobra.Command{
 		Use:   "batch PLAN.yaml [flags]",
 		Short: "Run a plan of delegations with dependencies; handoffs land on a board",
@@ -65,89 +60,74 @@ invalid plan or usage error, 130 cancelled.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.PlanFile = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return batchRun(cmd.Context(), opts)
+			return batchRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&opts.Parallel, "parallel", 0, "sub-agents at once (overrides the plan's parallel; default agents.max_parallel_delegations)")
+	opts.Agent.registerIO(fl)
+	fl.Lookup("allow-shell").Usage = "let sub-agents use the shell tool without a terminal to ask"
+	fl.Var(&opts.Parallel, "parallel", "sub-agents at once (overrides the plan's parallel; default agents.max_parallel_delegations)")
 	fl.StringVar(&opts.Board, "board", "", "board for the handoffs when the plan names none")
-	fl.BoolVar(&opts.JSON, "json", false, "print one JSON event per line")
 	fl.BoolVar(&opts.Resume, "resume", false, "skip delegations whose notes are already on the board")
-	fl.StringVar(&opts.Replay, "replay", "", "serve the model from a scripted scenario file (offline)")
-	fl.BoolVar(&opts.AllowShell, "allow-shell", false, "let sub-agents use the shell tool without a terminal to ask")
-	fl.StringVar(&opts.Dir, "cd", "", "workspace directory (default: the current directory)")
 	return cmd
 }
 
-func batchRun(ctx context.Context, opts *BatchOptions) error {
-	data, err := os.ReadFile(opts.PlanFile)
+func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
+	plan, err := director.ReadPlan(opts.PlanFile)
 	if err != nil {
-		return usagef("read plan: %w", err)
+		return err
 	}
-	plan, err := director.ParsePlan(data, opts.PlanFile)
-	if err != nil {
-		return &usageError{err}
-	}
-	if opts.Parallel < 0 {
-		return usagef("--parallel must be 1 or more")
-	}
-	cfg, err := opts.f.Config()
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
 	if !blackboard.Enabled() {
-		return usagef("the blackboard is off (YAGENT_BLACKBOARD=0) and a batch plan's handoffs go there: unset it to run plans")
+		return fmt.Errorf("%w and a batch plan's handoffs go there: unset it to run plans", blackboard.ErrDisabled)
 	}
 	// The run is a session of kind batch; its board is the plan's, else
 	// --board, else the session's own.
-	sessionID := memory.NewID(opts.f.Now())
+	sessionID := memory.NewID(f.Now())
 	board := plan.Board
+	if opts.Board != "" {
+		if err := blackboard.CheckBoardID(opts.Board); err != nil {
+			return err
+		}
+	}
 	switch {
 	case board != "" && opts.Board != "" && opts.Board != board:
 		return usagef("the plan names board %q and --board names %q: drop one", board, opts.Board)
 	case board == "" && opts.Board != "":
-		if err := checkBoard(opts.Board); err != nil {
-			return err
-		}
 		board = opts.Board
 	case board == "":
 		if board, err = agents.SetBoardScope(sessionID, ""); err != nil {
 			return err
 		}
 	}
-	store, err := opts.f.Board()
+	store, err := f.Board()
 	if err != nil {
 		return err
 	}
-	fl := &agentFlags{JSON: opts.JSON, Replay: opts.Replay, AllowShell: opts.AllowShell, Dir: opts.Dir}
-	dir, err := workspaceDir(opts.f, fl)
+	dir, err := workspaceDir(f, &opts.Agent)
 	if err != nil {
 		return err
 	}
 	// Check the plan before anything else happens: an invalid plan starts
 	// nothing and writes nothing, whatever else is missing.
-	catalog, err := agents.LoadCatalog(dir, cfg.Home, nil)
+	catalog, err := loadCatalog(dir, cfg.Home, nil)
 	if err != nil {
 		return err
 	}
-	models := make([]string, 0, len(cfg.Models))
-	for name := range cfg.Models {
-		models = append(models, name)
-	}
-	slices.Sort(models)
+	models := slices.Sorted(maps.Keys(cfg.Models))
 	if err := plan.Validate(director.PlanEnv{Catalog: catalog, Board: store, BoardID: board, Models: models}); err != nil {
-		return &usageError{err}
+		return err
 	}
 
 	var sink agents.Sink
 	var human *batchPrinter
-	if opts.JSON {
-		sink = newJSONPrinter(opts.IO.Out)
+	if opts.Agent.JSON {
+		sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
 	} else {
-		human = newBatchPrinter(opts.IO.ErrOut, opts.IO.ErrTTY)
+		human = newBatchPrinter(f.IO.ErrOut, f.IO.ErrTTY)
 		sink = human
 	}
 	// The director's own events (sub-agents' tool calls, text) stay out of
@@ -157,27 +137,24 @@ func batchRun(ctx context.Context, opts *BatchOptions) error {
 			sink.Emit(e)
 		}
 	})
-	s, err := openSession(ctx, opts.f, fl, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: notices, Title: "batch " + opts.PlanFile})
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: notices, Title: "batch " + opts.PlanFile})
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	d := s.d
-	parallel := opts.Parallel
+	parallel := int(opts.Parallel)
 	if parallel == 0 && plan.Parallel == 0 {
 		parallel = cfg.Agents.MaxParallelDelegations
 	}
 	rep, err := director.RunPlan(ctx, plan, director.BatchOptions{
-		Runner: d.SubRunner(), Board: board, Parallel: parallel, Resume: opts.Resume, Events: sink, Now: opts.f.Now,
+		Runner: d.SubRunner(), Board: board, Parallel: parallel, Resume: opts.Resume, Events: sink, Now: f.Now,
 	})
-	if _, ok := errors.AsType[*director.PlanError](err); ok {
-		return &usageError{err}
-	}
 	if rep == nil {
 		return err
 	}
 	if human != nil {
-		if werr := writeBatchTable(opts.IO.Out, rep); werr != nil && err == nil {
+		if werr := writeBatchTable(f.IO.Out, rep); werr != nil && err == nil {
 			err = werr
 		}
 		human.finish(rep)

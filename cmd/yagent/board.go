@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,21 +18,19 @@ func NewCmdBoard(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "board",
 		Short: "Inspect and maintain blackboards of handoff notes",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  groupRunE,
 		Long: `A board holds one note per finished delegation:
 $YAGENT_NOTES_ROOT (default ~/.yagent/notes)/{board}/{agent}/{stem}.md.
 A note's ref is {agent}/{stem}. With --json every command prints stable
 field names (see README.md, "Board JSON").`,
 	}
 	cmd.AddCommand(
-		NewCmdBoardBoards(f, nil),
-		NewCmdBoardLs(f, nil),
-		NewCmdBoardShow(f, nil),
-		NewCmdBoardIndex(f, nil),
-		NewCmdBoardPut(f, nil),
-		NewCmdBoardGC(f, nil),
-		NewCmdBoardPath(f, nil),
+		NewCmdBoardBoards(f),
+		NewCmdBoardLs(f),
+		NewCmdBoardShow(f),
+		NewCmdBoardIndex(f),
+		NewCmdBoardPut(f),
+		NewCmdBoardGC(f),
+		NewCmdBoardPath(f),
 	)
 	return cmd
 }
@@ -44,14 +40,14 @@ field names (see README.md, "Board JSON").`,
 // rather than silently mapped to another board.
 func openBoard(f *Factory, board string, mustExist bool) (*blackboard.Store, error) {
 	if err := blackboard.CheckBoardID(board); err != nil {
-		return nil, &usageError{err}
+		return nil, err
 	}
 	store, err := f.Board()
 	if err != nil {
 		return nil, err
 	}
 	if mustExist && !store.BoardExists(board) {
-		return nil, usagef("board %q does not exist under %s: `yagent board boards` lists the boards", board, store.Root())
+		return nil, fmt.Errorf("%w %q under %s: `yagent board boards` lists the boards", blackboard.ErrNoBoard, board, store.Root())
 	}
 	return store, nil
 }
@@ -63,39 +59,28 @@ func boardErr(err error) error {
 	return err
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// BoardBoardsOptions are the inputs of `yagent board boards`.
-type BoardBoardsOptions struct {
-	IO   *IOStreams
+// boardBoardsOptions are the inputs of `yagent board boards`.
+type boardBoardsOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdBoardBoards builds `yagent board boards`.
-func NewCmdBoardBoards(f *Factory, runF func(*BoardBoardsOptions) error) *cobra.Command {
-	opts := &BoardBoardsOptions{IO: f.IO, f: f}
+func NewCmdBoardBoards(f *Factory) *cobra.Command {
+	opts := &boardBoardsOptions{}
 	cmd := &cobra.Command{
 		Use:   "boards",
 		Short: "List boards with note counts, newest note time and size",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardBoardsRun(opts)
+			return boardBoardsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, notes, newest, bytes}]")
 	return cmd
 }
 
-func boardBoardsRun(opts *BoardBoardsOptions) error {
-	store, err := opts.f.Board()
+func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) error {
+	store, err := f.Board()
 	if err != nil {
 		return err
 	}
@@ -104,16 +89,13 @@ func boardBoardsRun(opts *BoardBoardsOptions) error {
 		return boardErr(err)
 	}
 	if opts.JSON {
-		if boards == nil {
-			boards = []blackboard.BoardInfo{}
-		}
-		return writeJSON(opts.IO.Out, boards)
+		return writeJSON(f.IO.Out, nonNil(boards))
 	}
 	if len(boards) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "no boards under %s\n", store.Root())
+		fmt.Fprintf(f.IO.ErrOut, "no boards under %s\n", store.Root())
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BOARD\tNOTES\tNEWEST\tSIZE")
 	for _, b := range boards {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", b.ID, b.Notes, b.Newest.Format(time.DateTime), humanBytes(b.Bytes))
@@ -131,40 +113,35 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// BoardLsOptions are the inputs of `yagent board ls`.
-type BoardLsOptions struct {
-	IO    *IOStreams
+// boardLsOptions are the inputs of `yagent board ls`.
+type boardLsOptions struct {
 	Board string
 	Agent string
 	Limit int
 	JSON  bool
-	f     *Factory
 }
 
 // NewCmdBoardLs builds `yagent board ls`.
-func NewCmdBoardLs(f *Factory, runF func(*BoardLsOptions) error) *cobra.Command {
-	opts := &BoardLsOptions{IO: f.IO, f: f}
+func NewCmdBoardLs(f *Factory) *cobra.Command {
+	opts := &boardLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls --board ID [--agent A]",
 		Short: "List a board's notes, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardLsRun(opts)
+			return boardLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "only this agent's notes (agent:repo and repo_agent both work)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the newest N notes")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {notes: [{ref, agent, stem, status, task, conclusion, facts, artifacts, created, body_size, degraded}], skipped}")
-	_ = cmd.MarkFlagRequired("board")
+	required(cmd, "board")
 	return cmd
 }
 
-func boardLsRun(opts *BoardLsOptions) error {
-	store, err := openBoard(opts.f, opts.Board, true)
+func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
+	store, err := openBoard(f, opts.Board, true)
 	if err != nil {
 		return err
 	}
@@ -173,16 +150,12 @@ func boardLsRun(opts *BoardLsOptions) error {
 		return boardErr(err)
 	}
 	if opts.JSON {
-		notes := res.Notes
-		if notes == nil {
-			notes = []blackboard.NoteMeta{}
-		}
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Notes   []blackboard.NoteMeta `json:"notes"`
 			Skipped int                   `json:"skipped"`
-		}{notes, res.Skipped})
+		}{nonNil(res.Notes), res.Skipped})
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REF\tSTATUS\tCREATED\tBODY\tCONCLUSION")
 	for _, m := range res.Notes {
 		status := string(m.Status)
@@ -195,89 +168,70 @@ func boardLsRun(opts *BoardLsOptions) error {
 		return err
 	}
 	if res.Skipped > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "%d unreadable notes skipped\n", res.Skipped)
+		fmt.Fprintf(f.IO.ErrOut, "%d unreadable notes skipped\n", res.Skipped)
 	}
 	return nil
 }
 
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// BoardShowOptions are the inputs of `yagent board show`.
-type BoardShowOptions struct {
-	IO    *IOStreams
+// boardShowOptions are the inputs of `yagent board show`.
+type boardShowOptions struct {
 	Board string
 	Ref   string
 	JSON  bool
-	f     *Factory
 }
 
 // NewCmdBoardShow builds `yagent board show`.
-func NewCmdBoardShow(f *Factory, runF func(*BoardShowOptions) error) *cobra.Command {
-	opts := &BoardShowOptions{IO: f.IO, f: f}
+func NewCmdBoardShow(f *Factory) *cobra.Command {
+	opts := &boardShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show REF --board ID",
 		Short: "Print a note: its rendered handoff and its full body",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardShowRun(opts)
+			return boardShowRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {meta: {…as in ls}, handoff: {version, status, agent, task, conclusion, reason, facts, artifacts, created, degraded}, body}")
-	_ = cmd.MarkFlagRequired("board")
+	required(cmd, "board")
 	return cmd
 }
 
-func boardShowRun(opts *BoardShowOptions) error {
-	store, err := openBoard(opts.f, opts.Board, true)
+func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error {
+	store, err := openBoard(f, opts.Board, true)
 	if err != nil {
 		return err
 	}
-	if _, err := blackboard.ParseNoteRef(opts.Ref); err != nil {
-		return &usageError{err}
-	}
 	n, err := store.ReadNote(opts.Board, opts.Ref)
 	if errors.Is(err, blackboard.ErrNoteNotFound) {
-		return usagef("%v: `yagent board ls --board %s` lists the refs", err, opts.Board)
+		return fmt.Errorf("%w: `yagent board ls --board %s` lists the refs", err, opts.Board)
 	}
 	if err != nil {
 		return boardErr(err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Meta    blackboard.NoteMeta `json:"meta"`
 			Handoff *blackboard.Handoff `json:"handoff"`
 			Body    string              `json:"body"`
 		}{n.Meta, n.Handoff, n.Body})
 	}
-	fmt.Fprintf(opts.IO.Out, "ref: %s\n%s\n\n%s", n.Meta.Ref, n.Handoff.Render(0), n.Body)
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", n.Meta.Ref, n.Handoff.Render(0), n.Body)
 	if !strings.HasSuffix(n.Body, "\n") {
-		fmt.Fprintln(opts.IO.Out)
+		fmt.Fprintln(f.IO.Out)
 	}
 	return nil
 }
 
-// BoardIndexOptions are the inputs of `yagent board index`.
-type BoardIndexOptions struct {
-	IO    *IOStreams
+// boardIndexOptions are the inputs of `yagent board index`.
+type boardIndexOptions struct {
 	Board string
-	f     *Factory
 }
 
 // NewCmdBoardIndex builds `yagent board index`.
-func NewCmdBoardIndex(f *Factory, runF func(*BoardIndexOptions) error) *cobra.Command {
-	opts := &BoardIndexOptions{IO: f.IO, f: f}
+func NewCmdBoardIndex(f *Factory) *cobra.Command {
+	opts := &boardIndexOptions{}
 	cmd := &cobra.Command{
 		Use:   "index --board ID",
 		Short: "Print exactly the board index injected into model calls",
@@ -287,23 +241,20 @@ when notes are unreadable. Prints nothing for an empty board or when
 blackboard.index_max_notes is 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardIndexRun(opts)
+			return boardIndexRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
-	_ = cmd.MarkFlagRequired("board")
+	required(cmd, "board")
 	return cmd
 }
 
-func boardIndexRun(opts *BoardIndexOptions) error {
-	store, err := openBoard(opts.f, opts.Board, true)
+func boardIndexRun(ctx context.Context, f *Factory, opts *boardIndexOptions) error {
+	store, err := openBoard(f, opts.Board, true)
 	if err != nil {
 		return err
 	}
-	cfg, err := opts.f.Config()
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
@@ -312,53 +263,44 @@ func boardIndexRun(opts *BoardIndexOptions) error {
 		return err
 	}
 	if idx.Text != "" {
-		fmt.Fprintln(opts.IO.Out, idx.Text)
+		fmt.Fprintln(f.IO.Out, idx.Text)
 	}
 	return nil
 }
 
-// BoardPathOptions are the inputs of `yagent board path`.
-type BoardPathOptions struct {
-	IO    *IOStreams
+// boardPathOptions are the inputs of `yagent board path`.
+type boardPathOptions struct {
 	Board string
-	f     *Factory
 }
 
 // NewCmdBoardPath builds `yagent board path`.
-func NewCmdBoardPath(f *Factory, runF func(*BoardPathOptions) error) *cobra.Command {
-	opts := &BoardPathOptions{IO: f.IO, f: f}
+func NewCmdBoardPath(f *Factory) *cobra.Command {
+	opts := &boardPathOptions{}
 	cmd := &cobra.Command{
 		Use:   "path [--board ID]",
 		Short: "Print the notes root, or a board's directory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardPathRun(opts)
+			return boardPathRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id")
 	return cmd
 }
 
-func boardPathRun(opts *BoardPathOptions) error {
+func boardPathRun(ctx context.Context, f *Factory, opts *boardPathOptions) error {
 	if opts.Board == "" {
-		store, err := opts.f.Board()
+		store, err := f.Board()
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.IO.Out, store.Root())
+		fmt.Fprintln(f.IO.Out, store.Root())
 		return nil
 	}
-	store, err := openBoard(opts.f, opts.Board, false)
+	store, err := openBoard(f, opts.Board, false)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.Out, store.BoardDir(opts.Board))
+	fmt.Fprintln(f.IO.Out, store.BoardDir(opts.Board))
 	return nil
 }
-
-func sortStrings(s []string) { slices.Sort(s) }
-
-func blackboardCheck(board string) error { return blackboard.CheckBoardID(board) }

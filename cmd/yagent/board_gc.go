@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -8,17 +9,15 @@ import (
 	"github.com/yagent/yagent/blackboard"
 )
 
-// BoardGCOptions are the inputs of `yagent board gc`.
-type BoardGCOptions struct {
-	IO     *IOStreams
+// boardGCOptions are the inputs of `yagent board gc`.
+type boardGCOptions struct {
 	DryRun bool
 	JSON   bool
-	f      *Factory
 }
 
 // NewCmdBoardGC builds `yagent board gc`.
-func NewCmdBoardGC(f *Factory, runF func(*BoardGCOptions) error) *cobra.Command {
-	opts := &BoardGCOptions{IO: f.IO, f: f}
+func NewCmdBoardGC(f *Factory) *cobra.Command {
+	opts := &boardGCOptions{}
 	cmd := &cobra.Command{
 		Use:   "gc [--dry-run]",
 		Short: "Remove expired boards and notes over the count cap",
@@ -28,10 +27,7 @@ by crashed writers. Symlinks are never followed. ttl "0" and a cap of 0
 disable each rule.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardGCRun(opts)
+			return boardGCRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed, remove nothing")
@@ -39,18 +35,18 @@ disable each rule.`,
 	return cmd
 }
 
-func boardGCRun(opts *BoardGCOptions) error {
-	cfg, err := opts.f.Config()
+func boardGCRun(ctx context.Context, f *Factory, opts *boardGCOptions) error {
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	store, err := opts.f.Board()
+	store, err := f.Board()
 	if err != nil {
 		return err
 	}
 	gcOpts := blackboard.GCOptionsFromConfig(cfg.Blackboard)
 	gcOpts.DryRun = opts.DryRun
-	rep, err := store.GC(gcOpts, opts.f.Now())
+	rep, err := store.GC(gcOpts, f.Now())
 	if err != nil {
 		return boardErr(err)
 	}
@@ -60,7 +56,7 @@ func boardGCRun(opts *BoardGCOptions) error {
 				*s = []string{}
 			}
 		}
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			blackboard.GCReport
 			DryRun bool `json:"dry_run"`
 		}{rep, opts.DryRun})
@@ -70,14 +66,14 @@ func boardGCRun(opts *BoardGCOptions) error {
 		verb = "would remove"
 	}
 	for _, b := range rep.Boards {
-		fmt.Fprintf(opts.IO.Out, "%s board %s (expired)\n", verb, b)
+		fmt.Fprintf(f.IO.Out, "%s board %s (expired)\n", verb, b)
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(opts.IO.Out, "%s note %s (over the count cap)\n", verb, n)
+		fmt.Fprintf(f.IO.Out, "%s note %s (over the count cap)\n", verb, n)
 	}
 	for _, t := range rep.Temps {
-		fmt.Fprintf(opts.IO.Out, "%s temp file %s\n", verb, t)
+		fmt.Fprintf(f.IO.Out, "%s temp file %s\n", verb, t)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "gc: %s %d boards, %d notes, %d temp files\n", verb, len(rep.Boards), len(rep.Notes), len(rep.Temps))
+	fmt.Fprintf(f.IO.ErrOut, "gc: %s %d boards, %d notes, %d temp files\n", verb, len(rep.Boards), len(rep.Notes), len(rep.Temps))
 	return nil
 }

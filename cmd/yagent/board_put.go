@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,12 +14,11 @@ import (
 // maxNoteBody bounds a body read from stdin or a file.
 const maxNoteBody = 16 << 20
 
-// BoardPutOptions are the inputs of `yagent board put`.
-type BoardPutOptions struct {
-	IO         *IOStreams
+// boardPutOptions are the inputs of `yagent board put`.
+type boardPutOptions struct {
 	Board      string
 	Agent      string
-	Status     string
+	Status     statusFlag
 	Task       string
 	Conclusion string
 	Reason     string
@@ -26,12 +26,11 @@ type BoardPutOptions struct {
 	Artifacts  []string
 	BodyFile   string
 	JSON       bool
-	f          *Factory
 }
 
 // NewCmdBoardPut builds `yagent board put`.
-func NewCmdBoardPut(f *Factory, runF func(*BoardPutOptions) error) *cobra.Command {
-	opts := &BoardPutOptions{IO: f.IO, f: f}
+func NewCmdBoardPut(f *Factory) *cobra.Command {
+	opts := &boardPutOptions{}
 	cmd := &cobra.Command{
 		Use:   "put --board ID --agent A [flags] < body.md",
 		Short: "Post a note the way a delegation does; prints its ref",
@@ -40,16 +39,14 @@ make the handoff (front matter), stdin (or --body-file) is the full body.
 Many processes may post to one board at once; none is lost.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return boardPutRun(opts)
+			return boardPutRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Board, "board", "", "board id (required)")
 	fl.StringVar(&opts.Agent, "agent", "", "agent name (required)")
-	fl.StringVar(&opts.Status, "status", "ok", "ok, partial, error or degraded")
+	opts.Status = statusFlag(blackboard.StatusOK)
+	fl.Var(&opts.Status, "status", "ok, partial, error or degraded")
 	fl.StringVar(&opts.Task, "task", "", "the task the note answers")
 	fl.StringVar(&opts.Conclusion, "conclusion", "", "one-line conclusion (shown in the index)")
 	fl.StringVar(&opts.Reason, "reason", "", "why the status is not ok")
@@ -57,27 +54,23 @@ Many processes may post to one board at once; none is lost.`,
 	fl.StringArrayVar(&opts.Artifacts, "artifact", nil, "an artifact id, e.g. a file path (repeatable)")
 	fl.StringVar(&opts.BodyFile, "body-file", "", "read the body from this file instead of stdin")
 	fl.BoolVar(&opts.JSON, "json", false, "print the new note's metadata as JSON (fields as in board ls)")
-	_ = cmd.MarkFlagRequired("board")
-	_ = cmd.MarkFlagRequired("agent")
+	required(cmd, "board")
+	required(cmd, "agent")
 	return cmd
 }
 
-func boardPutRun(opts *BoardPutOptions) error {
-	store, err := openBoard(opts.f, opts.Board, false)
+func boardPutRun(ctx context.Context, f *Factory, opts *boardPutOptions) error {
+	store, err := openBoard(f, opts.Board, false)
 	if err != nil {
 		return err
 	}
-	status := blackboard.Status(opts.Status)
-	if !status.Valid() {
-		return usagef("--status %q: want ok, partial, error or degraded", opts.Status)
-	}
-	body, err := readBody(opts)
+	body, err := readBody(f.IO, opts.BodyFile)
 	if err != nil {
 		return err
 	}
 	m, err := store.WriteNote(opts.Board, blackboard.NewNote{
 		Handoff: blackboard.Handoff{
-			Status: status, Agent: opts.Agent, Task: opts.Task, Conclusion: opts.Conclusion,
+			Status: blackboard.Status(opts.Status), Agent: opts.Agent, Task: opts.Task, Conclusion: opts.Conclusion,
 			Reason: opts.Reason, Facts: opts.Facts, Artifacts: opts.Artifacts,
 		},
 		Body: body,
@@ -86,23 +79,25 @@ func boardPutRun(opts *BoardPutOptions) error {
 		return boardErr(err)
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, m)
+		return writeJSON(f.IO.Out, m)
 	}
-	fmt.Fprintln(opts.IO.Out, m.Ref)
+	fmt.Fprintln(f.IO.Out, m.Ref)
 	return nil
 }
 
-func readBody(opts *BoardPutOptions) (string, error) {
-	var r io.Reader = opts.IO.In
+// readBody reads a note body from bodyFile, else from stdin (not a
+// terminal: nobody types a note there).
+func readBody(streams *IOStreams, bodyFile string) (string, error) {
+	var r io.Reader = streams.In
 	name := "stdin"
-	if opts.BodyFile != "" {
-		file, err := os.Open(opts.BodyFile)
+	if bodyFile != "" {
+		file, err := os.Open(bodyFile)
 		if err != nil {
 			return "", usagef("--body-file: %v", err)
 		}
 		defer file.Close()
-		r, name = file, opts.BodyFile
-	} else if opts.IO.InTTY {
+		r, name = file, bodyFile
+	} else if streams.InTTY {
 		return "", usagef("pipe the note body on stdin (yagent board put … < body.md) or pass --body-file")
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxNoteBody+1))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/notebook"
 )
 
 const chatHelp = `Type a request and press Enter. Ctrl-C cancels the running step (a second
@@ -29,28 +31,32 @@ Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
   /help                      this text
   /quit                      leave`
 
+// chatOptions are the inputs of `yagent chat` (and of bare `yagent`).
+type chatOptions struct {
+	Agent  agentFlags
+	Resume string // the session to reopen ("" = a new one)
+}
+
 // NewCmdChat builds `yagent chat` (also what bare `yagent` runs).
 func NewCmdChat(f *Factory) *cobra.Command {
-	fl := &agentFlags{}
+	opts := &chatOptions{}
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Start an interactive session (the default command)",
 		Long:  "Start an interactive session with the director.\n\n" + chatHelp,
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return chatRun(cmd.Context(), f, fl, "")
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
 	}
-	fl.register(cmd.Flags())
+	opts.Agent.register(cmd.Flags())
 	return cmd
 }
 
 // chat is an interactive session in the terminal.
 type chat struct {
-	f  *Factory
-	fl *agentFlags
-	s  *session
-	in *lineInput
+	f    *Factory
+	opts *chatOptions
+	s    *session
+	in   *lineInput
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
@@ -58,14 +64,13 @@ type chat struct {
 	lastCtrlC  bool
 }
 
-func chatRun(ctx context.Context, f *Factory, fl *agentFlags, resume string) error {
+func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	c := &chat{f: f, fl: fl, in: newLineInput(f.IO, filepath.Join(cfg.Home, "history"))}
-	kind := memory.KindInteractive
-	if c.s, err = openSession(ctx, f, fl, sessionRequest{Kind: kind, Resume: resume}); err != nil {
+	c := &chat{f: f, opts: opts, in: newLineInput(f.IO, filepath.Join(cfg.Home, "history"))}
+	if c.s, err = openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: opts.Resume}); err != nil {
 		return err
 	}
 	defer func() { c.s.close() }()
@@ -136,7 +141,7 @@ func (c *chat) turn(ctx context.Context, prompt string) error {
 		c.mu.Unlock()
 		cancel()
 	}()
-	_, err := c.s.turn(tctx, c.f, prompt)
+	_, err := c.s.turn(tctx, prompt)
 	return err
 }
 
@@ -166,7 +171,7 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 	case "/help", "/?":
 		fmt.Fprintln(w, chatHelp)
 	case "/sessions":
-		rows, err := listSessions(ctx, c.f, hasFlag(args, "--all"), 30)
+		rows, err := listSessions(ctx, c.f, slices.Contains(args, "--all"), 30)
 		if err != nil {
 			return false, err
 		}
@@ -178,7 +183,7 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 		if err != nil || ref == "" {
 			return false, err
 		}
-		next, err := openSession(ctx, c.f, c.fl, sessionRequest{Kind: memory.KindInteractive, Resume: ref})
+		next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref})
 		if err != nil {
 			return false, err
 		}
@@ -212,21 +217,25 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 		}
 		kept := ""
 		if book := c.s.d.Notebook(); book != nil {
-			if n, err := book.Count(ctx); err == nil {
-				kept = fmt.Sprintf("; %d notebook notes kept", n)
+			n, err := book.Count(ctx)
+			if err != nil {
+				return false, err
 			}
+			kept = fmt.Sprintf("; %d notebook notes kept", n)
 		}
 		fmt.Fprintf(w, "history cleared; the board %s stays%s\n", c.s.sess.BoardID(), kept)
 	case "/notes":
 		book := c.s.d.Notebook()
 		if book == nil {
-			return false, fmt.Errorf("the notebook is off (notes.enabled: false)")
+			return false, notebook.ErrOff
 		}
 		notes, err := book.List(ctx)
 		if err != nil {
 			return false, err
 		}
-		printNotes(w, w, c.s.sess.Info(), notes)
+		if err := printNotes(w, w, c.s.sess.Info(), notes); err != nil {
+			return false, err
+		}
 		return false, book.MarkSeen(ctx)
 	case "/rename":
 		if len(args) != 1 {
@@ -243,15 +252,6 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 	return false, nil
 }
 
-func hasFlag(args []string, flag string) bool {
-	for _, a := range args {
-		if a == flag {
-			return true
-		}
-	}
-	return false
-}
-
 // pick returns the session to resume: the argument, or the person's choice
 // from a numbered list (this directory's sessions first).
 func (c *chat) pick(ctx context.Context, args []string) (string, error) {
@@ -260,7 +260,7 @@ func (c *chat) pick(ctx context.Context, args []string) (string, error) {
 			return a, nil
 		}
 	}
-	rows, err := listSessions(ctx, c.f, hasFlag(args, "--all"), 20)
+	rows, err := listSessions(ctx, c.f, slices.Contains(args, "--all"), 20)
 	if err != nil {
 		return "", err
 	}
@@ -275,16 +275,21 @@ func pickFrom(f *Factory, rows []sessionRow, in *lineInput) (string, error) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	printSessions(tw, rows, true)
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return "", err
+	}
 	fmt.Fprint(w, "resume which? (number, id or name; empty to cancel) ")
 	line, err := in.readLine()
+	if errors.Is(err, io.EOF) || errors.Is(err, errInterrupted) {
+		return "", nil // the person left the picker
+	}
 	if err != nil {
-		return "", nil
+		return "", err
 	}
 	line = strings.TrimSpace(line)
 	if n, err := strconv.Atoi(line); err == nil {
 		if n < 1 || n > len(rows) {
-			return "", fmt.Errorf("pick a number from 1 to %d", len(rows))
+			return "", usagef("pick a number from 1 to %d", len(rows))
 		}
 		return rows[n-1].ID, nil
 	}

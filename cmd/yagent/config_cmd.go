@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -13,21 +14,19 @@ import (
 
 // NewCmdConfig builds `yagent config`.
 func NewCmdConfig(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration", Args: cobra.ArbitraryArgs, RunE: groupRunE}
-	cmd.AddCommand(NewCmdConfigShow(f, nil))
+	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration"}
+	cmd.AddCommand(NewCmdConfigShow(f))
 	return cmd
 }
 
-// ConfigShowOptions are the inputs of `yagent config show`.
-type ConfigShowOptions struct {
-	IO   *IOStreams
+// configShowOptions are the inputs of `yagent config show`.
+type configShowOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdConfigShow builds `yagent config show`.
-func NewCmdConfigShow(f *Factory, runF func(*ConfigShowOptions) error) *cobra.Command {
-	opts := &ConfigShowOptions{IO: f.IO, f: f}
+func NewCmdConfigShow(f *Factory) *cobra.Command {
+	opts := &configShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show [--json]",
 		Short: "Print the effective configuration with defaults filled in",
@@ -36,18 +35,15 @@ $YAGENT_HOME/config.yaml, then .yagent/config.yaml of the working directory,
 then the environment. The YAML output is a valid configuration file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return configShowRun(opts)
+			return configShowRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {home, notes_root, blackboard_enabled, sources, config}")
 	return cmd
 }
 
-func configShowRun(opts *ConfigShowOptions) error {
-	cfg, err := opts.f.Config()
+func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) error {
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
@@ -56,7 +52,7 @@ func configShowRun(opts *ConfigShowOptions) error {
 		sources = []string{}
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Home              string         `json:"home"`
 			NotesRoot         string         `json:"notes_root"`
 			BlackboardEnabled bool           `json:"blackboard_enabled"`
@@ -70,7 +66,7 @@ func configShowRun(opts *ConfigShowOptions) error {
 	if err := enc.Encode(cfg); err != nil {
 		return fmt.Errorf("print config: %w", err)
 	}
-	w := opts.IO.Out
+	w := f.IO.Out
 	fmt.Fprintf(w, "# home: %s\n# notes root: %s\n", cfg.Home, cfg.NotesRoot)
 	if !blackboard.Enabled() {
 		fmt.Fprintln(w, "# blackboard: disabled by YAGENT_BLACKBOARD=0")

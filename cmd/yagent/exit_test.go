@@ -3,10 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/yagent/yagent/kb"
 )
 
 // runCLI executes the real command tree in-process with its own home.
@@ -15,6 +23,7 @@ func runCLI(t *testing.T, ctx context.Context, env map[string]string, args ...st
 	home := t.TempDir()
 	var out, errOut bytes.Buffer
 	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	defer f.Close()
 	f.Dir = t.TempDir()
 	f.Getenv = func(k string) string {
 		if v, ok := env[k]; ok {
@@ -29,53 +38,384 @@ func runCLI(t *testing.T, ctx context.Context, env map[string]string, args ...st
 	return code, out.String(), errOut.String()
 }
 
-// TestExitCodes pins the documented exit codes: 0 ok, 1 failure, 2 usage
-// or bad input, 130 cancelled.
+// exitCase is one command line and the exit code it must end with.
+type exitCase struct {
+	name   string
+	args   []string          // after the command's path
+	stdin  string            // "" = empty
+	env    map[string]string // on top of the fixture's
+	config string            // replaces the fixture's config.yaml
+	files  map[string]string // written under the home first
+	cancel bool              // the context is cancelled before the start
+	badCfg bool              // run against a home whose config.yaml is malformed
+	want   int
+	// stderr must match: the message names the bad input (so the case
+	// cannot pass for another reason).
+	stderr string
+}
+
+// TestExitCodes runs every command of the tree — walked, so a new command
+// cannot be left out — with good input (exit 0, which proves the fixture
+// gives it what it needs) and with each kind of bad input that applies
+// (exit 2), and with failures (1) and cancellation (130) where a command
+// has them. Cases derived from the flags a command has (unknown flag,
+// malformed config, a malformed number, an unknown session, --session
+// with --last, a bad board id, a missing replay file or directory, an
+// unknown toolset, a bad approval policy) are added to the hand-written ones, so a new flag is
+// covered too. Every bad-input case checks that stderr names the input.
 func TestExitCodes(t *testing.T) {
-	badCfg := t.TempDir()
-	if err := os.WriteFile(filepath.Join(badCfg, "config.yaml"), []byte("nope: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
-	replay := filepath.Join("..", "..", "testdata", "scenarios", "demo.yaml")
-	tests := []struct {
-		name string
-		ctx  context.Context
-		env  map[string]string
-		args []string
-		want int
-	}{
-		{"version", t.Context(), nil, []string{"--version"}, 0},
-		{"unknown flag", t.Context(), nil, []string{"board", "ls", "--nope"}, 2},
-		{"unknown command", t.Context(), nil, []string{"frobnicate"}, 2},
-		{"bad config", t.Context(), map[string]string{"YAGENT_HOME": badCfg}, []string{"config", "show"}, 2},
-		{"no endpoint", t.Context(), nil, []string{"run", "hi"}, 2},
-		{"missing board", t.Context(), nil, []string{"board", "ls", "--board", "none"}, 2},
-		{"endpoint down", t.Context(), map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, []string{"run", "hi"}, 1},
-		{"cancelled", cancelled, nil, []string{"run", "--replay", replay, "--cd", "../..", "hi"}, 130},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := tt.env
-			if tt.name == "endpoint down" {
-				// no retries, so the test is quick
-				dir := t.TempDir()
-				os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("models:\n  default:\n    max_retries: 0\n    timeout: 2s\n"), 0o644)
-				env = map[string]string{"OPENAI_BASE_URL": tt.env["OPENAI_BASE_URL"], "YAGENT_HOME": dir}
+	fx := newExitFixture(t)
+	cases := exitCases(fx)
+	seen := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		path := strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), "yagent"))
+		seen[path] = true
+		cs, ok := cases[path]
+		switch {
+		case !ok:
+			t.Errorf("yagent %s has no exit-code cases: add it to exitCases", path)
+		case len(cs) == 0 || cs[0].want != 0:
+			t.Errorf("yagent %s: the first case must be good input (exit 0); the derived cases start from it", path)
+		default:
+			cs = append(cs, derivedCases(c, cs[0])...)
+			for _, tc := range cs {
+				t.Run(strings.Join(append([]string{path}, tc.name), "/"), func(t *testing.T) { fx.check(t, path, tc) })
 			}
-			code, _, stderr := runCLI(t, tt.ctx, env, tt.args...)
-			if code != tt.want {
-				t.Errorf("yagent %v exited %d; want %d (stderr %q)", tt.args, code, tt.want, stderr)
-			}
-		})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(NewFactory(SystemIO())))
+	for _, path := range slices.Sorted(maps.Keys(cases)) {
+		if !seen[path] {
+			t.Errorf("exitCases lists %q, which is not a command", path)
+		}
 	}
 }
 
-func TestVersionLoadsNothing(t *testing.T) {
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
-	f.Getenv = func(string) string { t.Error("--version read the environment"); return "" }
-	if code := execute(t.Context(), f, []string{"--version"}); code != 0 {
-		t.Fatalf("--version exited %d", code)
+// derivedCases are the cases every command with these flags must pass,
+// built from its good input.
+func derivedCases(c *cobra.Command, good exitCase) []exitCase {
+	out := []exitCase{{name: "unknown flag", args: append(slices.Clone(good.args), "--no-such-flag"), stdin: good.stdin, want: 2, stderr: "unknown flag: --no-such-flag"}}
+	group := c.HasSubCommands() && !c.LocalNonPersistentFlags().HasFlags()
+	if !group {
+		out = append(out, exitCase{name: "malformed config", args: good.args, stdin: good.stdin, env: good.env, badCfg: true, want: 2, stderr: `config\.yaml:1: nope: unknown key`})
 	}
+	bad := func(name, flag string, stderr string, values ...string) {
+		out = append(out, exitCase{name: name, args: withFlag(c, good.args, flag, values...), stdin: good.stdin, env: good.env, want: 2, stderr: stderr})
+	}
+	c.LocalNonPersistentFlags().VisitAll(func(fl *pflag.Flag) {
+		switch {
+		case fl.Value.Type() == "int":
+			bad("malformed --"+fl.Name, fl.Name, `invalid argument "x" for "--`+fl.Name+`" flag`, "x")
+		case fl.Name == "session":
+			bad("unknown session", "session", `no such session "nosuch"`, "nosuch")
+		case fl.Name == "board" && fl.Value.Type() == "string":
+			bad("bad board id", "board", `invalid board id "\.\./x"`, "../x")
+		case fl.Name == "replay":
+			bad("missing replay file", "replay", `invalid argument "nosuch\.yaml" for "--replay" flag`, "nosuch.yaml")
+		case fl.Name == "cd":
+			bad("missing workspace", "cd", `invalid argument "nosuch" for "--cd" flag`, "nosuch")
+		case fl.Name == "toolset":
+			bad("unknown toolset", "toolset", `--toolset "nosuch" is not configured`, "nosuch")
+		case fl.Name == "approval":
+			bad("bad approval policy", "approval", `approval policy "sometimes": want untrusted, on-request or never`, "sometimes")
+		}
+	})
+	if c.LocalNonPersistentFlags().Lookup("session") != nil && c.LocalNonPersistentFlags().Lookup("last") != nil {
+		out = append(out, exitCase{name: "--session with --last", args: withFlag(c, withFlag(c, good.args, "session", "x"), "last"), want: 2, stderr: `\[last session\] were all set`})
+	}
+	return out
+}
+
+// withFlag returns args with --name set to value (an earlier --name and
+// its value removed).
+func withFlag(c *cobra.Command, args []string, name string, value ...string) []string {
+	takesValue := c.Flags().Lookup(name).Value.Type() != "bool"
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--"+name {
+			if takesValue {
+				i++
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return append(append(out, "--"+name), value...)
+}
+
+// exitFixture is a home holding one of everything a command can name: a
+// session of the workspace with one turn, its board with a note, a
+// notebook note and an archived notebook, a kb project with a note and a
+// trashed one, a kb token; and a workspace with a plan, a scenario and
+// notes to import. Each case that may have changed the home gets it back
+// as it was.
+type exitFixture struct {
+	dir, home, snapshot, badHome string
+	replay, plan, docs           string
+	session, ref, token          string
+}
+
+const exitScenario = `name: exit-codes
+steps:
+  - id: any
+    repeat: true
+    match: {}
+    reply: {text: "ok"}
+`
+
+const exitConfig = "models:\n  default:\n    max_retries: 0\n    timeout: 2s\n"
+
+func newExitFixture(t *testing.T) *exitFixture {
+	root := t.TempDir()
+	fx := &exitFixture{dir: filepath.Join(root, "work"), home: filepath.Join(root, "home"), snapshot: filepath.Join(root, "snapshot"), badHome: filepath.Join(root, "bad")}
+	fx.replay, fx.plan, fx.docs = filepath.Join(fx.dir, "scenario.yaml"), filepath.Join(fx.dir, "plan.yaml"), filepath.Join(fx.dir, "docs")
+	for p, data := range map[string]string{
+		fx.replay:                                exitScenario,
+		fx.plan:                                  "board: fx\ndelegations:\n  - {id: look, agent: explorer, task: Look around.}\n",
+		filepath.Join(fx.docs, "deploy.md"):      "# Deploy guide\n\nRun make deploy.\n",
+		filepath.Join(fx.docs, "old.md"):         "# Old notes\n\nGone soon.\n",
+		filepath.Join(fx.dir, "body.md"):         "the body\n",
+		filepath.Join(fx.home, "config.yaml"):    exitConfig,
+		filepath.Join(fx.badHome, "config.yaml"): "nope: 1\n",
+	} {
+		mkfile(t, p, data)
+	}
+	must := func(stdin string, args ...string) string {
+		t.Helper()
+		code, stdout, stderr := fx.exec(t, exitCase{args: args, stdin: stdin}, fx.home)
+		if code != 0 {
+			t.Fatalf("fixture: yagent %s exited %d:\n%s", strings.Join(args, " "), code, stderr)
+		}
+		return stdout
+	}
+	must("", "run", "--replay", fx.replay, "--board", "fx", "hello")
+	must("Ship it.\n", "notes", "put", "goal", "--description", "the goal")
+	fx.ref = strings.TrimSpace(must("", "board", "put", "--board", "fx", "--agent", "explorer", "--body-file", filepath.Join(fx.dir, "body.md")))
+	must("", "kb", "projects", "create", "acme/web")
+	must("", "kb", "import", fx.docs, "--project", "acme/web")
+	fx.token = strings.TrimSpace(must("", "kb", "token", "create", "--name", "claude", "--read"))
+	fx.session = regexp.MustCompile(`"id": "([^"]+)"`).FindStringSubmatch(must("", "sessions", "ls", "--json"))[1]
+
+	// Trash the imported old.md (n2): only an agent deletes notes.
+	f := fx.factory(exitCase{}, fx.home, &bytes.Buffer{}, &bytes.Buffer{})
+	store, person, err := kbOpen(t.Context(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DeleteNote(t.Context(), person, kb.DeleteNoteInput{ID: "n2"}); err != nil {
+		t.Fatal(err)
+	}
+	// An archived notebook, as a rebuild leaves one, for notes restore.
+	st, err := f.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB.ExecContext(t.Context(), `INSERT INTO chat_notes_archive(chat_id, archived, notes) VALUES (?, 0, '[]')`, fx.session); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.CopyFS(fx.snapshot, os.DirFS(fx.home)); err != nil {
+		t.Fatal(err)
+	}
+	return fx
+}
+
+func mkfile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (fx *exitFixture) factory(tc exitCase, home string, out, errOut *bytes.Buffer) *Factory {
+	f := NewFactory(&IOStreams{In: strings.NewReader(tc.stdin), Out: out, ErrOut: errOut})
+	f.Dir = fx.dir
+	env := map[string]string{"YAGENT_HOME": home, "USER": "alice"}
+	maps.Copy(env, tc.env)
+	f.Getenv = func(k string) string { return env[k] }
+	return f
+}
+
+// exec runs one command line in-process against home.
+func (fx *exitFixture) exec(t *testing.T, tc exitCase, home string) (code int, stdout, stderr string) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if tc.cancel {
+		cancel()
+	}
+	var out, errOut bytes.Buffer
+	f := fx.factory(tc, home, &out, &errOut)
+	code = execute(ctx, f, tc.args)
+	f.Close()
+	return code, out.String(), errOut.String()
+}
+
+// check runs a case and restores the home if the case may have changed it.
+func (fx *exitFixture) check(t *testing.T, path string, tc exitCase) {
+	home := fx.home
+	if tc.badCfg {
+		home = fx.badHome
+	}
+	if tc.config != "" {
+		mkfile(t, filepath.Join(home, "config.yaml"), tc.config)
+	}
+	for p, data := range tc.files {
+		mkfile(t, filepath.Join(home, p), data)
+	}
+	args := append(strings.Fields(path), tc.args...)
+	code, _, stderr := fx.exec(t, exitCase{args: args, stdin: tc.stdin, env: tc.env, cancel: tc.cancel}, home)
+	if home == fx.home && (code != 2 || tc.config != "" || tc.files != nil) {
+		if err := os.RemoveAll(fx.home); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(fx.home, os.DirFS(fx.snapshot)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code != tc.want {
+		t.Fatalf("yagent %s exited %d; want %d\nstderr:\n%s", strings.Join(args, " "), code, tc.want, stderr)
+	}
+	if tc.stderr != "" && !regexp.MustCompile(tc.stderr).MatchString(stderr) {
+		t.Errorf("yagent %s: stderr does not match %q:\n%s", strings.Join(args, " "), tc.stderr, stderr)
+	}
+}
+
+// exitCases lists, for every command, its good input first, then the bad
+// input (2), failures (1) and cancellations (130) that are its own.
+func exitCases(fx *exitFixture) map[string][]exitCase {
+	ok := func(args ...string) exitCase { return exitCase{name: "good input", args: args} }
+	bad := func(name, stderr string, args ...string) exitCase {
+		return exitCase{name: name, args: args, want: 2, stderr: stderr}
+	}
+	with := func(tc exitCase, change func(*exitCase)) exitCase { change(&tc); return tc }
+	replay := []string{"--replay", fx.replay}
+	down := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "YAGENT_MODEL": "m"}
+	noSession := `no such session "nosuch"`
+	curationOff := exitCase{name: "curation off", config: "chat_sleep:\n  enabled: false\n", want: 2, stderr: `tool curation is off`}
+	notesOff := exitCase{name: "notebook off", config: "notes:\n  enabled: false\n", want: 2, stderr: `the notebook is off`}
+	unknownCommand := func(group string) exitCase {
+		return bad("unknown subcommand", `unknown command "frobnicate" for "yagent `+group+`"`, "frobnicate")
+	}
+	return map[string][]exitCase{
+		"": {ok(replay...),
+			bad("an argument", `unknown command "frobnicate" for "yagent"`, "frobnicate"),
+			{name: "no endpoint", want: 2, stderr: `no model endpoint configured`}},
+		"chat": {ok(replay...),
+			{name: "no endpoint", args: []string{"--max-steps", "3"}, want: 2, stderr: `no model endpoint configured`},
+			{name: "cancelled", args: replay, stdin: "hello\n", cancel: true, want: 130}},
+		"run": {ok(append(slices.Clone(replay), "hello")...),
+			bad("no prompt", `accepts 1 arg\(s\), received 0`),
+			bad("--session with --board", `--board applies to a new session`, "--session", fx.session, "--board", "fx", "hello"),
+			{name: "no endpoint", args: []string{"hello"}, want: 2, stderr: `no model endpoint configured`},
+			{name: "endpoint down", args: []string{"hello"}, env: down, want: 1, stderr: `127\.0\.0\.1:9`},
+			{name: "cancelled", args: append(slices.Clone(replay), "hello"), cancel: true, want: 130}},
+		"resume": {ok(append(slices.Clone(replay), fx.session, "again")...),
+			bad("unknown session", noSession, "nosuch", "x"),
+			bad("--last and an id", `--last takes the place of an ID`, "--last", fx.session, "x"),
+			bad("no session, no terminal", `give a session id or name, or --last`),
+			{name: "endpoint down", args: []string{"--last", "again"}, env: down, want: 1, stderr: `127\.0\.0\.1:9`},
+			{name: "cancelled", args: append(slices.Clone(replay), "--last", "again"), cancel: true, want: 130}},
+		"sessions":      {ok(), unknownCommand("sessions")},
+		"sessions ls":   {ok(), bad("an argument", `unknown command "x" for "yagent sessions ls"`, "x")},
+		"sessions show": {ok(fx.session), bad("unknown session", noSession, "nosuch")},
+		"sessions rm":   {ok(fx.session), bad("unknown session", noSession, "nosuch")},
+		"notes":         {ok(), unknownCommand("notes")},
+		"notes ls":      {ok(), notesOff},
+		"notes show":    {ok("goal"), bad("unknown note", `there is no note "ghost"`, "ghost")},
+		"notes put": {{name: "good input", args: []string{"cmd", "--description", "the build"}, stdin: "go build\n"},
+			{name: "over the limit", args: []string{"huge", "--description", "too big"}, stdin: strings.Repeat("x", 2100), want: 2, stderr: `split it into two notes`},
+			bad("no description", `required flag\(s\) "description" not set`, "cmd")},
+		"notes rm":      {ok("goal"), bad("unknown note", `there is no note "ghost"`, "ghost")},
+		"notes pin":     {ok("goal"), bad("unknown note", `there is no note "ghost"`, "ghost")},
+		"notes restore": {ok(), notesOff},
+		"tools":         {ok(), unknownCommand("tools")},
+		"tools profile": {ok(), curationOff},
+		"tools stats":   {ok("--window", "7"), bad("negative window", `invalid argument "-1" for "--window" flag: want 0 or more`, "--window", "-1")},
+		"tools pin":     {ok("grep"), bad("unknown tool", `"no_such_tool" is not a tool of this session`, "no_such_tool")},
+		"tools set":     {ok("read_file"), bad("unknown tool", `"no_such_tool" is not a tool of this session`, "no_such_tool"), bad("no tool", `requires at least 1 arg`)},
+		"tools reset":   {ok(), curationOff},
+		"sleep":         {ok(replay...), with(curationOff, func(c *exitCase) { c.args = replay })},
+		"sleep runs":    {ok("--session", fx.session)},
+		"batch": {ok(append(slices.Clone(replay), fx.plan)...),
+			bad("missing plan", `invalid plan nosuch\.yaml`, "nosuch.yaml"),
+			{name: "invalid plan", args: []string{filepath.Join(fx.home, "bad.yaml")}, files: map[string]string{"bad.yaml": "delegations:\n  - {id: a, agent: ghost, task: t}\n"},
+				want: 2, stderr: `delegations\[0\]\.agent: unknown agent "ghost"`},
+			bad("two boards", `the plan names board "fx" and --board names "other"`, "--board", "other", fx.plan),
+			{name: "no endpoint", args: []string{fx.plan}, want: 2, stderr: `no model endpoint configured`},
+			{name: "endpoint down", args: []string{fx.plan}, env: down, want: 1, stderr: `did not succeed`},
+			{name: "cancelled", args: append(slices.Clone(replay), fx.plan), cancel: true, want: 130}},
+		"agents": {ok(), unknownCommand("agents")},
+		"agents ls": {ok(), {name: "broken definition", files: map[string]string{"agents/broken.md": "---\nname: broken\n---\nx\n"}, want: 2,
+			stderr: `broken\.md: description is missing`}},
+		"board":        {ok(), unknownCommand("board")},
+		"board boards": {ok()},
+		"board ls":     {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch"), bad("no board", `required flag\(s\) "board" not set`)},
+		"board show": {ok(fx.ref, "--board", "fx"),
+			bad("bad ref", `bad note ref "\.\./\.\./etc/passwd"`, "../../etc/passwd", "--board", "fx"),
+			bad("unknown note", `no such note on this board`, "explorer/20000101T000000Z_abcd-1-000001", "--board", "fx"),
+			bad("unknown board", `no such board "nosuch"`, fx.ref, "--board", "nosuch")},
+		"board index": {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch")},
+		"board put": {ok("--board", "fx", "--agent", "x", "--body-file", filepath.Join(fx.dir, "body.md")),
+			bad("bad status", `invalid argument "paused" for "--status" flag`, "--board", "fx", "--agent", "x", "--status", "paused", "--body-file", filepath.Join(fx.dir, "body.md")),
+			bad("missing body file", `--body-file: open nosuch`, "--board", "fx", "--agent", "x", "--body-file", "nosuch")},
+		"board gc":    {ok("--dry-run")},
+		"board path":  {ok("--board", "fx")},
+		"config":      {ok(), unknownCommand("config")},
+		"config show": {ok("--json")},
+		"kb":          {ok(), unknownCommand("kb")},
+		"kb projects": {ok()},
+		"kb projects create": {ok("acme/api"),
+			bad("bad handle", `project handle "Not A Handle" is not valid`, "Not A Handle"),
+			bad("existing project", `acme/web`, "acme/web")},
+		"kb ls": {ok("--project", "acme/web"), bad("unknown project", `no/such`, "--project", "no/such"),
+			bad("no project", `no project: pass --project HANDLE`)},
+		"kb show":   {ok("n1"), bad("unknown note", `no note n99`, "n99")},
+		"kb search": {ok("deploy"), bad("unknown project", `no/such`, "deploy", "--project", "no/such")},
+		"kb recall": {ok("deploy"), bad("negative budget", `invalid argument "-1" for "--budget" flag: want 0 or more`, "deploy", "--budget", "-1")},
+		"kb import": {ok(fx.docs, "--project", "acme/web"),
+			bad("unknown project", `no/such`, fx.docs, "--project", "no/such"),
+			bad("missing folder", `import: nosuch is not a directory`, "nosuch", "--project", "acme/web"),
+			{name: "a file fails", args: []string{filepath.Join(fx.home, "broken"), "--project", "acme/web"}, want: 1, stderr: `1 of 1 files failed to import`,
+				files: map[string]string{"broken/bad.md": "---\ntags: [unclosed\n---\nbody\n"}}},
+		"kb trash":         {ok(), unknownCommand("kb trash")},
+		"kb trash ls":      {ok(), bad("unknown project", `no project "no/such" among yours`, "--project", "no/such")},
+		"kb trash restore": {ok("n2"), bad("unknown note", `n99`, "n99")},
+		"kb trash empty":   {ok()},
+		"kb token":         {ok(), unknownCommand("kb token")},
+		"kb token create": {ok("--name", "ci", "--write"),
+			bad("neither read nor write", `pass exactly one of --read`, "--name", "ci"),
+			bad("existing name", `claude`, "--name", "claude", "--read"),
+			bad("unknown project", `no/such`, "--name", "ci", "--read", "--project", "no/such")},
+		"kb token ls":     {ok()},
+		"kb token revoke": {ok("claude"), bad("unknown token", `nosuch`, "nosuch")},
+		"mcp":             {ok(), unknownCommand("mcp")},
+		"mcp serve": {{name: "good input", env: map[string]string{"YAGENT_KB_TOKEN": fx.token}},
+			bad("no token", `set YAGENT_KB_TOKEN`),
+			{name: "unknown token", env: map[string]string{"YAGENT_KB_TOKEN": "ykb_nosuch"}, want: 2, stderr: `YAGENT_KB_TOKEN: unknown or revoked kb token`}},
+		"mcp ls": {ok(), {name: "a server cannot start", config: exitConfig + "mcp_servers:\n  broken:\n    command: /nonexistent/server\n", want: 1, stderr: `1 of 1 MCP servers failed to start`}},
+	}
+}
+
+// TestHelpDocumentsExitCodes: every command's --help ends with the exit
+// codes.
+func TestHelpDocumentsExitCodes(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		args := append(strings.Fields(strings.TrimPrefix(c.CommandPath(), "yagent")), "--help")
+		code, stdout, _ := runCLI(t, t.Context(), nil, args...)
+		if code != 0 || !strings.HasSuffix(stdout, exitCodesHelp+"\n") {
+			t.Errorf("yagent %s exited %d and does not end with the exit codes:\n%s", strings.Join(args, " "), code, stdout)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCmdRoot(NewFactory(SystemIO())))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -80,16 +81,23 @@ func (f *Factory) Sessions(ctx context.Context) (*memory.Store, error) {
 	return st, nil
 }
 
-// Close releases what the factory opened.
+// Close releases what the factory opened. What went wrong is reported on
+// stderr: the command's work is done, but a database that did not close
+// cleanly is worth knowing about.
 func (f *Factory) Close() {
+	warn := func(what string, err error) {
+		if err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "yagent: warning: closing %s: %v\n", what, err)
+		}
+	}
 	if f.db != nil {
-		f.db.Close()
+		warn("the state database", f.db.Close())
 	}
 	if f.mcp != nil {
-		f.mcp.Close()
+		warn("the MCP servers", f.mcp.Close())
 	}
 	if f.kb != nil {
-		f.kb.Close()
+		warn("the knowledge base", f.kb.Close())
 	}
 }
 

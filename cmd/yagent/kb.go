@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,8 +15,6 @@ func NewCmdKB(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kb",
 		Short: "Use the knowledge base: projects, notes, search, trash, tokens, import",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  groupRunE,
 		Long: `The knowledge base is a SQLite file ($YAGENT_HOME/kb.db unless kb.path says
 otherwise) of notes shared by you and your agents, in projects. You act as a
 person (the principal named by kb.person, else $USER, created on first use):
@@ -27,27 +24,16 @@ tokens. Agents reach it through tokens: yagent's own agents in-process
 Every command takes --json. Refusals and bad input exit with code 2.`,
 	}
 	cmd.AddCommand(
-		NewCmdKBProjects(f, nil),
-		NewCmdKBLs(f, nil),
-		NewCmdKBShow(f, nil),
-		NewCmdKBSearch(f, nil),
-		NewCmdKBRecall(f, nil),
+		NewCmdKBProjects(f),
+		NewCmdKBLs(f),
+		NewCmdKBShow(f),
+		NewCmdKBSearch(f),
+		NewCmdKBRecall(f),
 		NewCmdKBTrash(f),
 		NewCmdKBToken(f),
-		NewCmdKBImport(f, nil),
+		NewCmdKBImport(f),
 	)
 	return cmd
-}
-
-// kbErr maps a knowledge-base refusal or mistake (a coded error: unknown
-// project, not found, forbidden, conflict) to exit code 2.
-func kbErr(err error) error {
-	if err != nil && kb.ErrorCode(err) != "" {
-		if _, ok := errors.AsType[*usageError](err); !ok {
-			return &usageError{err}
-		}
-	}
-	return err
 }
 
 // kbProject is --project, else kb.project; one of them is required.

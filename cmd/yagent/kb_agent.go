@@ -100,10 +100,10 @@ func revokedToken(ctx context.Context, store *kb.Store, person kb.Caller, name s
 }
 
 // sessionKBTools are the KB tools of a session's agents (kb.agent_tools),
-// run in-process under the agents' caller. A problem (no database, an
-// unknown kb.project) switches them off for the session with a notice
-// rather than failing the run.
-func sessionKBTools(ctx context.Context, f *Factory, sessionID string) ([]*agents.Tool, error) {
+// run in-process under the agents' caller. A configuration mistake fails
+// the session; any other problem (no database, an unknown kb.project, a
+// revoked token) goes to warn and switches the tools off for the session.
+func sessionKBTools(ctx context.Context, f *Factory, sessionID string, warn func(error)) ([]*agents.Tool, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
@@ -118,21 +118,31 @@ func sessionKBTools(ctx context.Context, f *Factory, sessionID string) ([]*agent
 			write = true
 		}
 	}
+	off := func(err error) ([]*agents.Tool, error) {
+		warn(fmt.Errorf("%w; the knowledge-base tools are off for this session", err))
+		return nil, nil
+	}
 	store, person, err := kbOpen(ctx, f)
+	if badInput(err) {
+		return nil, err // kb.embeddings names no usable model
+	}
 	if err != nil {
-		return nil, err
+		return off(err)
 	}
 	c, err := agentCaller(ctx, store, person, cfg.Home, agentToken(write, k.Project))
 	if err != nil {
 		if kb.ErrorCode(err) == kb.CodeNotFound && k.Project != "" {
-			return nil, fmt.Errorf("kb.project %q is not one of your projects: create it with `yagent kb projects create %s` or fix kb.project", k.Project, k.Project)
+			return off(fmt.Errorf("kb.project %q is not one of your projects: create it with `yagent kb projects create %s` or fix kb.project", k.Project, k.Project))
 		}
-		return nil, fmt.Errorf("knowledge base: %w", err)
+		return off(fmt.Errorf("knowledge base: %w", err))
 	}
 	c.Client, c.Session = "yagent", sessionID
 	tools, err := mcp.KBTools(store, c, mcp.KBToolsOptions{Names: k.AgentTools, Project: k.Project})
 	if err != nil {
-		return nil, &usageError{err}
+		// kb.agent_tools names a tool kb does not have; mcp gives that
+		// error no identity of its own (another lane), so it is marked
+		// here, the one place it can come from.
+		return nil, &usageError{err: err}
 	}
 	return tools, nil
 }

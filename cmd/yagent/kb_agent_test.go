@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,9 +98,11 @@ func TestSessionKBTools(t *testing.T) {
 	if _, err := store.CreateProject(ctx, person, "acme/web", ""); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := sessionKBTools(ctx, f, "s1")
-	if err != nil {
-		t.Fatal(err)
+	var warnings []error
+	warn := func(err error) { warnings = append(warnings, err) }
+	tools, err := sessionKBTools(ctx, f, "s1", warn)
+	if err != nil || warnings != nil {
+		t.Fatal(err, warnings)
 	}
 	if names := agents.Names(tools); !slices.Equal(names, []string{"recall", "remember_about_project"}) {
 		t.Errorf("tools = %v; want recall and remember_about_project", names)
@@ -122,14 +123,18 @@ func TestSessionKBTools(t *testing.T) {
 		}
 	}
 
-	if tools, err := sessionKBTools(ctx, kbFactory(t, "kb:\n  enabled: false\n"), "s1"); err != nil || tools != nil {
-		t.Errorf("kb.enabled false: %v, %v; want no tools", agents.Names(tools), err)
+	if tools, err := sessionKBTools(ctx, kbFactory(t, "kb:\n  enabled: false\n"), "s1", warn); err != nil || tools != nil || warnings != nil {
+		t.Errorf("kb.enabled false: %v, %v, %v; want no tools and no warning", agents.Names(tools), err, warnings)
 	}
-	_, err = sessionKBTools(ctx, kbFactory(t, "kb:\n  project: no/such\n"), "s1")
-	if err == nil || !strings.Contains(err.Error(), "yagent kb projects create no/such") {
-		t.Errorf("unknown kb.project: %v; want a message saying how to create it", err)
+	tools, err = sessionKBTools(ctx, kbFactory(t, "kb:\n  project: no/such\n"), "s1", warn)
+	if err != nil || tools != nil {
+		t.Errorf("unknown kb.project: %v, %v; want no tools and a warning, not a failure", agents.Names(tools), err)
 	}
-	if _, bad := errors.AsType[*usageError](err); bad {
-		t.Error("an unknown kb.project fails the session; want a warning")
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "yagent kb projects create no/such") {
+		t.Errorf("unknown kb.project warns %v; want a message saying how to create it", warnings)
+	}
+	_, err = sessionKBTools(ctx, kbFactory(t, "kb:\n  agent_tools: [no_such_tool]\n"), "s1", warn)
+	if !badInput(err) {
+		t.Errorf("an unknown tool in kb.agent_tools: %v; want a configuration error (exit 2)", err)
 	}
 }

@@ -11,18 +11,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// KBImportOptions are the inputs of `yagent kb import`.
-type KBImportOptions struct {
-	IO      *IOStreams
+// kbImportOptions are the inputs of `yagent kb import`.
+type kbImportOptions struct {
 	Dir     string
 	Project string
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBImport builds `yagent kb import`.
-func NewCmdKBImport(f *Factory, runF func(*KBImportOptions) error) *cobra.Command {
-	opts := &KBImportOptions{IO: f.IO, f: f}
+func NewCmdKBImport(f *Factory) *cobra.Command {
+	opts := &kbImportOptions{}
 	cmd := &cobra.Command{
 		Use:   "import DIR --project H",
 		Short: "Import a folder of Markdown files into a project (again: only what changed)",
@@ -35,37 +33,34 @@ fails is reported and the others go on (exit code 1 then).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbImportRun(cmd.Context(), opts)
+			return kbImportRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "project handle to import into (required)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {created, updated, skipped, errors: [{path, message}], embedded}")
-	_ = cmd.MarkFlagRequired("project")
+	required(cmd, "project")
 	return cmd
 }
 
-func kbImportRun(ctx context.Context, opts *KBImportOptions) error {
+func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
 		return usagef("import: %s is not a directory", opts.Dir)
 	}
-	store, person, err := kbOpen(ctx, opts.f)
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
-	bar := &progressBar{w: opts.IO.ErrOut, on: opts.IO.ErrTTY && !opts.JSON}
+	bar := &progressBar{w: f.IO.ErrOut, on: f.IO.ErrTTY && !opts.JSON}
 	rep, err := store.Import(ctx, person, opts.Dir, opts.Project, bar.update)
 	bar.clear()
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	// Notes whose vectors could not be made during the import (endpoint
 	// down) are embedded now; search works without them meanwhile.
 	embedded, embErr := store.EmbedPending(ctx, math.MaxInt32)
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, struct {
+		if err := writeJSON(f.IO.Out, struct {
 			Created  int `json:"created"`
 			Updated  int `json:"updated"`
 			Skipped  int `json:"skipped"`
@@ -75,26 +70,19 @@ func kbImportRun(ctx context.Context, opts *KBImportOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(opts.IO.Out, "imported %s into %s: %d created, %d updated, %d skipped, %d failed\n",
+		fmt.Fprintf(f.IO.Out, "imported %s into %s: %d created, %d updated, %d skipped, %d failed\n",
 			opts.Dir, opts.Project, rep.Created, rep.Updated, rep.Skipped, len(rep.Errors))
 		for _, e := range rep.Errors {
-			fmt.Fprintf(opts.IO.ErrOut, "  %s: %s\n", e.Path, e.Message)
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", e.Path, e.Message)
 		}
 	}
 	if embErr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: embeddings: %v (search runs on full text until they are made)\n", embErr)
+		fmt.Fprintf(f.IO.ErrOut, "warning: embeddings: %v (search runs on full text until they are made)\n", embErr)
 	}
 	if len(rep.Errors) > 0 {
 		return fmt.Errorf("%d of %d files failed to import; fix them and import again (the rest is skipped)", len(rep.Errors), rep.Created+rep.Updated+rep.Skipped+len(rep.Errors))
 	}
 	return nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // progressBar draws "[█████░░░] 12/40 files" on a terminal, nothing

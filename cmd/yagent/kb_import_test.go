@@ -28,7 +28,7 @@ func TestKBImportProgressBar(t *testing.T) {
 		if _, err := store.CreateProject(t.Context(), person, "acme/web", ""); err != nil {
 			t.Fatal(err)
 		}
-		if err := kbImportRun(t.Context(), &KBImportOptions{IO: f.IO, Dir: docs, Project: "acme/web", f: f}); err != nil {
+		if err := kbImportRun(t.Context(), f, &kbImportOptions{Dir: docs, Project: "acme/web"}); err != nil {
 			t.Fatal(err)
 		}
 		bar := strings.Contains(errOut.String(), "] 3/3 files")

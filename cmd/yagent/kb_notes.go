@@ -13,28 +13,23 @@ import (
 	"github.com/yagent/yagent/kb"
 )
 
-// KBLsOptions are the inputs of `yagent kb ls`.
-type KBLsOptions struct {
-	IO      *IOStreams
+// kbLsOptions are the inputs of `yagent kb ls`.
+type kbLsOptions struct {
 	Project string
 	Folder  string
 	Tag     string
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBLs builds `yagent kb ls`.
-func NewCmdKBLs(f *Factory, runF func(*KBLsOptions) error) *cobra.Command {
-	opts := &KBLsOptions{IO: f.IO, f: f}
+func NewCmdKBLs(f *Factory) *cobra.Command {
+	opts := &kbLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--project H] [--folder F]",
 		Short: "List a folder of a project: its subfolders and notes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbLsRun(cmd.Context(), opts)
+			return kbLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "project handle (default kb.project)")
@@ -44,12 +39,12 @@ func NewCmdKBLs(f *Factory, runF func(*KBLsOptions) error) *cobra.Command {
 	return cmd
 }
 
-func kbLsRun(ctx context.Context, opts *KBLsOptions) error {
-	project, err := kbProject(opts.f, opts.Project)
+func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
+	project, err := kbProject(f, opts.Project)
 	if err != nil {
 		return err
 	}
-	store, person, err := kbOpen(ctx, opts.f)
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -58,7 +53,7 @@ func kbLsRun(ctx context.Context, opts *KBLsOptions) error {
 	for {
 		page, err := store.ListNotes(ctx, person, in)
 		if err != nil {
-			return kbErr(err)
+			return err
 		}
 		if all.Project == "" {
 			all = page
@@ -72,9 +67,9 @@ func kbLsRun(ctx context.Context, opts *KBLsOptions) error {
 	}
 	all.NextCursor = ""
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, all)
+		return writeJSON(f.IO.Out, all)
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, d := range all.Folders {
 		fmt.Fprintf(tw, "%s/\t%s\n", d.Path, countNotes(d.Notes))
 	}
@@ -85,7 +80,7 @@ func kbLsRun(ctx context.Context, opts *KBLsOptions) error {
 		return err
 	}
 	if len(all.Folders)+len(all.Notes) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "%s is empty\n", path.Join(all.Project, all.Path))
+		fmt.Fprintf(f.IO.ErrOut, "%s is empty\n", path.Join(all.Project, all.Path))
 	}
 	return nil
 }
@@ -97,18 +92,16 @@ func countNotes(n int) string {
 	return fmt.Sprintf("%d notes", n)
 }
 
-// KBShowOptions are the inputs of `yagent kb show`.
-type KBShowOptions struct {
-	IO      *IOStreams
+// kbShowOptions are the inputs of `yagent kb show`.
+type kbShowOptions struct {
 	Ref     string
 	Project string
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBShow builds `yagent kb show`.
-func NewCmdKBShow(f *Factory, runF func(*KBShowOptions) error) *cobra.Command {
-	opts := &KBShowOptions{IO: f.IO, f: f}
+func NewCmdKBShow(f *Factory) *cobra.Command {
+	opts := &kbShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show NOTE",
 		Short: "Print a note: its header, provenance, links and body",
@@ -117,10 +110,7 @@ guide]]" (a former title works too; --project picks the project to look in).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbShowRun(cmd.Context(), opts)
+			return kbShowRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "project to resolve a wiki ref in")
@@ -128,19 +118,19 @@ guide]]" (a former title works too; --project picks the project to look in).`,
 	return cmd
 }
 
-func kbShowRun(ctx context.Context, opts *KBShowOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	n, err := store.GetNote(ctx, person, kb.GetNoteInput{Ref: opts.Ref, Project: opts.Project, Detailed: true})
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, n)
+		return writeJSON(f.IO.Out, n)
 	}
-	w := opts.IO.Out
+	w := f.IO.Out
 	fmt.Fprintf(w, "# %s\n", n.Title)
 	where := n.Project
 	if where == "" {
@@ -169,19 +159,17 @@ func kbShowRun(ctx context.Context, opts *KBShowOptions) error {
 	return nil
 }
 
-// KBSearchOptions are the inputs of `yagent kb search`.
-type KBSearchOptions struct {
-	IO      *IOStreams
+// kbSearchOptions are the inputs of `yagent kb search`.
+type kbSearchOptions struct {
 	Query   string
 	Project string
 	Limit   int
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBSearch builds `yagent kb search`.
-func NewCmdKBSearch(f *Factory, runF func(*KBSearchOptions) error) *cobra.Command {
-	opts := &KBSearchOptions{IO: f.IO, f: f}
+func NewCmdKBSearch(f *Factory) *cobra.Command {
+	opts := &kbSearchOptions{}
 	cmd := &cobra.Command{
 		Use:   "search QUERY [--project H]",
 		Short: "Search notes: hybrid (full text + vectors), or full text alone (mode fts)",
@@ -191,10 +179,7 @@ text only; the first line (and "mode" in --json) says which.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbSearchRun(cmd.Context(), opts)
+			return kbSearchRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "search this project only (default: everything you can reach)")
@@ -203,89 +188,81 @@ text only; the first line (and "mode" in --json) says which.`,
 	return cmd
 }
 
-func kbSearchRun(ctx context.Context, opts *KBSearchOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	out, err := store.Search(ctx, person, kb.SearchInput{Query: opts.Query, Project: opts.Project, Limit: opts.Limit})
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, out)
+		return writeJSON(f.IO.Out, out)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "mode: %s", out.Mode)
+	fmt.Fprintf(f.IO.ErrOut, "mode: %s", out.Mode)
 	if out.Notice != "" {
-		fmt.Fprintf(opts.IO.ErrOut, " (%s)", out.Notice)
+		fmt.Fprintf(f.IO.ErrOut, " (%s)", out.Notice)
 	}
-	fmt.Fprintln(opts.IO.ErrOut)
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(f.IO.ErrOut)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, h := range out.Results {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, h.Title, path.Join(h.Project, h.Path), oneLine(h.Snippet, 100))
 	}
 	if len(out.Results) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "no notes match")
+		fmt.Fprintln(f.IO.ErrOut, "no notes match")
 	}
 	return tw.Flush()
 }
 
-// KBRecallOptions are the inputs of `yagent kb recall`.
-type KBRecallOptions struct {
-	IO      *IOStreams
+// kbRecallOptions are the inputs of `yagent kb recall`.
+type kbRecallOptions struct {
 	Topic   string
 	Project string
-	Budget  int
+	Budget  countFlag
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBRecall builds `yagent kb recall`.
-func NewCmdKBRecall(f *Factory, runF func(*KBRecallOptions) error) *cobra.Command {
-	opts := &KBRecallOptions{IO: f.IO, f: f}
+func NewCmdKBRecall(f *Factory) *cobra.Command {
+	opts := &kbRecallOptions{}
 	cmd := &cobra.Command{
 		Use:   "recall TOPIC [--budget N]",
 		Short: "Print the context bundle an agent gets for a topic: notes and their graph neighbours",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Topic = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbRecallRun(cmd.Context(), opts)
+			return kbRecallRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "recall from this project only")
-	cmd.Flags().IntVar(&opts.Budget, "budget", 0, "size of the bundle in tokens (default 6000, at most 24000)")
+	cmd.Flags().Var(&opts.Budget, "budget", "size of the bundle in tokens (default 6000, at most 24000)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {topic, mode, budgetTokens, usedTokens, notes: [{id, title, project, path, class, reason, body, truncated, updated}], cut: [{id, title, reason, tokens}]}")
 	return cmd
 }
 
-func kbRecallRun(ctx context.Context, opts *KBRecallOptions) error {
-	if opts.Budget < 0 {
-		return usagef("--budget must be positive")
-	}
-	store, person, err := kbOpen(ctx, opts.f)
+func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
-	out, err := store.Recall(ctx, person, kb.RecallInput{Topic: opts.Topic, Project: opts.Project, BudgetTokens: opts.Budget})
+	out, err := store.Recall(ctx, person, kb.RecallInput{Topic: opts.Topic, Project: opts.Project, BudgetTokens: int(opts.Budget)})
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, out)
+		return writeJSON(f.IO.Out, out)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, countNotes(len(out.Notes)))
+	fmt.Fprintf(f.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, countNotes(len(out.Notes)))
 	for _, n := range out.Notes {
-		fmt.Fprintf(opts.IO.Out, "## %s (%s, %s)\n%s\n", n.Title, n.ID, n.Reason, strings.TrimRight(n.Body, "\n"))
+		fmt.Fprintf(f.IO.Out, "## %s (%s, %s)\n%s\n", n.Title, n.ID, n.Reason, strings.TrimRight(n.Body, "\n"))
 		if n.Truncated {
-			fmt.Fprintf(opts.IO.Out, "[shortened: yagent kb show %s]\n", n.ID)
+			fmt.Fprintf(f.IO.Out, "[shortened: yagent kb show %s]\n", n.ID)
 		}
-		fmt.Fprintln(opts.IO.Out)
+		fmt.Fprintln(f.IO.Out)
 	}
 	for _, c := range out.Cut {
-		fmt.Fprintf(opts.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, c.Title, c.Reason, c.Tokens)
+		fmt.Fprintf(f.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, c.Title, c.Reason, c.Tokens)
 	}
 	return nil
 }

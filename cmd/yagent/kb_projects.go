@@ -10,49 +10,44 @@ import (
 	"github.com/yagent/yagent/kb"
 )
 
-// KBProjectsOptions are the inputs of `yagent kb projects`.
-type KBProjectsOptions struct {
-	IO   *IOStreams
+// kbProjectsOptions are the inputs of `yagent kb projects`.
+type kbProjectsOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdKBProjects builds `yagent kb projects` (list) and its `create`.
-func NewCmdKBProjects(f *Factory, runF func(*KBProjectsOptions) error) *cobra.Command {
-	opts := &KBProjectsOptions{IO: f.IO, f: f}
+func NewCmdKBProjects(f *Factory) *cobra.Command {
+	opts := &kbProjectsOptions{}
 	cmd := &cobra.Command{
 		Use:   "projects",
 		Short: "List your projects (create one with `projects create`)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbProjectsRun(cmd.Context(), opts)
+			return kbProjectsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{handle, name, space, access}]")
-	cmd.AddCommand(NewCmdKBProjectsCreate(f, nil))
+	cmd.AddCommand(NewCmdKBProjectsCreate(f))
 	return cmd
 }
 
-func kbProjectsRun(ctx context.Context, opts *KBProjectsOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbProjectsRun(ctx context.Context, f *Factory, opts *kbProjectsOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	out, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, out.Projects)
+		return writeJSON(f.IO.Out, out.Projects)
 	}
 	if len(out.Projects) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "no projects yet: yagent kb projects create SPACE/SLUG")
+		fmt.Fprintln(f.IO.ErrOut, "no projects yet: yagent kb projects create SPACE/SLUG")
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HANDLE\tNAME\tSPACE")
 	for _, p := range out.Projects {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Handle, p.Name, p.Space)
@@ -60,18 +55,16 @@ func kbProjectsRun(ctx context.Context, opts *KBProjectsOptions) error {
 	return tw.Flush()
 }
 
-// KBProjectsCreateOptions are the inputs of `yagent kb projects create`.
-type KBProjectsCreateOptions struct {
-	IO     *IOStreams
+// kbProjectsCreateOptions are the inputs of `yagent kb projects create`.
+type kbProjectsCreateOptions struct {
 	Handle string
 	Name   string
 	JSON   bool
-	f      *Factory
 }
 
 // NewCmdKBProjectsCreate builds `yagent kb projects create`.
-func NewCmdKBProjectsCreate(f *Factory, runF func(*KBProjectsCreateOptions) error) *cobra.Command {
-	opts := &KBProjectsCreateOptions{IO: f.IO, f: f}
+func NewCmdKBProjectsCreate(f *Factory) *cobra.Command {
+	opts := &kbProjectsCreateOptions{}
 	cmd := &cobra.Command{
 		Use:   "create HANDLE [--name N]",
 		Short: "Create a project (only a person can; agents cannot)",
@@ -81,10 +74,7 @@ member. Agents take the handle verbatim from get_my_projects.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Handle = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbProjectsCreateRun(cmd.Context(), opts)
+			return kbProjectsCreateRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "human name (default: the handle)")
@@ -92,18 +82,18 @@ member. Agents take the handle verbatim from get_my_projects.`,
 	return cmd
 }
 
-func kbProjectsCreateRun(ctx context.Context, opts *KBProjectsCreateOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbProjectsCreateRun(ctx context.Context, f *Factory, opts *kbProjectsCreateOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	p, err := store.CreateProject(ctx, person, opts.Handle, opts.Name)
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, p)
+		return writeJSON(f.IO.Out, p)
 	}
-	fmt.Fprintf(opts.IO.Out, "created project %s (%s)\n", p.Handle, p.Name)
+	fmt.Fprintf(f.IO.Out, "created project %s (%s)\n", p.Handle, p.Name)
 	return nil
 }

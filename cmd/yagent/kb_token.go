@@ -20,36 +20,29 @@ func NewCmdKBToken(f *Factory) *cobra.Command {
 you: a read token sees the read tools only, a write token every tool; --project
 limits it to those projects. The secret is printed once, at creation; only
 its hash is stored.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: groupRunE,
 	}
-	cmd.AddCommand(NewCmdKBTokenCreate(f, nil), NewCmdKBTokenLs(f, nil), NewCmdKBTokenRevoke(f, nil))
+	cmd.AddCommand(NewCmdKBTokenCreate(f), NewCmdKBTokenLs(f), NewCmdKBTokenRevoke(f))
 	return cmd
 }
 
-// KBTokenCreateOptions are the inputs of `yagent kb token create`.
-type KBTokenCreateOptions struct {
-	IO       *IOStreams
+// kbTokenCreateOptions are the inputs of `yagent kb token create`.
+type kbTokenCreateOptions struct {
 	Name     string
 	Read     bool
 	Write    bool
 	Projects []string
 	JSON     bool
-	f        *Factory
 }
 
 // NewCmdKBTokenCreate builds `yagent kb token create`.
-func NewCmdKBTokenCreate(f *Factory, runF func(*KBTokenCreateOptions) error) *cobra.Command {
-	opts := &KBTokenCreateOptions{IO: f.IO, f: f}
+func NewCmdKBTokenCreate(f *Factory) *cobra.Command {
+	opts := &kbTokenCreateOptions{}
 	cmd := &cobra.Command{
 		Use:   "create --name N --read|--write [--project H]…",
 		Short: "Create a token and print its secret once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTokenCreateRun(cmd.Context(), opts)
+			return kbTokenCreateRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -58,30 +51,30 @@ func NewCmdKBTokenCreate(f *Factory, runF func(*KBTokenCreateOptions) error) *co
 	fl.BoolVar(&opts.Write, "write", false, "every tool, writes included")
 	fl.StringArrayVar(&opts.Projects, "project", nil, "limit the token to this project (repeat for several; default all of yours)")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON: {token, id, name, write, projects, createdAt}")
-	_ = cmd.MarkFlagRequired("name")
+	required(cmd, "name")
 	return cmd
 }
 
-func kbTokenCreateRun(ctx context.Context, opts *KBTokenCreateOptions) error {
+func kbTokenCreateRun(ctx context.Context, f *Factory, opts *kbTokenCreateOptions) error {
 	if opts.Read == opts.Write {
 		return usagef("pass exactly one of --read (read tools only) and --write (every tool)")
 	}
-	store, person, err := kbOpen(ctx, opts.f)
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	plain, tok, err := store.CreateToken(ctx, person, kb.TokenSpec{Name: opts.Name, Write: opts.Write, Projects: opts.Projects})
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Secret string `json:"token"`
 			kb.Token
 		}{plain, tok})
 	}
-	fmt.Fprintln(opts.IO.Out, plain)
-	fmt.Fprintf(opts.IO.ErrOut, "created %s token %q (projects: %s); the secret above is shown only now: give it to the client\n(YAGENT_KB_TOKEN for yagent mcp serve on stdio, an Authorization: Bearer header over --http)\n",
+	fmt.Fprintln(f.IO.Out, plain)
+	fmt.Fprintf(f.IO.ErrOut, "created %s token %q (projects: %s); the secret above is shown only now: give it to the client\n(YAGENT_KB_TOKEN for yagent mcp serve on stdio, an Authorization: Bearer header over --http)\n",
 		access(tok.Write), tok.Name, joinOr(tok.Projects, "all of yours"))
 	return nil
 }
@@ -93,51 +86,46 @@ func access(write bool) string {
 	return "read"
 }
 
-// KBTokenLsOptions are the inputs of `yagent kb token ls`.
-type KBTokenLsOptions struct {
-	IO   *IOStreams
+// kbTokenLsOptions are the inputs of `yagent kb token ls`.
+type kbTokenLsOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdKBTokenLs builds `yagent kb token ls`.
-func NewCmdKBTokenLs(f *Factory, runF func(*KBTokenLsOptions) error) *cobra.Command {
-	opts := &KBTokenLsOptions{IO: f.IO, f: f}
+func NewCmdKBTokenLs(f *Factory) *cobra.Command {
+	opts := &kbTokenLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List your tokens by name (never their secrets), revoked ones included",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTokenLsRun(cmd.Context(), opts)
+			return kbTokenLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, name, write, projects, createdAt, revokedAt}]")
 	return cmd
 }
 
-func kbTokenLsRun(ctx context.Context, opts *KBTokenLsOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbTokenLsRun(ctx context.Context, f *Factory, opts *kbTokenLsOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	tokens, err := store.ListTokens(ctx, person)
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
 		if tokens == nil {
 			tokens = []kb.Token{}
 		}
-		return writeJSON(opts.IO.Out, tokens)
+		return writeJSON(f.IO.Out, tokens)
 	}
 	if len(tokens) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "no tokens: yagent kb token create --name N --read|--write")
+		fmt.Fprintln(f.IO.ErrOut, "no tokens: yagent kb token create --name N --read|--write")
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tACCESS\tPROJECTS\tCREATED\tREVOKED")
 	for _, t := range tokens {
 		revoked := "-"
@@ -149,46 +137,41 @@ func kbTokenLsRun(ctx context.Context, opts *KBTokenLsOptions) error {
 	return tw.Flush()
 }
 
-// KBTokenRevokeOptions are the inputs of `yagent kb token revoke`.
-type KBTokenRevokeOptions struct {
-	IO   *IOStreams
+// kbTokenRevokeOptions are the inputs of `yagent kb token revoke`.
+type kbTokenRevokeOptions struct {
 	Name string
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdKBTokenRevoke builds `yagent kb token revoke`.
-func NewCmdKBTokenRevoke(f *Factory, runF func(*KBTokenRevokeOptions) error) *cobra.Command {
-	opts := &KBTokenRevokeOptions{IO: f.IO, f: f}
+func NewCmdKBTokenRevoke(f *Factory) *cobra.Command {
+	opts := &kbTokenRevokeOptions{}
 	cmd := &cobra.Command{
 		Use:   "revoke NAME",
 		Short: "Revoke a token: its next request is refused",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTokenRevokeRun(cmd.Context(), opts)
+			return kbTokenRevokeRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {revoked}")
 	return cmd
 }
 
-func kbTokenRevokeRun(ctx context.Context, opts *KBTokenRevokeOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbTokenRevokeRun(ctx context.Context, f *Factory, opts *kbTokenRevokeOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	if err := store.RevokeToken(ctx, person, opts.Name); err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Revoked string `json:"revoked"`
 		}{opts.Name})
 	}
-	fmt.Fprintf(opts.IO.Out, "revoked %s\n", opts.Name)
+	fmt.Fprintf(f.IO.Out, "revoked %s\n", opts.Name)
 	return nil
 }

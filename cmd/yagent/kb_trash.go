@@ -17,33 +17,26 @@ func NewCmdKBTrash(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trash",
 		Short: "List, restore or empty the trash (agents' delete_note moves notes there)",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  groupRunE,
 	}
-	cmd.AddCommand(NewCmdKBTrashLs(f, nil), NewCmdKBTrashRestore(f, nil), NewCmdKBTrashEmpty(f, nil))
+	cmd.AddCommand(NewCmdKBTrashLs(f), NewCmdKBTrashRestore(f), NewCmdKBTrashEmpty(f))
 	return cmd
 }
 
-// KBTrashLsOptions are the inputs of `yagent kb trash ls`.
-type KBTrashLsOptions struct {
-	IO      *IOStreams
+// kbTrashLsOptions are the inputs of `yagent kb trash ls`.
+type kbTrashLsOptions struct {
 	Project string
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBTrashLs builds `yagent kb trash ls`.
-func NewCmdKBTrashLs(f *Factory, runF func(*KBTrashLsOptions) error) *cobra.Command {
-	opts := &KBTrashLsOptions{IO: f.IO, f: f}
+func NewCmdKBTrashLs(f *Factory) *cobra.Command {
+	opts := &kbTrashLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--project H]",
 		Short: "List trashed notes, newest first, with who deleted them",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTrashLsRun(cmd.Context(), opts)
+			return kbTrashLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project's trash")
@@ -51,20 +44,20 @@ func NewCmdKBTrashLs(f *Factory, runF func(*KBTrashLsOptions) error) *cobra.Comm
 	return cmd
 }
 
-func kbTrashLsRun(ctx context.Context, opts *KBTrashLsOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	notes, err := store.TrashList(ctx, person)
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.Project != "" {
 		// Take the handle as the store spells it (a former handle works).
 		p, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
 		if err != nil {
-			return kbErr(err)
+			return err
 		}
 		handle := ""
 		for _, pr := range p.Projects {
@@ -84,13 +77,13 @@ func kbTrashLsRun(ctx context.Context, opts *KBTrashLsOptions) error {
 		notes = kept
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, notes)
+		return writeJSON(f.IO.Out, notes)
 	}
 	if len(notes) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "the trash is empty")
+		fmt.Fprintln(f.IO.ErrOut, "the trash is empty")
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTITLE\tWHERE\tDELETED\tBY")
 	for _, n := range notes {
 		where := n.Project
@@ -106,69 +99,59 @@ func kbTrashLsRun(ctx context.Context, opts *KBTrashLsOptions) error {
 	return tw.Flush()
 }
 
-// KBTrashRestoreOptions are the inputs of `yagent kb trash restore`.
-type KBTrashRestoreOptions struct {
-	IO   *IOStreams
+// kbTrashRestoreOptions are the inputs of `yagent kb trash restore`.
+type kbTrashRestoreOptions struct {
 	ID   string
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdKBTrashRestore builds `yagent kb trash restore`.
-func NewCmdKBTrashRestore(f *Factory, runF func(*KBTrashRestoreOptions) error) *cobra.Command {
-	opts := &KBTrashRestoreOptions{IO: f.IO, f: f}
+func NewCmdKBTrashRestore(f *Factory) *cobra.Command {
+	opts := &kbTrashRestoreOptions{}
 	cmd := &cobra.Command{
 		Use:   "restore ID",
 		Short: "Bring a trashed note back where it was",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTrashRestoreRun(cmd.Context(), opts)
+			return kbTrashRestoreRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {id, path, versionToken}")
 	return cmd
 }
 
-func kbTrashRestoreRun(ctx context.Context, opts *KBTrashRestoreOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbTrashRestoreRun(ctx context.Context, f *Factory, opts *kbTrashRestoreOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	v, err := store.TrashRestore(ctx, person, opts.ID)
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, v)
+		return writeJSON(f.IO.Out, v)
 	}
-	fmt.Fprintf(opts.IO.Out, "restored %s\n", v.ID)
+	fmt.Fprintf(f.IO.Out, "restored %s\n", v.ID)
 	return nil
 }
 
-// KBTrashEmptyOptions are the inputs of `yagent kb trash empty`.
-type KBTrashEmptyOptions struct {
-	IO      *IOStreams
+// kbTrashEmptyOptions are the inputs of `yagent kb trash empty`.
+type kbTrashEmptyOptions struct {
 	Project string
 	JSON    bool
-	f       *Factory
 }
 
 // NewCmdKBTrashEmpty builds `yagent kb trash empty`.
-func NewCmdKBTrashEmpty(f *Factory, runF func(*KBTrashEmptyOptions) error) *cobra.Command {
-	opts := &KBTrashEmptyOptions{IO: f.IO, f: f}
+func NewCmdKBTrashEmpty(f *Factory) *cobra.Command {
+	opts := &kbTrashEmptyOptions{}
 	cmd := &cobra.Command{
 		Use:   "empty [--project H]",
 		Short: "Delete trashed notes for good (with their revisions and links)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return kbTrashEmptyRun(cmd.Context(), opts)
+			return kbTrashEmptyRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only this project's trash (default: all you can reach)")
@@ -176,20 +159,20 @@ func NewCmdKBTrashEmpty(f *Factory, runF func(*KBTrashEmptyOptions) error) *cobr
 	return cmd
 }
 
-func kbTrashEmptyRun(ctx context.Context, opts *KBTrashEmptyOptions) error {
-	store, person, err := kbOpen(ctx, opts.f)
+func kbTrashEmptyRun(ctx context.Context, f *Factory, opts *kbTrashEmptyOptions) error {
+	store, person, err := kbOpen(ctx, f)
 	if err != nil {
 		return err
 	}
 	n, err := store.TrashEmpty(ctx, person, opts.Project)
 	if err != nil {
-		return kbErr(err)
+		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, struct {
+		return writeJSON(f.IO.Out, struct {
 			Purged int `json:"purged"`
 		}{n})
 	}
-	fmt.Fprintf(opts.IO.Out, "deleted %s for good\n", countNotes(n))
+	fmt.Fprintf(f.IO.Out, "deleted %s for good\n", countNotes(n))
 	return nil
 }

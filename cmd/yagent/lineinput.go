@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func newLineInput(streams *IOStreams, historyPath string) *lineInput {
 	in := &lineInput{}
 	if f, ok := streams.In.(*os.File); ok && streams.InTTY && streams.OutTTY {
 		in.fd = int(f.Fd())
-		in.history = loadHistory(historyPath)
+		in.history = loadHistory(historyPath, streams.ErrOut)
 		in.tty = term.NewTerminal(struct {
 			io.Reader
 			io.Writer
@@ -68,24 +69,30 @@ func (in *lineInput) readLine() (string, error) {
 	}
 	in.ctrlC = false
 	line, err := in.tty.ReadLine()
-	_ = term.Restore(in.fd, old)
+	if rerr := term.Restore(in.fd, old); rerr != nil {
+		return "", fmt.Errorf("restore the terminal: %w", rerr)
+	}
 	if in.ctrlC {
 		return "", errInterrupted
 	}
 	return line, err
 }
 
-// fileHistory is the prompt history, kept in $YAGENT_HOME/history.
+// fileHistory is the prompt history, kept in $YAGENT_HOME/history. The
+// first line it cannot save is reported on errOut (once): the chat goes
+// on, the history stays in memory.
 type fileHistory struct {
-	mu    sync.Mutex
-	path  string
-	lines []string
+	mu     sync.Mutex
+	path   string
+	lines  []string
+	errOut io.Writer
+	failed bool
 }
 
 const historyMax = 1000
 
-func loadHistory(path string) *fileHistory {
-	h := &fileHistory{path: path}
+func loadHistory(path string, errOut io.Writer) *fileHistory {
+	h := &fileHistory{path: path, errOut: errOut}
 	if data, err := os.ReadFile(path); err == nil {
 		for _, l := range strings.Split(string(data), "\n") {
 			if l != "" {
@@ -110,11 +117,22 @@ func (h *fileHistory) Add(entry string) {
 	if h.path == "" || strings.Contains(entry, "\n") {
 		return
 	}
-	_ = os.MkdirAll(filepath.Dir(h.path), 0o700)
-	if f, err := os.OpenFile(h.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-		f.WriteString(entry + "\n")
-		f.Close()
+	if err := h.save(entry); err != nil && !h.failed {
+		h.failed = true
+		fmt.Fprintf(h.errOut, "yagent: warning: the prompt history is not saved: %v\n", err)
 	}
+}
+
+func (h *fileHistory) save(entry string) error {
+	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(entry + "\n")
+	return errors.Join(err, f.Close())
 }
 
 // Len implements term.History.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -22,23 +23,19 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the knowledge base over MCP, or list the MCP servers yagent uses",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  groupRunE,
 	}
-	cmd.AddCommand(NewCmdMCPServe(f, nil), NewCmdMCPLs(f, nil))
+	cmd.AddCommand(NewCmdMCPServe(f), NewCmdMCPLs(f))
 	return cmd
 }
 
-// MCPServeOptions are the inputs of `yagent mcp serve`.
-type MCPServeOptions struct {
-	IO   *IOStreams
+// mcpServeOptions are the inputs of `yagent mcp serve`.
+type mcpServeOptions struct {
 	HTTP string
-	f    *Factory
 }
 
 // NewCmdMCPServe builds `yagent mcp serve`.
-func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
-	opts := &MCPServeOptions{IO: f.IO, f: f}
+func NewCmdMCPServe(f *Factory) *cobra.Command {
+	opts := &mcpServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve [--http 127.0.0.1:PORT]",
 		Short: "Serve the knowledge base (and read-only boards) to MCP clients",
@@ -53,52 +50,55 @@ http://ADDR/mcp, stateless, and every request carries a token as
 only. Create tokens with ` + "`yagent kb token create`" + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return mcpServeRun(cmd.Context(), opts)
+			return mcpServeRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	return cmd
 }
 
-func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
-	store, err := opts.f.KB(ctx)
+func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
+	store, err := f.KB(ctx)
 	if err != nil {
 		return fmt.Errorf("knowledge base: %w", err)
 	}
-	board, err := opts.f.Board()
+	board, err := f.Board()
 	if err != nil {
 		return err
 	}
 	gw := &mcp.Gateway{Store: store, Board: board, Version: version()}
 	if opts.HTTP != "" {
-		return serveHTTP(ctx, opts, gw)
+		return serveHTTP(ctx, f, opts, gw)
 	}
-	token := strings.TrimSpace(opts.f.Getenv("YAGENT_KB_TOKEN"))
+	token := strings.TrimSpace(f.Getenv("YAGENT_KB_TOKEN"))
 	if token == "" {
 		return usagef("set YAGENT_KB_TOKEN to a token from `yagent kb token create --name N --read|--write` (or serve HTTP with --http)")
 	}
 	s, err := gw.ServerForToken(ctx, token)
 	if errors.Is(err, kb.ErrUnauthenticated) {
-		return usagef("YAGENT_KB_TOKEN: %v; `yagent kb token ls` lists the live ones (a secret is shown only when created)", err)
+		return fmt.Errorf("YAGENT_KB_TOKEN: %w; `yagent kb token ls` lists the live ones (a secret is shown only when created)", err)
 	}
 	if err != nil {
 		return err
 	}
-	err = s.Run(ctx, &sdk.StdioTransport{})
+	// MCP on the command's own streams (os.Stdin and os.Stdout in a real
+	// run), which stay open after the session.
+	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}})
 	if ctx.Err() == nil && (err == nil || isEOF(err)) {
 		return nil // the client left
 	}
 	return err
 }
 
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
 func isEOF(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || errors.Is(err, sdk.ErrConnectionClosed))
 }
 
-func serveHTTP(ctx context.Context, opts *MCPServeOptions, gw *mcp.Gateway) error {
+func serveHTTP(ctx context.Context, f *Factory, opts *mcpServeOptions, gw *mcp.Gateway) error {
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
 		return usagef("--http %s: %v", opts.HTTP, err)
@@ -108,9 +108,9 @@ func serveHTTP(ctx context.Context, opts *MCPServeOptions, gw *mcp.Gateway) erro
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s is reachable from other machines and this is plain HTTP: tokens cross the network unencrypted; prefer 127.0.0.1 behind a TLS proxy\n", ln.Addr())
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s is reachable from other machines and this is plain HTTP: tokens cross the network unencrypted; prefer 127.0.0.1 behind a TLS proxy\n", ln.Addr())
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "serving the knowledge base on http://%s/mcp (Authorization: Bearer <token from yagent kb token create>); Ctrl-C stops\n", ln.Addr())
+	fmt.Fprintf(f.IO.ErrOut, "serving the knowledge base on http://%s/mcp (Authorization: Bearer <token from yagent kb token create>); Ctrl-C stops\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -123,20 +123,18 @@ func serveHTTP(ctx context.Context, opts *MCPServeOptions, gw *mcp.Gateway) erro
 	if err := srv.Shutdown(shut); err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.ErrOut, "stopped")
+	fmt.Fprintln(f.IO.ErrOut, "stopped")
 	return nil // a signal is how a server is meant to stop
 }
 
-// MCPLsOptions are the inputs of `yagent mcp ls`.
-type MCPLsOptions struct {
-	IO   *IOStreams
+// mcpLsOptions are the inputs of `yagent mcp ls`.
+type mcpLsOptions struct {
 	JSON bool
-	f    *Factory
 }
 
 // NewCmdMCPLs builds `yagent mcp ls`.
-func NewCmdMCPLs(f *Factory, runF func(*MCPLsOptions) error) *cobra.Command {
-	opts := &MCPLsOptions{IO: f.IO, f: f}
+func NewCmdMCPLs(f *Factory) *cobra.Command {
+	opts := &mcpLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List the configured MCP servers (mcp_servers:) and their tools, starting them",
@@ -145,18 +143,15 @@ yagent's agents see (mcp_<server>__<tool>). Exit code 1 when an enabled
 server cannot start.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return mcpLsRun(cmd.Context(), opts)
+			return mcpLsRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, transport, target, enabled, status, error, tools: [{name, original, description, read_only, skipped}]}]")
 	return cmd
 }
 
-func mcpLsRun(ctx context.Context, opts *MCPLsOptions) error {
-	servers, err := opts.f.MCPServers()
+func mcpLsRun(ctx context.Context, f *Factory, opts *mcpLsOptions) error {
+	servers, err := f.MCPServers()
 	if err != nil {
 		return err
 	}
@@ -168,14 +163,14 @@ func mcpLsRun(ctx context.Context, opts *MCPLsOptions) error {
 		}
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, list); err != nil {
+		if err := writeJSON(f.IO.Out, list); err != nil {
 			return err
 		}
 	} else {
 		if len(list) == 0 {
-			fmt.Fprintln(opts.IO.ErrOut, "no MCP servers configured: add them under mcp_servers: (see yagent config show)")
+			fmt.Fprintln(f.IO.ErrOut, "no MCP servers configured: add them under mcp_servers: (see yagent config show)")
 		}
-		tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 		for _, s := range list {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, s.Target)
 			if s.Error != "" {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/yagent/yagent/agents"
 )
@@ -16,12 +14,9 @@ func sessionTools(ctx context.Context, f *Factory, sessionID string, sink agents
 	warn := func(err error) {
 		sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + err.Error()})
 	}
-	tools, err := sessionKBTools(ctx, f, sessionID)
-	if _, bad := errors.AsType[*usageError](err); bad {
-		return nil, err
-	}
+	tools, err := sessionKBTools(ctx, f, sessionID, warn)
 	if err != nil {
-		warn(fmt.Errorf("%w; the knowledge-base tools are off for this session", err))
+		return nil, err
 	}
 	servers, err := f.MCPServers()
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -66,6 +65,3 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 }
 
 var _ agents.ClientFunc = (*clients)(nil).resolve
-
-// isNoEndpoint reports the configuration gap that gets exit code 2.
-func isNoEndpoint(err error) bool { return errors.Is(err, llm.ErrNoEndpoint) }

@@ -14,53 +14,42 @@ import (
 	"github.com/yagent/yagent/notebook"
 )
 
-// notesTarget selects the session whose notebook a command works on.
-type notesTarget struct {
-	Session string
-	Last    bool
-	JSON    bool
+// notesOptions are the inputs of the `yagent notes` commands.
+type notesOptions struct {
+	Target      sessionTarget
+	JSON        bool
+	Name        string
+	Description string // put
+	Pin         bool   // put
+	Off         bool   // pin
 }
 
-func (t *notesTarget) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&t.Session, "session", "", "the session (id, id prefix or name); default: this directory's newest")
-	cmd.Flags().BoolVar(&t.Last, "last", false, "this directory's newest session (the default)")
-	cmd.Flags().BoolVar(&t.JSON, "json", false, "print JSON")
+// register adds the flags every notes command has.
+func (o *notesOptions) register(cmd *cobra.Command, jsonHelp string) {
+	o.Target.register(cmd)
+	if jsonHelp != "" {
+		cmd.Flags().BoolVar(&o.JSON, "json", false, jsonHelp)
+	}
 }
 
-func (t *notesTarget) open(ctx context.Context, f *Factory) (*notebook.Book, memory.Info, error) {
+// openNotebook opens the selected session's notebook.
+func openNotebook(ctx context.Context, f *Factory, t *sessionTarget) (*notebook.Book, memory.Info, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, memory.Info{}, err
 	}
 	if !cfg.Notes.Enabled {
-		return nil, memory.Info{}, usagef("the notebook is off (notes.enabled: false)")
+		return nil, memory.Info{}, notebook.ErrOff
+	}
+	in, err := t.find(ctx, f)
+	if err != nil {
+		return nil, memory.Info{}, err
 	}
 	st, err := f.Sessions(ctx)
 	if err != nil {
 		return nil, memory.Info{}, err
 	}
-	var in memory.Info
-	if t.Session != "" {
-		in, err = st.Get(ctx, t.Session)
-	} else {
-		cwd, werr := workspaceDir(f, &agentFlags{})
-		if werr != nil {
-			return nil, memory.Info{}, werr
-		}
-		in, err = st.Last(ctx, cwd)
-	}
-	if err != nil {
-		return nil, memory.Info{}, &usageError{err}
-	}
 	return notebook.Open(st.DB, in.ID, cfg.Notes), in, nil
-}
-
-// notebookErr maps refusals (limits, missing notes) to exit code 2.
-func notebookErr(err error) error {
-	if notebook.IsRefusal(err) {
-		return &usageError{err}
-	}
-	return err
 }
 
 // NewCmdNotes builds `yagent notes`.
@@ -71,49 +60,46 @@ func NewCmdNotes(f *Factory) *cobra.Command {
 		Long: `The notebook is what the director decided not to lose in a session: it
 survives compaction and /clear, and sub-agents never see it. These commands
 act as the person, outside any turn; the same limits apply.`,
-		Args: cobra.ArbitraryArgs, RunE: groupRunE,
 	}
-	cmd.AddCommand(newCmdNotesLs(f), newCmdNotesShow(f), newCmdNotesPut(f), newCmdNotesRm(f), newCmdNotesPin(f), newCmdNotesRestore(f))
+	cmd.AddCommand(NewCmdNotesLs(f), NewCmdNotesShow(f), NewCmdNotesPut(f), NewCmdNotesRm(f), NewCmdNotesPin(f), NewCmdNotesRestore(f))
 	return cmd
 }
 
-func newCmdNotesLs(f *Factory) *cobra.Command {
-	t := &notesTarget{}
+// NewCmdNotesLs builds `yagent notes ls`.
+func NewCmdNotesLs(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--session ID|--last] [--json]",
 		Short: "List the notes; * marks the ones changed since you last looked",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			book, in, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			notes, err := book.List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := book.MarkSeen(cmd.Context()); err != nil {
-				return err
-			}
-			if t.JSON {
-				if notes == nil {
-					notes = []notebook.Note{}
-				}
-				return writeJSON(f.IO.Out, notes)
-			}
-			printNotes(f.IO.Out, f.IO.ErrOut, in, notes)
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return notesLsRun(cmd.Context(), f, opts) },
 	}
-	t.register(cmd)
-	cmd.Flags().Lookup("json").Usage = "print JSON: [{name, description, body, prev_body, pinned, created, updated, new}]"
+	opts.register(cmd, "print JSON: [{name, description, body, prev_body, pinned, created, updated, new}]")
 	return cmd
 }
 
-func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) {
+func notesLsRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, in, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	notes, err := book.List(ctx)
+	if err != nil {
+		return err
+	}
+	if err := book.MarkSeen(ctx); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, nonNil(notes))
+	}
+	return printNotes(f.IO.Out, f.IO.ErrOut, in, notes)
+}
+
+func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) error {
 	if len(notes) == 0 {
 		fmt.Fprintf(errOut, "the notebook of session %s is empty\n", in.ID)
-		return
+		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, " \tNAME\tPIN\tCHARS\tUPDATED\tDESCRIPTION")
@@ -127,164 +113,197 @@ func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, n.Name, pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), oneLine(n.Description, 80))
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
-func newCmdNotesShow(f *Factory) *cobra.Command {
-	t := &notesTarget{}
+// NewCmdNotesShow builds `yagent notes show`.
+func NewCmdNotesShow(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "show NAME [--session ID|--last] [--json]",
 		Short: "Print a note, with what changed in its last edit",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			book, _, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			n, err := book.Get(cmd.Context(), args[0])
-			if err != nil {
-				return notebookErr(err)
-			}
-			if t.JSON {
-				return writeJSON(f.IO.Out, n)
-			}
-			pin := ""
-			if n.Pinned {
-				pin = " (pinned)"
-			}
-			fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", n.Name, n.Description, pin, strings.TrimRight(n.Body, "\n"))
-			if n.PrevBody != "" && n.PrevBody != n.Body {
-				fmt.Fprintln(f.IO.ErrOut, "last edit:")
-				for _, l := range lineDiff(n.PrevBody, n.Body) {
-					fmt.Fprintln(f.IO.ErrOut, "  "+l)
-				}
-			}
-			return nil
+			opts.Name = args[0]
+			return notesShowRun(cmd.Context(), f, opts)
 		},
 	}
-	t.register(cmd)
+	opts.register(cmd, "print JSON: {name, description, body, prev_body, pinned, created, updated, new}")
 	return cmd
 }
 
-func newCmdNotesPut(f *Factory) *cobra.Command {
-	t := &notesTarget{}
-	var desc string
-	var pin bool
+func notesShowRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, _, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	n, err := book.Get(ctx, opts.Name)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, n)
+	}
+	pin := ""
+	if n.Pinned {
+		pin = " (pinned)"
+	}
+	fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", n.Name, n.Description, pin, strings.TrimRight(n.Body, "\n"))
+	if n.PrevBody != "" && n.PrevBody != n.Body {
+		fmt.Fprintln(f.IO.ErrOut, "last edit:")
+		for _, l := range lineDiff(n.PrevBody, n.Body) {
+			fmt.Fprintln(f.IO.ErrOut, "  "+l)
+		}
+	}
+	return nil
+}
+
+// NewCmdNotesPut builds `yagent notes put`.
+func NewCmdNotesPut(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "put NAME --description D [--pin] < body",
 		Short: "Write a note as the person (body on stdin)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			book, _, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			body, err := readBody(&BoardPutOptions{IO: f.IO})
-			if err != nil {
-				return err
-			}
-			res, err := book.Save(cmd.Context(), args[0], desc, body)
-			if err != nil {
-				return notebookErr(err)
-			}
-			if pin {
-				if _, err := book.Pin(cmd.Context(), args[0], true); err != nil {
-					return notebookErr(err)
-				}
-			}
-			if t.JSON {
-				return writeJSON(f.IO.Out, res.Note)
-			}
-			verb := "saved"
-			if res.Created {
-				verb = "created"
-			}
-			fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, args[0])
-			for _, l := range lineDiff(res.Note.PrevBody, res.Note.Body) {
-				fmt.Fprintln(f.IO.ErrOut, "   "+l)
-			}
-			return nil
+			opts.Name = args[0]
+			return notesPutRun(cmd.Context(), f, opts)
 		},
 	}
-	t.register(cmd)
-	cmd.Flags().StringVar(&desc, "description", "", "one line, at most 120 characters (required)")
-	cmd.Flags().BoolVar(&pin, "pin", false, "pin the note")
-	_ = cmd.MarkFlagRequired("description")
+	opts.register(cmd, "print the note as JSON (fields as in ls)")
+	cmd.Flags().StringVar(&opts.Description, "description", "", "one line, at most 120 characters (required)")
+	cmd.Flags().BoolVar(&opts.Pin, "pin", false, "pin the note")
+	required(cmd, "description")
 	return cmd
 }
 
-func newCmdNotesRm(f *Factory) *cobra.Command {
-	t := &notesTarget{}
+func notesPutRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, _, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(f.IO, "")
+	if err != nil {
+		return err
+	}
+	res, err := book.Save(ctx, opts.Name, opts.Description, body)
+	if err != nil {
+		return err
+	}
+	if opts.Pin {
+		if res.Note, err = book.Pin(ctx, opts.Name, true); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, res.Note)
+	}
+	verb := "saved"
+	if res.Created {
+		verb = "created"
+	}
+	fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, opts.Name)
+	for _, l := range lineDiff(res.Note.PrevBody, res.Note.Body) {
+		fmt.Fprintln(f.IO.ErrOut, "   "+l)
+	}
+	return nil
+}
+
+// NewCmdNotesRm builds `yagent notes rm`.
+func NewCmdNotesRm(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "rm NAME [--session ID|--last]",
 		Short: "Delete a note",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			book, _, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			if _, err := book.Delete(cmd.Context(), args[0]); err != nil {
-				return notebookErr(err)
-			}
-			fmt.Fprintf(f.IO.Out, "📝 deleted %s\n", args[0])
-			return nil
+			opts.Name = args[0]
+			return notesRmRun(cmd.Context(), f, opts)
 		},
 	}
-	t.register(cmd)
+	opts.register(cmd, "print JSON: {deleted}")
 	return cmd
 }
 
-func newCmdNotesPin(f *Factory) *cobra.Command {
-	t := &notesTarget{}
-	var off bool
+func notesRmRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, _, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	if _, err := book.Delete(ctx, opts.Name); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, struct {
+			Deleted string `json:"deleted"`
+		}{opts.Name})
+	}
+	fmt.Fprintf(f.IO.Out, "📝 deleted %s\n", opts.Name)
+	return nil
+}
+
+// NewCmdNotesPin builds `yagent notes pin`.
+func NewCmdNotesPin(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "pin NAME [--off] [--session ID|--last]",
 		Short: "Pin a note (shown verbatim in every mode), or unpin it with --off",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			book, _, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			if _, err := book.Pin(cmd.Context(), args[0], !off); err != nil {
-				return notebookErr(err)
-			}
-			verb := "pinned"
-			if off {
-				verb = "unpinned"
-			}
-			fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, args[0])
-			return nil
+			opts.Name = args[0]
+			return notesPinRun(cmd.Context(), f, opts)
 		},
 	}
-	t.register(cmd)
-	cmd.Flags().BoolVar(&off, "off", false, "unpin")
+	opts.register(cmd, "print the note as JSON (fields as in ls)")
+	cmd.Flags().BoolVar(&opts.Off, "off", false, "unpin")
 	return cmd
 }
 
-func newCmdNotesRestore(f *Factory) *cobra.Command {
-	t := &notesTarget{}
+func notesPinRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, _, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	n, err := book.Pin(ctx, opts.Name, !opts.Off)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, n)
+	}
+	verb := "pinned"
+	if opts.Off {
+		verb = "unpinned"
+	}
+	fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, opts.Name)
+	return nil
+}
+
+// NewCmdNotesRestore builds `yagent notes restore`.
+func NewCmdNotesRestore(f *Factory) *cobra.Command {
+	opts := &notesOptions{}
 	cmd := &cobra.Command{
 		Use:   "restore [--session ID|--last]",
 		Short: "Bring back the notebook archived before the last rebuild (the current one is archived in its place)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			book, _, err := t.open(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			notes, err := book.Restore(cmd.Context())
-			if err != nil {
-				return notebookErr(err)
-			}
-			if t.JSON {
-				return writeJSON(f.IO.Out, notes)
-			}
-			fmt.Fprintf(f.IO.Out, "📝 restored %d notes\n", len(notes))
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return notesRestoreRun(cmd.Context(), f, opts) },
 	}
-	t.register(cmd)
+	opts.register(cmd, "print the restored notes as JSON (fields as in ls)")
 	return cmd
+}
+
+func notesRestoreRun(ctx context.Context, f *Factory, opts *notesOptions) error {
+	book, _, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	notes, err := book.Restore(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, nonNil(notes))
+	}
+	fmt.Fprintf(f.IO.Out, "📝 restored %d notes\n", len(notes))
+	return nil
 }

@@ -4,24 +4,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/yagent/yagent/agents"
 )
 
-// jsonPrinter writes one JSON event per line (the --json stream).
+// jsonPrinter writes one JSON event per line (the --json stream). The
+// first event it cannot write (stdout closed, a full disk) is reported on
+// errOut, once: the run goes on, its outcome is in the exit code.
 type jsonPrinter struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu     sync.Mutex
+	enc    *json.Encoder
+	errOut io.Writer
+	failed bool
 }
 
-func newJSONPrinter(w io.Writer) *jsonPrinter { return &jsonPrinter{enc: json.NewEncoder(w)} }
+func newJSONPrinter(w, errOut io.Writer) *jsonPrinter {
+	return &jsonPrinter{enc: json.NewEncoder(w), errOut: errOut}
+}
 
 func (p *jsonPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_ = p.enc.Encode(e)
+	if err := p.enc.Encode(e); err != nil && !p.failed {
+		p.failed = true
+		fmt.Fprintf(p.errOut, "yagent: warning: the JSON event stream is broken from here on: %v\n", err)
+	}
 }
 
 // humanPrinter streams the lead's text to out and progress (tool calls,
@@ -156,7 +166,7 @@ func summarizeArgs(raw json.RawMessage) string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	slices.Sort(keys)
 	var parts []string
 	for _, k := range keys {
 		v := m[k]

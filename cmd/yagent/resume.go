@@ -9,10 +9,17 @@ import (
 	"github.com/yagent/yagent/memory"
 )
 
+// resumeOptions are the inputs of `yagent resume`.
+type resumeOptions struct {
+	Args  []string // [ID|NAME] [PROMPT], or [PROMPT] with --last
+	Last  bool
+	All   bool
+	Agent agentFlags
+}
+
 // NewCmdResume builds `yagent resume`.
 func NewCmdResume(f *Factory) *cobra.Command {
-	fl := &agentFlags{}
-	var last, all bool
+	opts := &resumeOptions{}
 	cmd := &cobra.Command{
 		Use:   `resume [ID|NAME] ["PROMPT"] | resume --last ["PROMPT"]`,
 		Short: "Reopen an earlier session with its history and its board",
@@ -27,46 +34,53 @@ this directory's newest session, else a picker lists them (--all: every
 directory).`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			ref, prompt, err := resumeArgs(ctx, f, args, last, all)
-			if err != nil || ref == "" {
-				return err
-			}
-			if prompt == "" {
-				return chatRun(ctx, f, fl, ref)
-			}
-			s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindRun, Resume: ref})
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			return oneTurn(ctx, f, s, prompt)
+			opts.Args = args
+			return resumeRun(cmd.Context(), f, opts)
 		},
 	}
-	fl.register(cmd.Flags())
-	cmd.Flags().BoolVar(&last, "last", false, "the newest session of this directory")
-	cmd.Flags().BoolVar(&all, "all", false, "with --last or the picker: every directory")
+	opts.Agent.register(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.Last, "last", false, "the newest session of this directory")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "with --last or the picker: every directory")
 	return cmd
 }
 
-func resumeArgs(ctx context.Context, f *Factory, args []string, last, all bool) (ref, prompt string, err error) {
+func resumeRun(ctx context.Context, f *Factory, opts *resumeOptions) error {
+	ref, prompt, err := resumeArgs(ctx, f, opts)
+	if err != nil || ref == "" {
+		return err
+	}
+	if prompt == "" {
+		return chatRun(ctx, f, &chatOptions{Agent: opts.Agent, Resume: ref})
+	}
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Resume: ref})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return oneTurn(ctx, f, s, prompt)
+}
+
+// resumeArgs resolves the session to resume ("" when the person picked
+// none) and the prompt ("" = interactive).
+func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prompt string, err error) {
 	st, err := f.Sessions(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	if last {
+	args := opts.Args
+	if opts.Last {
 		if len(args) > 1 {
-			return "", "", usagef("with --last give at most a PROMPT")
+			return "", "", usagef("--last takes the place of an ID: give at most a PROMPT")
 		}
 		cwd := ""
-		if !all {
-			if cwd, err = workspaceDir(f, &agentFlags{}); err != nil {
+		if !opts.All {
+			if cwd, err = workspaceDir(f, &opts.Agent); err != nil {
 				return "", "", err
 			}
 		}
 		in, err := st.Last(ctx, cwd)
 		if err != nil {
-			return "", "", &usageError{err}
+			return "", "", err
 		}
 		if len(args) == 1 {
 			prompt = args[0]
@@ -74,22 +88,26 @@ func resumeArgs(ctx context.Context, f *Factory, args []string, last, all bool) 
 		return in.ID, prompt, nil
 	}
 	if len(args) > 0 {
-		if _, err := st.Get(ctx, args[0]); err != nil {
-			return "", "", &usageError{err}
+		in, err := st.Get(ctx, args[0])
+		if err != nil {
+			return "", "", err
 		}
 		if len(args) == 2 {
 			prompt = args[1]
 		}
-		return args[0], prompt, nil
+		return in.ID, prompt, nil
 	}
 	if !f.IO.InTTY {
 		return "", "", usagef("give a session id or name, or --last (yagent sessions ls lists them)")
 	}
-	rows, err := listSessions(ctx, f, all, 20)
+	rows, err := listSessions(ctx, f, opts.All, 20)
 	if err != nil {
 		return "", "", err
 	}
-	cfg, _ := f.Config()
+	cfg, err := f.Config()
+	if err != nil {
+		return "", "", err
+	}
 	ref, err = pickFrom(f, rows, newLineInput(f.IO, filepath.Join(cfg.Home, "history")))
 	return ref, "", err
 }

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -15,19 +10,17 @@ import (
 	"github.com/yagent/yagent/memory"
 )
 
-// RunOptions are the inputs of `yagent run`.
-type RunOptions struct {
-	IO      *IOStreams
+// runOptions are the inputs of `yagent run`.
+type runOptions struct {
 	Prompt  string
 	Session string
 	Board   string
-	Flags   agentFlags
-	f       *Factory
+	Agent   agentFlags
 }
 
 // NewCmdRun builds `yagent run`.
-func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
-	opts := &RunOptions{IO: f.IO, f: f}
+func NewCmdRun(f *Factory) *cobra.Command {
+	opts := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   `run [flags] "PROMPT"`,
 		Short: "Run the director on one prompt and print its answer",
@@ -50,33 +43,30 @@ without a terminal cannot ask, so it runs commands only with --allow-shell.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRun(cmd.Context(), opts)
+			return runRun(cmd.Context(), f, opts)
 		},
 	}
-	opts.Flags.register(cmd.Flags())
+	opts.Agent.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Session, "session", "", "continue this session (id, id prefix or name)")
 	cmd.Flags().StringVar(&opts.Board, "board", "", "a new session's board instead of its own")
 	return cmd
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
+func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.Session != "" && opts.Board != "" {
 		return usagef("--board applies to a new session; a resumed one keeps its board")
 	}
-	s, err := openSession(ctx, opts.f, &opts.Flags, sessionRequest{Kind: memory.KindRun, Resume: opts.Session, Board: opts.Board})
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Resume: opts.Session, Board: opts.Board})
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	return oneTurn(ctx, opts.f, s, opts.Prompt)
+	return oneTurn(ctx, f, s, opts.Prompt)
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code.
 func oneTurn(ctx context.Context, f *Factory, s *session, prompt string) error {
-	out, err := s.turn(ctx, f, prompt)
+	out, err := s.turn(ctx, prompt)
 	if s.human != nil {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
@@ -88,47 +78,4 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string) error {
 		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", s.d.Agent(agents.Gates{}).MaxSteps)
 	}
 	return nil
-}
-
-func checkBoard(board string) error {
-	if err := blackboardCheck(board); err != nil {
-		return &usageError{err}
-	}
-	return nil
-}
-
-// ttyAsker asks yes/no questions on the terminal.
-type ttyAsker struct {
-	mu     sync.Mutex
-	in     io.Reader
-	out    io.Writer
-	reader *bufio.Reader
-	always bool
-}
-
-func (a *ttyAsker) Ask(ctx context.Context, question string) (bool, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.always {
-		return true, nil
-	}
-	if a.reader == nil {
-		a.reader = bufio.NewReader(a.in)
-	}
-	fmt.Fprintf(a.out, "? %s — allow? [y]es / [n]o / [a]lways: ", question)
-	line, err := a.reader.ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, err
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true, nil
-	case "a", "always":
-		a.always = true
-		return true, nil
-	}
-	return false, nil
 }

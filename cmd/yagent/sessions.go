@@ -15,8 +15,8 @@ import (
 
 // NewCmdSessions builds `yagent sessions`.
 func NewCmdSessions(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "sessions", Short: "List, inspect and remove sessions", Args: cobra.ArbitraryArgs, RunE: groupRunE}
-	cmd.AddCommand(newCmdSessionsLs(f), newCmdSessionsShow(f), newCmdSessionsRm(f))
+	cmd := &cobra.Command{Use: "sessions", Short: "List, inspect and remove sessions"}
+	cmd.AddCommand(NewCmdSessionsLs(f), NewCmdSessionsShow(f), NewCmdSessionsRm(f))
 	return cmd
 }
 
@@ -26,6 +26,8 @@ type sessionRow struct {
 	BoardNotes int `json:"board_notes"`
 }
 
+// listSessions lists the sessions of this directory (all: every
+// directory), newest first, with their boards' sizes.
 func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]sessionRow, error) {
 	st, err := f.Sessions(ctx)
 	if err != nil {
@@ -46,6 +48,8 @@ func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]sessi
 	rows := make([]sessionRow, len(list))
 	for i, in := range list {
 		rows[i] = sessionRow{Info: in}
+		// A board that cannot be read (disabled, removed, an old id)
+		// counts no notes: the list is about sessions.
 		if idx, err := board.BuildIndex(in.BoardID, blackboard.IndexOptions{MaxNotes: 1, LineChars: 40}); err == nil {
 			rows[i].BoardNotes = idx.Total
 		}
@@ -73,123 +77,150 @@ func dash(s string) string {
 	return s
 }
 
-func newCmdSessionsLs(f *Factory) *cobra.Command {
-	var all, asJSON bool
-	var limit int
+// sessionsLsOptions are the inputs of `yagent sessions ls`.
+type sessionsLsOptions struct {
+	All   bool
+	JSON  bool
+	Limit int
+}
+
+// NewCmdSessionsLs builds `yagent sessions ls`.
+func NewCmdSessionsLs(f *Factory) *cobra.Command {
+	opts := &sessionsLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--all] [--json]",
 		Short: "List sessions of this directory (--all: every directory), newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			rows, err := listSessions(cmd.Context(), f, all, limit)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if rows == nil {
-					rows = []sessionRow{}
-				}
-				return writeJSON(f.IO.Out, rows)
-			}
-			if len(rows) == 0 {
-				fmt.Fprintln(f.IO.ErrOut, "no sessions here yet (yagent sessions ls --all lists every directory)")
-				return nil
-			}
-			tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-			printSessions(tw, rows, false)
-			return tw.Flush()
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return sessionsLsRun(cmd.Context(), f, opts) },
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "every directory's sessions")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: [{id, kind, title, name, cwd, model, parent_id, rollout, created, updated, board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, board_notes}]")
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
+	cmd.Flags().BoolVar(&opts.All, "all", false, "every directory's sessions")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, kind, title, name, cwd, model, parent_id, rollout, created, updated, board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, board_notes}]")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 50, "at most this many")
 	return cmd
 }
 
-func newCmdSessionsShow(f *Factory) *cobra.Command {
-	var asJSON bool
+func sessionsLsRun(ctx context.Context, f *Factory, opts *sessionsLsOptions) error {
+	rows, err := listSessions(ctx, f, opts.All, opts.Limit)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, nonNil(rows))
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "no sessions here yet (yagent sessions ls --all lists every directory)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	printSessions(tw, rows, false)
+	return tw.Flush()
+}
+
+// sessionsShowOptions are the inputs of `yagent sessions show`.
+type sessionsShowOptions struct {
+	Ref  string
+	JSON bool
+}
+
+// NewCmdSessionsShow builds `yagent sessions show`.
+func NewCmdSessionsShow(f *Factory) *cobra.Command {
+	opts := &sessionsShowOptions{}
 	cmd := &cobra.Command{
 		Use:   "show ID [--json]",
 		Short: "Show a session: its row and its spend by label",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			st, err := f.Sessions(ctx)
-			if err != nil {
-				return err
-			}
-			in, err := st.Get(ctx, args[0])
-			if err != nil {
-				return &usageError{err}
-			}
-			spend, err := st.Spend(ctx, in.ID)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if spend == nil {
-					spend = []memory.SpendRow{}
-				}
-				return writeJSON(f.IO.Out, struct {
-					Session memory.Info       `json:"session"`
-					Spend   []memory.SpendRow `json:"spend"`
-				}{in, spend})
-			}
-			w := f.IO.Out
-			fmt.Fprintf(w, "id:       %s\nname:     %s\nkind:     %s\ntitle:    %s\ncwd:      %s\nmodel:    %s\nboard:    %s\nturns:    %d\ncreated:  %s\nupdated:  %s\nrollout:  %s\n",
-				in.ID, dash(in.Name), in.Kind, in.Title, in.Cwd, in.Model, in.BoardID, in.Turns,
-				in.Created.Local().Format(time.DateTime), in.Updated.Local().Format(time.DateTime), in.Rollout)
-			if in.ParentID != "" {
-				fmt.Fprintf(w, "parent:   %s\n", in.ParentID)
-			}
-			fmt.Fprintln(w, "\nspend:")
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "LABEL\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
-			for _, r := range spend {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
-			}
-			return tw.Flush()
+			opts.Ref = args[0]
+			return sessionsShowRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {session: {…as in ls}, spend: [{label, requests, prompt_tokens, cached_tokens, completion_tokens}]}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {session: {…as in ls}, spend: [{label, requests, prompt_tokens, cached_tokens, completion_tokens}]}")
 	return cmd
 }
 
-func newCmdSessionsRm(f *Factory) *cobra.Command {
-	var withBoard bool
+func sessionsShowRun(ctx context.Context, f *Factory, opts *sessionsShowOptions) error {
+	st, err := f.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	in, err := st.Get(ctx, opts.Ref)
+	if err != nil {
+		return err
+	}
+	spend, err := st.Spend(ctx, in.ID)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, struct {
+			Session memory.Info       `json:"session"`
+			Spend   []memory.SpendRow `json:"spend"`
+		}{in, nonNil(spend)})
+	}
+	w := f.IO.Out
+	fmt.Fprintf(w, "id:       %s\nname:     %s\nkind:     %s\ntitle:    %s\ncwd:      %s\nmodel:    %s\nboard:    %s\nturns:    %d\ncreated:  %s\nupdated:  %s\nrollout:  %s\n",
+		in.ID, dash(in.Name), in.Kind, in.Title, in.Cwd, in.Model, in.BoardID, in.Turns,
+		in.Created.Local().Format(time.DateTime), in.Updated.Local().Format(time.DateTime), in.Rollout)
+	if in.ParentID != "" {
+		fmt.Fprintf(w, "parent:   %s\n", in.ParentID)
+	}
+	fmt.Fprintln(w, "\nspend:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LABEL\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
+	for _, r := range spend {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
+	}
+	return tw.Flush()
+}
+
+// sessionsRmOptions are the inputs of `yagent sessions rm`.
+type sessionsRmOptions struct {
+	Ref       string
+	WithBoard bool
+}
+
+// NewCmdSessionsRm builds `yagent sessions rm`.
+func NewCmdSessionsRm(f *Factory) *cobra.Command {
+	opts := &sessionsRmOptions{}
 	cmd := &cobra.Command{
 		Use:   "rm ID [--board]",
 		Short: "Remove a session: its rollout, its sub-agents' sessions, its notebook and stats (the board only with --board)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			st, err := f.Sessions(ctx)
-			if err != nil {
-				return err
-			}
-			removed, err := st.Delete(ctx, args[0])
-			if err != nil {
-				return &usageError{err}
-			}
-			main := removed[len(removed)-1]
-			fmt.Fprintf(f.IO.Out, "removed session %s (%d sub-agent sessions)\n", main.ID, len(removed)-1)
-			if withBoard {
-				board, err := f.Board()
-				if err != nil {
-					return err
-				}
-				if err := blackboard.CheckBoardID(main.BoardID); err == nil {
-					if err := os.RemoveAll(board.BoardDir(main.BoardID)); err != nil {
-						return fmt.Errorf("remove board %s: %w", main.BoardID, err)
-					}
-					fmt.Fprintf(f.IO.Out, "removed board %s\n", main.BoardID)
-				}
-			} else {
-				fmt.Fprintf(f.IO.ErrOut, "board %s kept (yagent sessions rm --board removes it too)\n", main.BoardID)
-			}
-			return nil
+			opts.Ref = args[0]
+			return sessionsRmRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&withBoard, "board", false, "remove the session's board too")
+	cmd.Flags().BoolVar(&opts.WithBoard, "board", false, "remove the session's board too")
 	return cmd
+}
+
+func sessionsRmRun(ctx context.Context, f *Factory, opts *sessionsRmOptions) error {
+	st, err := f.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	removed, err := st.Delete(ctx, opts.Ref)
+	if err != nil {
+		return err
+	}
+	main := removed[len(removed)-1]
+	fmt.Fprintf(f.IO.Out, "removed session %s (%d sub-agent sessions)\n", main.ID, len(removed)-1)
+	if !opts.WithBoard {
+		fmt.Fprintf(f.IO.ErrOut, "board %s kept (yagent sessions rm --board removes it too)\n", main.BoardID)
+		return nil
+	}
+	board, err := f.Board()
+	if err != nil {
+		return err
+	}
+	if err := blackboard.CheckBoardID(main.BoardID); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "board %s kept: %v\n", main.BoardID, err)
+		return nil
+	}
+	if err := os.RemoveAll(board.BoardDir(main.BoardID)); err != nil {
+		return fmt.Errorf("remove board %s: %w", main.BoardID, err)
+	}
+	fmt.Fprintf(f.IO.Out, "removed board %s\n", main.BoardID)
+	return nil
 }

@@ -7,31 +7,39 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
 
-// agentFlags are the flags every command that runs the director shares.
+// agentFlags are the flags of the commands that run the director.
 type agentFlags struct {
 	JSON       bool
-	Replay     string
-	Model      string
-	MaxSteps   int
-	Approval   string
+	Replay     scenarioFlag
 	AllowShell bool
-	Dir        string
+	Dir        dirFlag
+	Model      string
+	MaxSteps   countFlag
+	Approval   approvalFlag
 	Toolset    string
 }
 
-func (a *agentFlags) register(fl *pflag.FlagSet) {
+// registerIO registers the flags batch shares with the other director
+// commands: output, replay, shell and workspace.
+func (a *agentFlags) registerIO(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.JSON, "json", false, "print one JSON event per line")
-	fl.StringVar(&a.Replay, "replay", "", "serve the model from a scripted scenario file (offline)")
-	fl.StringVar(&a.Model, "model", "", "the default model's id (overrides YAGENT_MODEL)")
-	fl.IntVar(&a.MaxSteps, "max-steps", 0, "the director's model calls per turn (default agents.max_steps)")
-	fl.StringVar(&a.Approval, "approval", "", "untrusted, on-request or never (default agents.approval)")
+	fl.Var(&a.Replay, "replay", "serve the model from a scripted scenario file (offline)")
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
-	fl.StringVar(&a.Dir, "cd", "", "workspace directory (default: the current directory)")
+	fl.Var(&a.Dir, "cd", "workspace directory (default: the current directory)")
+}
+
+// register registers every flag of the commands that run the director.
+func (a *agentFlags) register(fl *pflag.FlagSet) {
+	a.registerIO(fl)
+	fl.StringVar(&a.Model, "model", "", "the default model's id (overrides YAGENT_MODEL)")
+	fl.Var(&a.MaxSteps, "max-steps", "the director's model calls per turn (default agents.max_steps)")
+	fl.Var(&a.Approval, "approval", "untrusted, on-request or never (default agents.approval)")
 	fl.StringVar(&a.Toolset, "toolset", "", "limit the director's tools to this toolset (toolsets: in the configuration); no curation then")
 }
 
@@ -68,79 +76,73 @@ type sessionRequest struct {
 // openSession builds the whole runtime over a new or resumed session:
 // configuration, model clients (or a replay), shell policy, session store,
 // board, director — and on resume recovers delegations a dead process left
-// in flight.
-func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
+// in flight. On error it releases what it opened.
+func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (_ *session, err error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
 	out := &session{}
+	defer func() {
+		if err != nil {
+			out.close()
+		}
+	}()
 	switch {
 	case req.Sink != nil:
 		out.sink = req.Sink
 	case fl.JSON:
-		out.sink = newJSONPrinter(f.IO.Out)
+		out.sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
 	default:
 		out.human = newHumanPrinter(f.IO.Out, f.IO.ErrOut)
 		out.sink = out.human
 	}
 	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model}
-	if fl.Replay != "" {
-		sc, err := llmtest.Load(fl.Replay)
+	if fl.Replay.sc != nil {
+		srv, err := llmtest.Start(fl.Replay.sc, llmtest.WithReplay(true))
 		if err != nil {
-			return nil, &usageError{fmt.Errorf("--replay: %w", err)}
-		}
-		srv, err := llmtest.Start(sc, llmtest.WithReplay(true))
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--replay: %w", err)}
+			return nil, fmt.Errorf("--replay %s: %w", fl.Replay.path, err)
 		}
 		out.closers = append(out.closers, srv.Close)
 		cl.replay = srv
-		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent",
-			Text: fmt.Sprintf("▶ replay of %s — a scripted model, not a live LLM", fl.Replay)})
+		out.notice(f, fmt.Sprintf("▶ replay of %s — a scripted model, not a live LLM", fl.Replay.path))
 	}
-	approval := fl.Approval
+	approval := string(fl.Approval)
 	if approval == "" {
 		approval = cfg.Agents.Approval
 	}
 	pol, err := agents.ParseApproval(approval)
 	if err != nil {
-		out.close()
-		return nil, &usageError{err}
+		return nil, err
 	}
 	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell}
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}
-	if fl.MaxSteps < 0 {
-		out.close()
-		return nil, usagef("--max-steps must be positive")
+	if _, ok := cfg.Toolsets[fl.Toolset]; fl.Toolset != "" && !ok {
+		return nil, usagef("--toolset %q is not configured: add it under toolsets: in the configuration", fl.Toolset)
 	}
 	if fl.MaxSteps > 0 { // flags are the last configuration layer
 		c := *cfg
-		c.Agents.MaxSteps = fl.MaxSteps
+		c.Agents.MaxSteps = int(fl.MaxSteps)
 		cfg = &c
 	}
 	if req.Board != "" {
-		if err := checkBoard(req.Board); err != nil {
-			out.close()
+		if err := blackboard.CheckBoardID(req.Board); err != nil {
 			return nil, err
 		}
 	}
 	dir, err := workspaceDir(f, fl)
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	sessions, err := f.Sessions(ctx)
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	_, model, err := cl.resolve("")
 	if err != nil && !req.Inspect {
-		out.close()
-		return nil, &usageError{err}
+		return nil, err
 	}
 	var sess *memory.Session
 	if req.Resume != "" {
@@ -149,22 +151,19 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		sess, err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
 	}
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	out.sess = sess
-	out.closers = append(out.closers, func() { sess.Close() })
+	out.closers = append(out.closers, func() { out.warn(f, "closing the session's rollout", sess.Close()) })
 	for _, w := range sess.Warnings {
-		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + w})
+		out.notice(f, "warning: "+w)
 	}
 	store, err := f.Board()
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	extra, err := sessionTools(ctx, f, sess.ID(), out.sink)
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	d, err := director.New(director.Options{
@@ -172,26 +171,36 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		Events: out.sink, Policy: policy, Session: sess, Toolset: fl.Toolset, Tools: extra,
 	})
 	if err != nil {
-		out.close()
 		return nil, err
 	}
 	out.d = d
-	out.closers = append(out.closers, func() { d.Close() })
+	out.closers = append(out.closers, func() { out.warn(f, "stopping the director", d.Close()) })
 	if !req.Inspect {
 		d.Start(ctx)
 	}
 	if len(sess.Pending) > 0 && !req.Inspect {
 		if _, err := d.RecoverInterrupted(ctx); err != nil {
-			out.close()
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
+// notice shows a line of yagent's own through the session's printer.
+func (s *session) notice(f *Factory, text string) {
+	s.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: text})
+}
+
+// warn shows a non-fatal error as a notice; nil shows nothing.
+func (s *session) warn(f *Factory, doing string, err error) {
+	if err != nil {
+		s.notice(f, fmt.Sprintf("warning: %s: %v", doing, err))
+	}
+}
+
 // workspaceDir is --cd, else the factory's directory, else ".".
 func workspaceDir(f *Factory, fl *agentFlags) (string, error) {
-	dir := fl.Dir
+	dir := string(fl.Dir)
 	if dir == "" {
 		dir = f.Dir
 	}
@@ -200,14 +209,14 @@ func workspaceDir(f *Factory, fl *agentFlags) (string, error) {
 	}
 	w, err := agents.OpenWorkspace(dir)
 	if err != nil {
-		return "", &usageError{err}
+		return "", err
 	}
 	defer w.Close()
 	return w.Dir(), nil
 }
 
 // turn runs one turn and prints its end.
-func (s *session) turn(ctx context.Context, f *Factory, prompt string) (*agents.Outcome, error) {
+func (s *session) turn(ctx context.Context, prompt string) (*agents.Outcome, error) {
 	out, err := s.d.Turn(ctx, prompt)
 	if s.human != nil {
 		s.human.finish()

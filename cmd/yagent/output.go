@@ -1,0 +1,33 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// writeJSON prints v as indented JSON (the --json output of the
+// inspection commands).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// nonNil makes an empty list print as [] rather than null: every --json
+// field is always present.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

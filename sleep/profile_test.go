@@ -1,0 +1,93 @@
+package sleep
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHandEdits pins what `yagent tools pin|set|reset|profile` do through
+// the curator: a name the session cannot reach is refused with
+// ErrUnknownTool and nothing is saved; set curates, reset uncurates and
+// keeps the pins; the overview expands the visible entries with core and
+// pinned tools, and counts only once the session ran a turn.
+func TestHandEdits(t *testing.T) {
+	f := newFixture(t, "interactive", 3)
+	ctx, id := t.Context(), f.chatID
+	if _, err := f.cur.Pin(ctx, id, []string{"tool_00", "no_such_tool"}, true); !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), `"no_such_tool"`) {
+		t.Fatalf("pin of an unknown tool: %v; want ErrUnknownTool naming it", err)
+	}
+	if p := f.profile(); len(p.Pinned) != 0 {
+		t.Fatalf("a refused pin saved %+v", p)
+	}
+	if _, err := f.cur.Pin(ctx, id, []string{"tool_00"}, true); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.cur.SetVisible(ctx, id, []string{"tool_01", "family:none"})
+	if err != nil || !p.Curated || !slices.Equal(p.Visible, []string{"tool_01", "family:none"}) || !slices.Equal(p.Pinned, []string{"tool_00"}) {
+		t.Fatalf("set = %+v, %v", p, err)
+	}
+	v, err := f.cur.Overview(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"read_file", "tool_00", "tool_01", "tool_find", "tool_load"}; !slices.Equal(v.Effective, want) || v.Reachable != nil || v.InContext != nil {
+		t.Errorf("overview before a turn = %+v (effective %v); want effective %v and no counts", v, v.Effective, want)
+	}
+	f.turns(1, 1, "read_file")
+	if v, err = f.cur.Overview(ctx, id); err != nil || v.Reachable == nil || *v.Reachable != 6 || *v.InContext != 5 {
+		t.Errorf("overview after a turn = %+v, %v; want 6 reachable, 5 in context", v, err)
+	}
+	if p, err = f.cur.Reset(ctx, id); err != nil || p.Curated || len(p.Visible) != 0 || !slices.Equal(p.Pinned, []string{"tool_00"}) {
+		t.Errorf("reset = %+v, %v; want uncurated with the pin kept", p, err)
+	}
+}
+
+// TestDamagedProfile: a stored profile that does not decode is an error,
+// not a silently empty profile (which would uncurate the session), and
+// reset rewrites it.
+func TestDamagedProfile(t *testing.T) {
+	f := newFixture(t, "interactive", 3)
+	ctx := t.Context()
+	if err := f.st.SaveProfile(ctx, f.chatID, Profile{Visible: []string{"tool_00"}, Curated: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.ExecContext(ctx, `UPDATE tool_profiles SET visible = '["tool_00"' WHERE chat_id = ?`, f.chatID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.Profile(ctx, f.chatID); err == nil || !strings.Contains(err.Error(), "yagent tools reset") {
+		t.Fatalf("damaged profile read: %v; want an error saying how to repair it", err)
+	}
+	if _, err := f.cur.Reset(ctx, f.chatID); err != nil {
+		t.Fatalf("reset of a damaged profile: %v", err)
+	}
+	if p := f.profile(); p.Curated {
+		t.Errorf("after reset: %+v", p)
+	}
+}
+
+// TestCurationReportsBookkeepingFailures: writes after the plan is
+// applied (resetting the gates, releasing the latch) that fail do not fail
+// the run, and are reported through Logf instead of being dropped.
+func TestCurationReportsBookkeepingFailures(t *testing.T) {
+	f := newFixture(t, "interactive", 12, "case_hide_rare")
+	f.turns(20, 10, "read_file", "tool_00")
+	var logged []string
+	f.cur.Logf = func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }
+	for _, q := range []string{
+		`CREATE TRIGGER no_env BEFORE UPDATE ON chat_turn_env BEGIN SELECT RAISE(ABORT, 'the disk says no'); END`,
+		`CREATE TRIGGER no_release BEFORE UPDATE OF sleep_started ON chats WHEN NEW.sleep_started IS NULL BEGIN SELECT RAISE(ABORT, 'the disk says no'); END`,
+	} {
+		if _, err := f.db.ExecContext(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := f.run(Options{}); r.Status != "ok" {
+		t.Fatalf("run = %+v; want ok", r)
+	}
+	if len(logged) != 2 || !strings.Contains(logged[0], "resetting the gates") || !strings.Contains(logged[1], "ending the sleep") {
+		t.Errorf("logged %q; want the gates reset and the latch release reported", logged)
+	}
+}
