@@ -97,7 +97,7 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 	n := len(s.reqs) + 1
 	msgs := req.messages()
 	rec := Recorded{
-		N: n, Path: r.URL.Path, Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
+		N: n, Path: r.URL.Path, URL: r.URL.RequestURI(), Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
 		Stream: req.Stream, Time: s.opts.now(), Model: req.Model, Header: r.Header.Clone(),
 	}
 	a := answer{

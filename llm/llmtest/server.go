@@ -39,6 +39,7 @@ type Server struct {
 type Recorded struct {
 	N         int    // 1-based arrival order across all endpoints
 	Path      string // e.g. /v1/chat/completions
+	URL       string // the request URI, query included
 	Body      []byte
 	Agent     string // from the "[agent:NAME]" marker in the first system message
 	StepID    string // the step that answered: its id, or steps[i]
