@@ -155,7 +155,8 @@ func GuessProvider(baseURL string) string {
 		{"api.anthropic.com", ProviderAnthropicCompat},
 	}
 	for _, h := range hosts {
-		if host == strings.TrimPrefix(h.suffix, ".") || strings.HasSuffix(host, h.suffix) {
+		d := strings.TrimPrefix(h.suffix, ".")
+		if (host == d && !strings.HasPrefix(h.suffix, ".")) || strings.HasSuffix(host, "."+d) {
 			return h.provider
 		}
 	}

@@ -131,7 +131,7 @@ func runReplay(t *testing.T, ar *txtar.Archive, cfg replay) {
 		if err != nil {
 			roots["error"+k] = err.Error()
 		} else {
-			checkEventsMatch(t, n, ev, resp)
+			checkEventsMatch(t, n, &ev, resp)
 			roots["response"+k] = jsonValue(t, struct {
 				Message      llm.Message `json:"message"`
 				FinishReason string      `json:"finish_reason"`
@@ -172,7 +172,7 @@ func runReplay(t *testing.T, ar *txtar.Archive, cfg replay) {
 // exactly what was streamed as text and its reasoning exactly what was
 // streamed as reasoning (since the last retry, which voids what came
 // before): reasoning never reaches the answer.
-func checkEventsMatch(t *testing.T, n int, ev events, resp llm.Response) {
+func checkEventsMatch(t *testing.T, n int, ev *events, resp llm.Response) {
 	t.Helper()
 	var text, reasoning strings.Builder
 	for _, e := range ev.list() {

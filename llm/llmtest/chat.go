@@ -104,7 +104,7 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 		step: -1, status: http.StatusOK, cutAfter: -1, stream: req.Stream,
 		usageChunk: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		id:         fmt.Sprintf("chatcmpl-llmtest-%d", n), model: req.Model, created: rec.Time.Unix(),
-		wire:       req.wire, encrypted: slices.Contains(req.Include, "reasoning.encrypted_content"),
+		wire: req.wire, encrypted: slices.Contains(req.Include, "reasoning.encrypted_content"),
 	}
 	if req.wire == wireResponses {
 		a.id = fmt.Sprintf("resp_llmtest_%d", n)
