@@ -13,6 +13,9 @@ type EventType string
 const (
 	EventTurnStarted        EventType = "turn_started"
 	EventTextDelta          EventType = "text_delta"
+	// EventReasoningDelta carries the model's reasoning as it streams:
+	// never part of the answer.
+	EventReasoningDelta EventType = "reasoning_delta"
 	EventToolCall           EventType = "tool_call"
 	EventToolResult         EventType = "tool_result"
 	EventUsage              EventType = "usage"
@@ -67,7 +70,9 @@ type UsageEvent struct {
 	PromptTokens     int   `json:"prompt_tokens"`
 	CachedTokens     int   `json:"cached_tokens"`
 	CompletionTokens int   `json:"completion_tokens"`
-	ElapsedMS        int64 `json:"elapsed_ms,omitempty"`
+	// ReasoningTokens is the part of CompletionTokens spent reasoning.
+	ReasoningTokens int   `json:"reasoning_tokens"`
+	ElapsedMS       int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Add accumulates u.
@@ -76,6 +81,7 @@ func (t *UsageEvent) Add(u UsageEvent) {
 	t.PromptTokens += u.PromptTokens
 	t.CachedTokens += u.CachedTokens
 	t.CompletionTokens += u.CompletionTokens
+	t.ReasoningTokens += u.ReasoningTokens
 }
 
 // DelegationEvent describes a delegation starting or finishing. In a
