@@ -27,7 +27,7 @@ type agentFlags struct {
 func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.JSON, "json", false, "print one JSON event per line")
 	fl.StringVar(&a.Replay, "replay", "", "serve the model from a scripted scenario file (offline)")
-	fl.StringVar(&a.Model, "model", "", "the default model's id (overrides YAGENT_MODEL)")
+	fl.StringVar(&a.Model, "model", "", "the default model: a name under models:, else a model id (overrides YAGENT_MODEL)")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "the director's model calls per turn (default agents.max_steps)")
 	fl.StringVar(&a.Approval, "approval", "", "untrusted, on-request or never (default agents.approval)")
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
@@ -82,9 +82,13 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.sink = newJSONPrinter(f.IO.Out)
 	default:
 		out.human = newHumanPrinter(f.IO.Out, f.IO.ErrOut)
+		out.human.buffered = !f.IO.OutTTY
+		out.human.reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
 		out.sink = out.human
 	}
-	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model}
+	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model, warn: func(msg string) {
+		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + msg})
+	}}
 	if fl.Replay != "" {
 		sc, err := llmtest.Load(fl.Replay)
 		if err != nil {
