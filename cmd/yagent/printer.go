@@ -45,9 +45,9 @@ type humanPrinter struct {
 	// (interactive sessions on a terminal).
 	reasoning   bool
 	inReasoning bool
-	total   agents.UsageEvent
-	byAgent map[string]*agents.UsageEvent
-	order   []string
+	total       agents.UsageEvent
+	byAgent     map[string]*agents.UsageEvent
+	order       []string
 }
 
 func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
