@@ -364,9 +364,6 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	for name := range cfg.Models {
-		if name == ModelAliasesKey {
-			return nil, fmt.Errorf("config: models.%s holds aliases, not a model", name)
-		}
 		if strings.TrimSpace(name) == "" {
 			return nil, fmt.Errorf("config: models: a model has an empty name")
 		}
