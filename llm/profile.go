@@ -3,7 +3,6 @@ package llm
 import (
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -166,6 +165,3 @@ func GuessProvider(baseURL string) string {
 	}
 	return ProviderGeneric
 }
-
-// keeps reports whether name is in list.
-func keeps(list []string, name string) bool { return slices.Contains(list, name) }

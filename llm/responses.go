@@ -193,7 +193,6 @@ type responsesAssembler struct {
 	model           string
 	finish          string
 	done            bool
-	summaryPart     int
 }
 
 type respCall struct {
