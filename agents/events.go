@@ -11,8 +11,11 @@ import (
 type EventType string
 
 const (
-	EventTurnStarted        EventType = "turn_started"
-	EventTextDelta          EventType = "text_delta"
+	EventTurnStarted EventType = "turn_started"
+	EventTextDelta   EventType = "text_delta"
+	// EventReasoningDelta carries the model's reasoning as it streams:
+	// never part of the answer.
+	EventReasoningDelta     EventType = "reasoning_delta"
 	EventToolCall           EventType = "tool_call"
 	EventToolResult         EventType = "tool_result"
 	EventUsage              EventType = "usage"
@@ -63,11 +66,13 @@ type ToolEvent struct {
 
 // UsageEvent reports tokens of one request, or totals at turn end.
 type UsageEvent struct {
-	Requests         int   `json:"requests"`
-	PromptTokens     int   `json:"prompt_tokens"`
-	CachedTokens     int   `json:"cached_tokens"`
-	CompletionTokens int   `json:"completion_tokens"`
-	ElapsedMS        int64 `json:"elapsed_ms,omitempty"`
+	Requests         int `json:"requests"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// ReasoningTokens is the part of CompletionTokens spent reasoning.
+	ReasoningTokens int   `json:"reasoning_tokens"`
+	ElapsedMS       int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Add accumulates u.
@@ -76,6 +81,7 @@ func (t *UsageEvent) Add(u UsageEvent) {
 	t.PromptTokens += u.PromptTokens
 	t.CachedTokens += u.CachedTokens
 	t.CompletionTokens += u.CompletionTokens
+	t.ReasoningTokens += u.ReasoningTokens
 }
 
 // DelegationEvent describes a delegation starting or finishing. In a

@@ -194,8 +194,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		if err != nil {
 			break
 		}
-		out.Usage.Add(UsageEvent{Requests: 1, PromptTokens: resp.Usage.PromptTokens,
-			CachedTokens: resp.Usage.CachedPromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
+		out.Usage.Add(usageOf(resp.Usage))
 		out.LastPrompt = resp.Usage.PromptTokens
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
@@ -276,6 +275,8 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int,
 		switch e.Kind {
 		case llm.EventText:
 			l.emit(a, Event{Type: EventTextDelta, Text: e.Text, Step: step})
+		case llm.EventReasoning:
+			l.emit(a, Event{Type: EventReasoningDelta, Text: e.Text, Step: step})
 		case llm.EventRetry:
 			msg := ""
 			if e.Err != nil {
@@ -293,13 +294,19 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int,
 		}
 		return resp, fmt.Errorf("%s: model call %d: %w", a.Name, step, err)
 	}
-	u := UsageEvent{Requests: 1, PromptTokens: resp.Usage.PromptTokens, CachedTokens: resp.Usage.CachedPromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens, ElapsedMS: time.Since(t0).Milliseconds()}
+	u := usageOf(resp.Usage)
+	u.ElapsedMS = time.Since(t0).Milliseconds()
 	l.emit(a, Event{Type: EventUsage, Step: step, Usage: &u})
 	if l.OnResponse != nil {
 		l.OnResponse(resp)
 	}
 	return resp, nil
+}
+
+// usageOf is one response's usage as an event.
+func usageOf(u llm.Usage) UsageEvent {
+	return UsageEvent{Requests: 1, PromptTokens: u.PromptTokens, CachedTokens: u.CachedPromptTokens,
+		CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
 }
 
 // stallCheck counts identical consecutive calls.

@@ -65,7 +65,9 @@ func buildRequest(a *Agent, defs []llm.ToolDef, history []llm.Message, tail stri
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: a.System})
 	msgs = append(msgs, history...)
 	if tail != "" {
-		msgs = append(msgs, llm.Message{Role: tailRole, Content: tail})
+		// Marked transient: the model client places it where the
+		// provider accepts it (never stored, never in the cache prefix).
+		msgs = append(msgs, llm.Message{Role: tailRole, Content: tail, Transient: true})
 	}
 	return llm.Request{Model: a.Model, Messages: msgs, Tools: defs}
 }

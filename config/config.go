@@ -9,6 +9,7 @@ package config
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,11 @@ type Config struct {
 	MCPServers map[string]MCPServer `yaml:"mcp_servers" json:"mcp_servers"`
 	KB         KB                   `yaml:"kb" json:"kb"`
 
+	// ModelAliases maps the model names agent files use (sonnet, opus,
+	// haiku, full Claude ids…) to a name under models: or a raw model id;
+	// it is models.aliases in the files (see MarshalYAML).
+	ModelAliases map[string]string `yaml:"-" json:"-"`
+
 	// Derived from the environment; never read from files.
 	Home      string   `yaml:"-" json:"-"`
 	NotesRoot string   `yaml:"-" json:"-"`
@@ -46,6 +52,88 @@ type Model struct {
 	ContextWindow int      `yaml:"context_window" json:"context_window"`
 	Timeout       Duration `yaml:"timeout" json:"timeout"`
 	MaxRetries    int      `yaml:"max_retries" json:"max_retries"`
+	// Provider names the provider profile (Providers); "" guesses it
+	// from base_url.
+	Provider string `yaml:"provider" json:"provider"`
+	// API is chat (Chat Completions) or responses (the Responses API).
+	API             string `yaml:"api" json:"api"`
+	ReasoningEffort string `yaml:"reasoning_effort" json:"reasoning_effort"`
+	// APIVersion is Azure's api-version query parameter ("" = none).
+	APIVersion string `yaml:"api_version" json:"api_version"`
+	// ExtraBody, ExtraHeaders and DropParams are the escape hatches: request
+	// fields added or replaced, headers added (a value "${VAR}" is read
+	// from the environment), request fields removed.
+	ExtraBody    map[string]any    `yaml:"extra_body" json:"extra_body"`
+	ExtraHeaders map[string]string `yaml:"extra_headers" json:"extra_headers"`
+	DropParams   []string          `yaml:"drop_params" json:"drop_params"`
+}
+
+// Providers are the values models.<name>.provider accepts ("" guesses
+// from base_url); llm's profile table has one row for each
+// (TestProvidersMatchProfiles in package llm keeps them in step).
+var Providers = []string{"openai", "azure", "openrouter", "deepseek", "moonshot", "gemini", "mistral", "groq",
+	"anthropic-compat", "ollama", "vllm", "llamacpp", "lmstudio", "generic"}
+
+// APIs are the values models.<name>.api accepts.
+var APIs = []string{"chat", "responses"}
+
+// ModelAliasesKey is the key under models: that holds aliases, not a model.
+const ModelAliasesKey = "aliases"
+
+// Headers returns ExtraHeaders with "${VAR}" values read through getenv,
+// so a secret header stays out of the files.
+func (m Model) Headers(getenv func(string) string) map[string]string {
+	if len(m.ExtraHeaders) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m.ExtraHeaders))
+	for k, v := range m.ExtraHeaders {
+		if name, ok := strings.CutPrefix(v, "${"); ok && strings.HasSuffix(name, "}") {
+			v = getenv(strings.TrimSuffix(name, "}"))
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// MarshalYAML prints the model aliases under models:, where a file sets
+// them, so `config show` stays a valid configuration file.
+func (c Config) MarshalYAML() (any, error) {
+	type plain Config
+	var n yaml.Node
+	if err := n.Encode(plain(c)); err != nil {
+		return nil, err
+	}
+	if models := lookup(&n, "models"); models != nil && models.Kind == yaml.MappingNode {
+		var a yaml.Node
+		aliases := c.ModelAliases
+		if aliases == nil {
+			aliases = map[string]string{}
+		}
+		if err := a.Encode(aliases); err != nil {
+			return nil, err
+		}
+		models.Content = append(models.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: ModelAliasesKey}, &a)
+	}
+	return &n, nil
+}
+
+// MarshalJSON puts the model aliases under "models" as MarshalYAML does.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	models := make(map[string]any, len(c.Models)+1)
+	for k, v := range c.Models {
+		models[k] = v
+	}
+	aliases := c.ModelAliases
+	if aliases == nil {
+		aliases = map[string]string{}
+	}
+	models[ModelAliasesKey] = aliases
+	return json.Marshal(struct {
+		plain
+		Models map[string]any `json:"models"`
+	}{plain(c), models})
 }
 
 // APIKey reads the model's key from its environment variable.
@@ -264,6 +352,9 @@ func Load(opts Options) (*Config, error) {
 		cfg.Sources = append(cfg.Sources, p)
 	}
 	seedServers(merged)
+	if cfg.ModelAliases, err = takeAliases(merged); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	if err := merged.Decode(cfg); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

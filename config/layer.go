@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,17 +61,86 @@ func parseLayer(file string, data []byte) (*yaml.Node, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Msg: "the top level must be a mapping of sections (models, blackboard, …)"}
 	}
+	aliasErrs, aliasLines := checkAliases(file, root)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var probe Config
 	if err := dec.Decode(&probe); err != nil && !errors.Is(err, io.EOF) {
 		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, typeErrors(file, root, te)
+		if !errors.As(err, &te) {
+			return nil, syntaxError(file, err)
 		}
-		return nil, syntaxError(file, err)
+		// models.aliases decodes as a model and fails as one; it is
+		// checked on its own above.
+		te.Errors = slices.DeleteFunc(te.Errors, func(msg string) bool {
+			m := lineRe.FindStringSubmatch(msg)
+			n := 0
+			if m != nil {
+				n, _ = strconv.Atoi(m[1])
+			}
+			return aliasLines[n]
+		})
+		if len(te.Errors) > 0 {
+			errs := typeErrors(file, root, te)
+			if es, ok := errs.(Errors); ok {
+				return nil, append(es, aliasErrs...)
+			}
+			return nil, errs
+		}
+	}
+	if len(aliasErrs) > 0 {
+		return nil, aliasErrs
 	}
 	return root, nil
+}
+
+// checkAliases checks models.aliases (a mapping of names to model names or
+// ids) and returns the lines it covers.
+func checkAliases(file string, root *yaml.Node) (Errors, map[int]bool) {
+	lines := map[int]bool{}
+	aliases := lookup(root, "models", ModelAliasesKey)
+	if aliases == nil {
+		return nil, lines
+	}
+	var mark func(n *yaml.Node)
+	mark = func(n *yaml.Node) {
+		lines[n.Line] = true
+		for _, c := range n.Content {
+			mark(c)
+		}
+	}
+	mark(aliases)
+	if aliases.Kind != yaml.MappingNode {
+		return Errors{{File: file, Line: aliases.Line, Key: "models.aliases", Msg: "want a mapping of alias: model (a name under models: or a model id)"}}, lines
+	}
+	var errs Errors
+	for i := 0; i+1 < len(aliases.Content); i += 2 {
+		k, v := aliases.Content[i], aliases.Content[i+1]
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || strings.TrimSpace(v.Value) == "" {
+			errs = append(errs, &Error{File: file, Line: v.Line, Key: "models.aliases." + k.Value, Msg: "want a model: a name under models: or a model id"})
+		}
+	}
+	return errs, lines
+}
+
+// takeAliases removes models.aliases from the merged tree and returns it.
+func takeAliases(merged *yaml.Node) (map[string]string, error) {
+	models := lookup(merged, "models")
+	if models == nil || models.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(models.Content); i += 2 {
+		if models.Content[i].Value != ModelAliasesKey {
+			continue
+		}
+		var out map[string]string
+		if err := models.Content[i+1].Decode(&out); err != nil {
+			return nil, fmt.Errorf("models.aliases: %w", err)
+		}
+		models.Content = slices.Delete(models.Content, i, i+2)
+		return out, nil
+	}
+	return nil, nil
 }
 
 var (
@@ -231,7 +301,7 @@ func seedModels(merged, layer, template *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(models.Content); i += 2 {
-		if lookup(have, models.Content[i].Value) == nil {
+		if name := models.Content[i].Value; name != ModelAliasesKey && lookup(have, name) == nil {
 			have.Content = append(have.Content, models.Content[i], deepCopy(template))
 		}
 	}

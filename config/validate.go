@@ -61,6 +61,8 @@ func (c *Config) validate(layers []layer) error {
 	check(n.IndexLeaveChars <= n.IndexEnterChars, "notes.index_leave_chars", "must not be above notes.index_enter_chars (%d), or the mode would flip every turn", n.IndexEnterChars)
 	check(n.IndexLeaveNotes <= n.IndexEnterNotes, "notes.index_leave_notes", "must not be above notes.index_enter_notes (%d)", n.IndexEnterNotes)
 	for name, m := range c.Models {
+		check(m.Provider == "" || slices.Contains(Providers, m.Provider), "models."+name+".provider", "unknown provider %q: want one of %s, or leave it out to guess from base_url", m.Provider, strings.Join(Providers, ", "))
+		check(slices.Contains(APIs, m.API), "models."+name+".api", "unknown API %q: want chat (Chat Completions) or responses (the Responses API)", m.API)
 		check(m.ContextWindow >= 1, "models."+name+".context_window", "want the model's window in tokens, got %d", m.ContextWindow)
 		check(m.MaxRetries >= 0, "models."+name+".max_retries", "want 0 or more, got %d", m.MaxRetries)
 		check(m.Timeout.D() > 0, "models."+name+".timeout", "want a duration above 0, got %s", m.Timeout)

@@ -25,7 +25,7 @@ func assemble(t *testing.T, raws ...string) (*assembler, []string) {
 	var a assembler
 	var texts []string
 	for _, c := range chunks(t, raws...) {
-		a.add(&c, func(s string) { texts = append(texts, s) })
+		a.add(&c, sink{text: func(s string) { texts = append(texts, s) }, reasoning: func(string) {}})
 	}
 	return &a, texts
 }

@@ -33,6 +33,24 @@ type EndpointConfig struct {
 	// retry). Optional; the default is exponential with jitter. A Retry-After
 	// sent by the server wins when it is longer (capped at MaxRetryWait).
 	Backoff func(attempt int) time.Duration
+
+	// Provider names the provider profile (see [ProviderNames]); empty
+	// guesses it from BaseURL ([GuessProvider]).
+	Provider string
+	// API is APIChat (default) or APIResponses.
+	API string
+	// ReasoningEffort, when set, is sent as reasoning.effort (Responses)
+	// or reasoning_effort (Chat Completions).
+	ReasoningEffort string
+	// APIVersion, when set, is sent as the api-version query parameter
+	// (Azure's classic endpoint).
+	APIVersion string
+	// ExtraBody adds or replaces top-level request fields; ExtraHeaders
+	// adds headers; DropParams removes top-level request fields. They are
+	// the escape hatches for what a profile does not know yet.
+	ExtraBody    map[string]any
+	ExtraHeaders map[string]string
+	DropParams   []string
 }
 
 // EndpointFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and YAGENT_MODEL

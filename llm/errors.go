@@ -15,8 +15,10 @@ type APIError struct {
 	Code       string // provider error code, e.g. "model_not_found"
 	Type       string // provider error type, e.g. "invalid_request_error"
 	Message    string // provider message, flattened to one line
+	Param      string // the request field the provider named, if any
 	Model      string
 	BaseURL    string
+	Provider   string // the profile the request was built with
 }
 
 func (e *APIError) Error() string {
@@ -42,9 +44,30 @@ func (e *APIError) Error() string {
 	case e.StatusCode >= 500:
 		return fmt.Sprintf("server error at %s (%d: %s): the provider is failing, try again later", e.BaseURL, e.StatusCode, msg)
 	case e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity:
-		return fmt.Sprintf("%s rejected the request for model %q (%d: %s): the model or server may not support a parameter or tools", e.BaseURL, e.Model, e.StatusCode, msg)
+		return fmt.Sprintf("%s rejected the request for model %q (%d: %s): %s", e.BaseURL, e.Model, e.StatusCode, msg, e.rejectHint())
 	}
 	return fmt.Sprintf("request to %s for model %q failed (%d: %s)", e.BaseURL, e.Model, e.StatusCode, msg)
+}
+
+// rejectHint says what to change for a request the provider refused,
+// from what its message names.
+func (e *APIError) rejectHint() string {
+	low := strings.ToLower(e.Message)
+	now := ""
+	if e.Provider != "" {
+		now = fmt.Sprintf(" (now %s)", e.Provider)
+	}
+	switch {
+	case strings.Contains(low, "reasoning_content"):
+		return "the provider wants the model's reasoning sent back: set models.<name>.provider to deepseek or moonshot" + now
+	case strings.Contains(low, "thought_signature"):
+		return "the provider wants Gemini's thought signatures sent back: set models.<name>.provider: gemini" + now
+	case strings.Contains(low, "role 'user' after role 'tool'"), strings.Contains(low, "unexpected role"):
+		return "the provider refuses this order of roles: set models.<name>.provider: mistral" + now + " or agents.tail_role"
+	case e.Param != "":
+		return fmt.Sprintf("the provider refused the field %q: drop it with models.<name>.drop_params: [%s], or check models.<name>.provider%s", e.Param, e.Param, now)
+	}
+	return "the model or server may not support a parameter or tools: drop a field with models.<name>.drop_params, or check models.<name>.provider" + now
 }
 
 func (e *APIError) isModelError() bool {
@@ -81,11 +104,12 @@ func newAPIError(status int, body []byte, model, baseURL string) *APIError {
 		Message string          `json:"message"`
 		Type    string          `json:"type"`
 		Code    json.RawMessage `json:"code"`
+		Param   json.RawMessage `json:"param"`
 	}
 	var text string
 	switch {
 	case len(env.Error) > 0 && env.Error[0] == '{' && json.Unmarshal(env.Error, &obj) == nil:
-		e.Message, e.Type, e.Code = oneLine(obj.Message), obj.Type, rawCode(obj.Code)
+		e.Message, e.Type, e.Code, e.Param = oneLine(obj.Message), obj.Type, rawCode(obj.Code), rawCode(obj.Param)
 	case len(env.Error) > 0 && env.Error[0] == '"' && json.Unmarshal(env.Error, &text) == nil:
 		e.Message = oneLine(text)
 	default:

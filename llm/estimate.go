@@ -6,12 +6,16 @@ const perMessageOverhead = 4
 
 // EstimateTokens is a cheap, deterministic estimate of the prompt tokens of
 // msgs and tools: about one token per four bytes, plus a small overhead per
-// message. It is meant for accounting between two provider reports, not for
-// billing.
+// message. Reasoning and provider extras count: they go back to providers
+// that demand them. It is meant for accounting between two provider
+// reports, not for billing.
 func EstimateTokens(msgs []Message, tools []ToolDef) int {
 	bytes := 0
 	for _, m := range msgs {
-		bytes += len(m.Role) + len(m.Content) + len(m.ToolCallID)
+		bytes += len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.Reasoning)
+		for _, raw := range m.Extras {
+			bytes += len(raw)
+		}
 		for _, tc := range m.ToolCalls {
 			bytes += len(tc.ID) + len(tc.Name) + len(tc.Arguments)
 		}

@@ -14,21 +14,29 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 )
 
-// OpenAIClient is a [Client] for any OpenAI-compatible Chat Completions
-// endpoint (OpenAI, OpenRouter, vLLM, llama.cpp server, Ollama, LM Studio).
-// It is safe for concurrent use.
+// OpenAIClient is a [Client] for any OpenAI-compatible endpoint (OpenAI,
+// Azure, OpenRouter, DeepSeek, Kimi, Gemini, Mistral, Groq, vLLM, llama.cpp
+// server, Ollama, LM Studio…), over Chat Completions or the Responses API,
+// speaking each provider's dialect through its [Profile]. It is safe for
+// concurrent use.
 type OpenAIClient struct {
-	chat       openai.ChatCompletionService
-	embeddings openai.EmbeddingService
-	baseURL    string
-	model      string
-	timeout    time.Duration
-	maxRetries int
-	backoff    func(int) time.Duration
-	isOpenAI   bool
+	chat            openai.ChatCompletionService
+	responses       responses.ResponseService
+	embeddings      openai.EmbeddingService
+	baseURL         string
+	model           string
+	timeout         time.Duration
+	maxRetries      int
+	backoff         func(int) time.Duration
+	profile         Profile
+	api             string
+	reasoningEffort string
+	bodyOpts        bodyOptions
 }
 
 var _ Client = (*OpenAIClient)(nil)
@@ -51,13 +59,32 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("model endpoint %q is not an http(s) URL: check OPENAI_BASE_URL or models.<name>.base_url", cfg.BaseURL)
 	}
+	provider := cfg.Provider
+	if provider == "" {
+		provider = GuessProvider(cfg.BaseURL)
+	}
+	profile, err := LookupProfile(provider)
+	if err != nil {
+		return nil, fmt.Errorf("models.<name>.provider: %w", err)
+	}
+	api := cfg.API
+	switch api {
+	case "":
+		api = APIChat
+	case APIChat, APIResponses:
+	default:
+		return nil, fmt.Errorf("models.<name>.api: unknown API %q (want %s or %s)", cfg.API, APIChat, APIResponses)
+	}
 	c := &OpenAIClient{
-		baseURL:    strings.TrimRight(cfg.BaseURL, "/"),
-		model:      cfg.Model,
-		timeout:    cfg.Timeout,
-		maxRetries: cfg.MaxRetries,
-		backoff:    cfg.Backoff,
-		isOpenAI:   isOpenAIHost(u),
+		baseURL:         strings.TrimRight(cfg.BaseURL, "/"),
+		model:           cfg.Model,
+		timeout:         cfg.Timeout,
+		maxRetries:      cfg.MaxRetries,
+		backoff:         cfg.Backoff,
+		profile:         profile,
+		api:             api,
+		reasoningEffort: cfg.ReasoningEffort,
+		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams, omit: profile.Omit},
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
@@ -80,17 +107,34 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(c.baseURL),
-		option.WithAPIKey(cfg.APIKey),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0), // the retry policy is ours
 	}
+	if profile.APIKeyHeader != "" {
+		if cfg.APIKey != "" {
+			opts = append(opts, option.WithHeader(profile.APIKeyHeader, cfg.APIKey))
+		}
+	} else {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.APIVersion != "" {
+		opts = append(opts, option.WithQuery("api-version", cfg.APIVersion))
+	}
+	for _, k := range sortedKeys(cfg.ExtraHeaders) {
+		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
+	}
 	c.chat = openai.NewChatCompletionService(opts...)
+	c.responses = responses.NewResponseService(opts...)
 	c.embeddings = openai.NewEmbeddingService(opts...)
 	return c, nil
 }
 
+// Profile returns the provider profile the client speaks.
+func (c *OpenAIClient) Profile() Profile { return c.profile }
+
 // Stream sends req and streams the answer, retrying failures that a new
-// attempt may cure (429, 5xx, connection errors, timeouts, cut streams).
+// attempt may cure (429, 5xx, connection errors, timeouts, cut streams,
+// answers the provider ended with an error).
 func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error) {
 	model := req.Model
 	if model == "" {
@@ -99,7 +143,15 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 	if model == "" {
 		return Response{}, errors.New("no model set: set YAGENT_MODEL or models.<name>.model")
 	}
-	params, err := c.chatParams(req, model)
+	build := c.chatBody
+	if c.api == APIResponses {
+		build = c.responsesBody
+	}
+	body, err := build(req, model)
+	if err != nil {
+		return Response{}, fmt.Errorf("build request for %s: %w", model, err)
+	}
+	raw, err := body.MarshalJSON()
 	if err != nil {
 		return Response{}, fmt.Errorf("build request for %s: %w", model, err)
 	}
@@ -111,7 +163,7 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 	n, err := c.retry(ctx, emit, func(ctx context.Context, n int) (time.Duration, error) {
 		var err error
 		var wait time.Duration
-		resp, wait, err = c.streamOnce(ctx, params, model, n, c.maxRetries+1, emit)
+		resp, wait, err = c.streamOnce(ctx, raw, model, n, c.maxRetries+1, emit)
 		return wait, err
 	})
 	if err != nil {
@@ -152,39 +204,60 @@ func (o *httpOutcome) middleware(req *http.Request, next option.MiddlewareNext) 
 
 // streamOnce makes one attempt. Its deadline is a watchdog reset by every
 // chunk, so a long answer that keeps flowing is never cut.
-func (c *OpenAIClient) streamOnce(ctx context.Context, params openai.ChatCompletionNewParams, model string, n, maxAttempts int, emit func(Event)) (Response, time.Duration, error) {
+func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string, n, maxAttempts int, emit func(Event)) (Response, time.Duration, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(c.timeout, func() { cancel(errIdle) })
 	defer watchdog.Stop()
+	out := sink{
+		text:      func(s string) { emit(Event{Kind: EventText, Text: s, Attempt: n, MaxAttempts: maxAttempts}) },
+		reasoning: func(s string) { emit(Event{Kind: EventReasoning, Text: s, Attempt: n, MaxAttempts: maxAttempts}) },
+	}
+	var ho httpOutcome
+	var resp Response
+	var err error
+	if c.api == APIResponses {
+		resp, err = c.responsesAttempt(actx, body, &ho, out, func() { watchdog.Reset(c.timeout) })
+	} else {
+		resp, err = c.chatAttempt(actx, body, &ho, out, func() { watchdog.Reset(c.timeout) })
+	}
+	if err == nil {
+		err = notAnAnswer(resp)
+	}
+	if err != nil {
+		wait, err := c.classify(actx, err, &ho, model)
+		return Response{}, wait, err
+	}
+	if resp.Model == "" {
+		resp.Model = model
+	}
+	return resp, 0, nil
+}
 
-	var out httpOutcome
-	stream := c.chat.NewStreaming(actx, params, option.WithMiddleware(out.middleware))
+// chatAttempt streams one Chat Completions answer.
+func (c *OpenAIClient) chatAttempt(ctx context.Context, body []byte, ho *httpOutcome, out sink, tick func()) (Response, error) {
+	var params openai.ChatCompletionNewParams
+	param.SetJSON(body, &params)
+	stream := c.chat.NewStreaming(ctx, params, option.WithMiddleware(ho.middleware))
 	defer stream.Close()
-
-	var asm assembler
-	text := func(s string) { emit(Event{Kind: EventText, Text: s, Attempt: n, MaxAttempts: maxAttempts}) }
+	asm := assembler{profile: &c.profile}
 	for stream.Next() {
-		watchdog.Reset(c.timeout)
+		tick()
 		chunk := stream.Current()
-		asm.add(&chunk, text)
+		asm.add(&chunk, out)
 	}
 	err := stream.Err()
 	switch {
 	case err == nil && !asm.finished():
 		err = errCut
-	case err != nil && asm.finished() && ctx.Err() == nil && out.status < 400 && !isStreamError(err):
+	case err != nil && asm.finished() && (context.Cause(ctx) == nil || errors.Is(context.Cause(ctx), errIdle)) && ho.status < 400 && !isStreamError(err):
 		// The answer is complete; only the usage chunk or [DONE] was lost.
 		err = nil
 	}
 	if err != nil {
-		wait, err := c.classify(actx, err, &out, model)
-		return Response{}, wait, err
+		return Response{}, err
 	}
-	if asm.model != "" {
-		model = asm.model
-	}
-	return Response{Message: asm.message(), FinishReason: asm.finish, Usage: asm.usage, Model: model}, 0, nil
+	return Response{Message: asm.message(), FinishReason: asm.finish, Usage: asm.usage, Model: asm.model}, nil
 }
 
 func isStreamError(err error) bool {
@@ -196,6 +269,21 @@ func isStreamError(err error) bool {
 // says whether a new attempt may cure it (see retryable). The caller's own
 // cancellation is handled by retry before any of this matters.
 func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
+	var fe *finishError
+	if errors.As(err, &fe) {
+		var r *retryableError
+		if errors.As(err, &r) {
+			return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, fe))
+		}
+		return 0, fmt.Errorf("%s: %w", c.baseURL, fe)
+	}
+	var re *responsesError
+	if errors.As(err, &re) {
+		if re.retryable {
+			return 0, retryable(fmt.Errorf("%s: %w", c.baseURL, re))
+		}
+		return 0, fmt.Errorf("%s: %w", c.baseURL, re)
+	}
 	if errors.Is(context.Cause(actx), errIdle) {
 		return 0, retryable(fmt.Errorf("no answer from %s for %s (%w): the server is overloaded or the model is loading", c.baseURL, c.timeout, errIdle))
 	}
@@ -205,6 +293,7 @@ func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcom
 	}
 	if out.status >= 400 {
 		api := newAPIError(out.status, out.body, model, c.baseURL)
+		api.Provider = c.profile.Name
 		if !api.Retryable() {
 			return 0, api
 		}

@@ -17,12 +17,27 @@ const (
 	RoleTool      Role = "tool"
 )
 
-// Message is one entry of a conversation.
+// Message is one entry of a conversation. It is provider-neutral except
+// for Extras, the opaque fields a provider demands back (see [Profile]); it
+// is stored as is in rollouts, so every field added here is additive.
 type Message struct {
-	Role       Role       `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant only
-	ToolCallID string     `json:"tool_call_id,omitempty"` // tool only
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// Reasoning is the model's visible reasoning behind an assistant
+	// message (reasoning_content, reasoning, typed thinking parts, the
+	// Responses API's summaries). It is never part of the answer.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Extras are opaque provider data kept with an assistant message and
+	// sent back where the provider demands it, keyed by name (e.g.
+	// "reasoning_details" for OpenRouter, "reasoning_items" for the
+	// Responses API's encrypted reasoning).
+	Extras     map[string]json.RawMessage `json:"extras,omitempty"`
+	ToolCalls  []ToolCall                 `json:"tool_calls,omitempty"`   // assistant only
+	ToolCallID string                     `json:"tool_call_id,omitempty"` // tool only
+	// Transient marks the per-call tail (state, window line, board index):
+	// it is never stored, and the provider profile decides where it goes
+	// without breaking the provider's role order.
+	Transient bool `json:"-"`
 }
 
 // ToolCall is a call the model asked for. Arguments is the raw JSON text
@@ -32,6 +47,10 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Extras are opaque fields of the call a provider demands back, keyed
+	// by their wire name (Gemini's "extra_content" with its
+	// thought_signature).
+	Extras map[string]json.RawMessage `json:"extras,omitempty"`
 }
 
 // ToolDef declares a tool to the model. Parameters is a JSON schema object;
@@ -68,6 +87,9 @@ const (
 	// EventRetry says a retry is about to happen: text printed so far for
 	// this request is void, the next attempt streams the answer afresh.
 	EventRetry
+	// EventReasoning carries a delta of the model's reasoning: shown as
+	// reasoning, never as the answer.
+	EventReasoning
 )
 
 func (k EventKind) String() string {
@@ -76,6 +98,8 @@ func (k EventKind) String() string {
 		return "text"
 	case EventRetry:
 		return "retry"
+	case EventReasoning:
+		return "reasoning"
 	}
 	return "unknown"
 }
@@ -83,7 +107,7 @@ func (k EventKind) String() string {
 // Event is reported to Request.OnEvent while a request runs.
 type Event struct {
 	Kind EventKind
-	Text string // EventText: the delta
+	Text string // EventText, EventReasoning: the delta
 	// Attempt is the attempt the event belongs to, counting from 1. For
 	// EventRetry it is the attempt about to start (2 for the first retry).
 	Attempt int
@@ -100,6 +124,8 @@ type Usage struct {
 	PromptTokens       int
 	CachedPromptTokens int
 	CompletionTokens   int
+	// ReasoningTokens is the part of CompletionTokens spent reasoning.
+	ReasoningTokens int
 }
 
 // Response is a finished answer.

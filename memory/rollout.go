@@ -64,6 +64,7 @@ type UsageItem struct {
 	PromptTokens     int    `json:"prompt_tokens"`
 	CachedTokens     int    `json:"cached_tokens"`
 	CompletionTokens int    `json:"completion_tokens"`
+	ReasoningTokens  int    `json:"reasoning_tokens,omitempty"`
 }
 
 // Item is one line of a rollout.

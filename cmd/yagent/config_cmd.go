@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
 )
 
 // NewCmdConfig builds `yagent config`.
@@ -51,6 +54,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	if sources == nil {
 		sources = []string{}
 	}
+	cfg, guessed := withGuessedProviders(cfg)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {
 			Home              string         `json:"home"`
@@ -77,6 +81,27 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	for _, s := range sources {
 		fmt.Fprintf(w, "# file: %s\n", s)
 	}
+	for _, name := range guessed {
+		fmt.Fprintf(w, "# models.%s.provider: %s, guessed from its base_url\n", name, cfg.Models[name].Provider)
+	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// withGuessedProviders returns a copy of cfg where every model without a
+// provider shows the one its base_url selects, and the names of those
+// models.
+func withGuessedProviders(cfg *config.Config) (*config.Config, []string) {
+	out := *cfg
+	out.Models = maps.Clone(cfg.Models)
+	var guessed []string
+	for _, name := range slices.Sorted(maps.Keys(out.Models)) {
+		m := out.Models[name]
+		if m.Provider == "" {
+			m.Provider = llm.GuessProvider(m.BaseURL)
+			out.Models[name] = m
+			guessed = append(guessed, name)
+		}
+	}
+	return &out, guessed
 }

@@ -17,31 +17,37 @@ type clients struct {
 	getenv func(string) string
 	// replay, when set, serves every model from a scripted scenario.
 	replay *llmtest.Server
-	// override replaces the default model's provider id (--model).
+	// override is --model: a name under models: serves as the default
+	// model, anything else is the default endpoint's model id.
 	override string
+	// warn reports a model name that maps to nothing (once per name).
+	warn func(string)
 
-	mu    sync.Mutex
-	cache map[string]llm.Client
+	mu     sync.Mutex
+	cache  map[string]llm.Client
+	warned map[string]bool
 }
 
-// resolve implements agents.ClientFunc. An empty name is the default
-// model; a name that is not configured (e.g. Claude's "sonnet" in a
-// .claude/agents definition) also falls back to the default.
+// resolve implements agents.ClientFunc. An empty name and "inherit" are
+// the default model. Another name (an agent file's model: field) is a name
+// under models:, else an alias under models.aliases (which names a model
+// or a raw model id); a name neither maps is a visible warning, and the
+// default model serves.
 func (c *clients) resolve(name string) (llm.Client, string, error) {
-	if _, ok := c.cfg.Models[name]; !ok || name == "" {
-		name = "default"
-	}
-	m := c.cfg.Models[name]
+	key, rawID := c.modelFor(name)
+	m := c.cfg.Models[key]
 	id := m.Model
-	if name == "default" && c.override != "" {
-		id = c.override
+	if rawID != "" {
+		id = rawID
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cl, ok := c.cache[name]; ok {
+	if cl, ok := c.cache[key]; ok {
 		return cl, id, nil
 	}
-	ep := llm.EndpointConfig{BaseURL: m.BaseURL, APIKey: m.APIKey(c.getenv), Model: id, Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries}
+	ep := llm.EndpointConfig{BaseURL: m.BaseURL, APIKey: m.APIKey(c.getenv), Model: id, Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries,
+		Provider: m.Provider, API: m.API, ReasoningEffort: m.ReasoningEffort, APIVersion: m.APIVersion,
+		ExtraBody: m.ExtraBody, ExtraHeaders: m.Headers(c.getenv), DropParams: m.DropParams}
 	if m.MaxRetries == 0 {
 		ep.MaxRetries = -1 // max_retries: 0 means no retries (key presence)
 	}
@@ -49,6 +55,7 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 		ep = llm.EndpointConfig{BaseURL: c.replay.URL(), Model: "replay", MaxRetries: -1}
 		id = "replay"
 	}
+	name = key
 	if ep.BaseURL == "" {
 		return nil, "", fmt.Errorf("%w\n  export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in %s; to try yagent offline: yagent run --replay testdata/scenarios/demo.yaml \"…\"",
 			llm.ErrNoEndpoint, name, filepath.Join(c.cfg.Home, "config.yaml"))
@@ -60,8 +67,48 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 	if c.cache == nil {
 		c.cache = map[string]llm.Client{}
 	}
-	c.cache[name] = cl
+	c.cache[key] = cl
 	return cl, id, nil
+}
+
+// modelFor maps a model name to the key under models: whose endpoint
+// serves it, and the model id to ask for when it is not that entry's own.
+func (c *clients) modelFor(name string) (key, rawID string) {
+	if name == "" || name == "inherit" {
+		return c.defaultModel()
+	}
+	if _, ok := c.cfg.Models[name]; ok {
+		return name, ""
+	}
+	if target, ok := c.cfg.ModelAliases[name]; ok {
+		if _, ok := c.cfg.Models[target]; ok {
+			return target, ""
+		}
+		key, _ := c.defaultModel()
+		return key, target
+	}
+	c.mu.Lock()
+	first := !c.warned[name]
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	c.warned[name] = true
+	c.mu.Unlock()
+	if first && c.warn != nil {
+		c.warn(fmt.Sprintf("model %q is not under models: nor models.aliases; the default model serves it (map it with models.aliases.%s: <model>)", name, name))
+	}
+	return c.defaultModel()
+}
+
+// defaultModel is models.default, or what --model names.
+func (c *clients) defaultModel() (key, rawID string) {
+	if c.override == "" {
+		return "default", ""
+	}
+	if _, ok := c.cfg.Models[c.override]; ok {
+		return c.override, ""
+	}
+	return "default", c.override
 }
 
 var _ agents.ClientFunc = (*clients)(nil).resolve

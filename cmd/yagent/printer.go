@@ -37,14 +37,27 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 // humanPrinter streams the lead's text to out and progress (tool calls,
 // delegations, retries, usage) to errOut, so `yagent run … > answer.md`
 // captures only the answer.
+//
+// A retry voids the text its request printed. On a terminal the retry is
+// shown where the void text stands; into a file or a pipe (buffered set)
+// the lead's text of a model call is held until the call succeeds, so a
+// retried call leaves no partial answer behind.
 type humanPrinter struct {
 	mu      sync.Mutex
 	out     io.Writer
 	errOut  io.Writer
 	midline bool // the last byte written to out was not a newline
-	total   agents.UsageEvent
-	byAgent map[string]*agents.UsageEvent
-	order   []string
+	// buffered holds each model call's text until the call succeeds
+	// (out is not a terminal).
+	buffered bool
+	pending  strings.Builder
+	// reasoning shows the model's reasoning, dimmed, on errOut
+	// (interactive sessions on a terminal).
+	reasoning   bool
+	inReasoning bool
+	total       agents.UsageEvent
+	byAgent     map[string]*agents.UsageEvent
+	order       []string
 }
 
 func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
@@ -57,10 +70,26 @@ func (p *humanPrinter) Emit(e agents.Event) {
 	indent := strings.Repeat("  ", e.Depth)
 	switch e.Type {
 	case agents.EventTextDelta:
-		if e.Depth == 0 {
-			io.WriteString(p.out, e.Text)
-			p.midline = !strings.HasSuffix(e.Text, "\n")
+		if e.Depth != 0 {
+			return
 		}
+		p.endReasoning()
+		if p.buffered {
+			p.pending.WriteString(e.Text)
+			return
+		}
+		io.WriteString(p.out, e.Text)
+		p.midline = !strings.HasSuffix(e.Text, "\n")
+	case agents.EventReasoningDelta:
+		if e.Depth != 0 || !p.reasoning {
+			return
+		}
+		if !p.inReasoning {
+			p.endText()
+			io.WriteString(p.errOut, dim)
+			p.inReasoning = true
+		}
+		io.WriteString(p.errOut, e.Text)
 	case agents.EventToolCall:
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
@@ -81,10 +110,20 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		d := e.Delegation
 		p.line("%s⇠ %s %s %s — %s", indent, d.Agent, d.Status, d.Ref, oneLine(d.Conclusion, 120))
 	case agents.EventRetry:
+		if e.Depth == 0 {
+			p.pending.Reset() // the retried call's text is void
+		}
+		if e.Depth == 0 && p.midline {
+			p.line("%s↻ %s: %s — the text above is void, the answer follows again", indent, e.Text, oneLine(e.Error, 120))
+			return
+		}
 		p.line("%s↻ %s: %s", indent, e.Text, oneLine(e.Error, 120))
 	case agents.EventNotice:
 		p.line("%s%s", indent, e.Text)
 	case agents.EventUsage:
+		if e.Depth == 0 {
+			p.flush() // the call succeeded: its text is the answer
+		}
 		u := p.byAgent[e.Agent]
 		if u == nil {
 			u = &agents.UsageEvent{}
@@ -117,26 +156,55 @@ func (p *humanPrinter) Emit(e agents.Event) {
 	}
 }
 
+// dim and undim are the ANSI faint attribute and its reset.
+const dim, undim = "\x1b[2m", "\x1b[0m"
+
 // line prints a progress line on errOut, first ending the lead's text line
-// if it is open.
+// (or its reasoning) if it is open.
 func (p *humanPrinter) line(format string, args ...any) {
+	p.endReasoning()
+	p.endText()
+	fmt.Fprintf(p.errOut, format+"\n", args...)
+}
+
+func (p *humanPrinter) endText() {
 	if p.midline {
 		io.WriteString(p.out, "\n")
 		p.midline = false
 	}
-	fmt.Fprintf(p.errOut, format+"\n", args...)
+}
+
+func (p *humanPrinter) endReasoning() {
+	if p.inReasoning {
+		io.WriteString(p.errOut, undim+"\n")
+		p.inReasoning = false
+	}
+}
+
+// flush writes the text held for a model call that succeeded.
+func (p *humanPrinter) flush() {
+	if p.pending.Len() == 0 {
+		return
+	}
+	text := p.pending.String()
+	p.pending.Reset()
+	io.WriteString(p.out, text)
+	p.midline = !strings.HasSuffix(text, "\n")
 }
 
 // finish ends the text and prints the usage line, broken down by agent.
 func (p *humanPrinter) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.midline {
-		io.WriteString(p.out, "\n")
-		p.midline = false
-	}
+	p.pending.Reset() // text of a call that never succeeded is no answer
+	p.endReasoning()
+	p.endText()
 	t := p.total
-	line := fmt.Sprintf("── %s · prompt %d (cached %d) · completion %d · %.2fs", agents.Count(t.Requests, "request", "requests"), t.PromptTokens, t.CachedTokens, t.CompletionTokens, float64(t.ElapsedMS)/1000)
+	completion := fmt.Sprintf("completion %d", t.CompletionTokens)
+	if t.ReasoningTokens > 0 {
+		completion = fmt.Sprintf("completion %d (reasoning %d)", t.CompletionTokens, t.ReasoningTokens)
+	}
+	line := fmt.Sprintf("── %s · prompt %d (cached %d) · %s · %.2fs", agents.Count(t.Requests, "request", "requests"), t.PromptTokens, t.CachedTokens, completion, float64(t.ElapsedMS)/1000)
 	if len(p.order) > 1 {
 		var parts []string
 		for _, a := range p.order {

@@ -40,3 +40,63 @@ func TestNonFatalErrorsAreShown(t *testing.T) {
 		t.Errorf("history that cannot be saved wrote %q and kept %d lines; want one warning and both lines", got, h.Len())
 	}
 }
+
+// TestHumanPrinterRetryVoidsText pins what a retry after printed text
+// leaves: into a file or a pipe, only the text of the call that succeeded;
+// on a terminal, the void text stays and the retry line says so.
+func TestHumanPrinterRetryVoidsText(t *testing.T) {
+	events := []agents.Event{
+		{Type: agents.EventTextDelta, Text: "The partial "},
+		{Type: agents.EventTextDelta, Text: "ans"},
+		{Type: agents.EventRetry, Text: "retrying (2/4) in 500ms", Error: "stream ended before the answer finished"},
+		{Type: agents.EventTextDelta, Text: "The whole answer."},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1, CompletionTokens: 9, ReasoningTokens: 4}},
+	}
+	for _, tc := range []struct {
+		name       string
+		buffered   bool
+		wantOut    string
+		wantErrOut string
+	}{
+		{"file", true, "The whole answer.\n", "↻ retrying (2/4) in 500ms: stream ended before the answer finished\n"},
+		{"terminal", false, "The partial ans\nThe whole answer.\n", "the text above is void, the answer follows again"},
+	} {
+		var out, errOut bytes.Buffer
+		p := newHumanPrinter(&out, &errOut)
+		p.buffered = tc.buffered
+		for _, e := range events {
+			p.Emit(e)
+		}
+		p.finish()
+		if out.String() != tc.wantOut {
+			t.Errorf("%s: stdout = %q; want %q", tc.name, out.String(), tc.wantOut)
+		}
+		if !strings.Contains(errOut.String(), tc.wantErrOut) {
+			t.Errorf("%s: stderr = %q; want it to contain %q", tc.name, errOut.String(), tc.wantErrOut)
+		}
+		if !strings.Contains(errOut.String(), "completion 9 (reasoning 4)") {
+			t.Errorf("%s: usage line %q lacks the reasoning tokens", tc.name, errOut.String())
+		}
+	}
+}
+
+// TestHumanPrinterReasoning pins reasoning on the human printer: never on
+// stdout; dimmed on stderr when shown (interactive sessions), and nowhere
+// otherwise.
+func TestHumanPrinterReasoning(t *testing.T) {
+	for _, show := range []bool{true, false} {
+		var out, errOut bytes.Buffer
+		p := newHumanPrinter(&out, &errOut)
+		p.reasoning = show
+		p.Emit(agents.Event{Type: agents.EventReasoningDelta, Text: "let me think"})
+		p.Emit(agents.Event{Type: agents.EventTextDelta, Text: "Answer."})
+		p.finish()
+		if out.String() != "Answer.\n" {
+			t.Errorf("show=%v: stdout = %q; want the answer only", show, out.String())
+		}
+		shown := strings.Contains(errOut.String(), dim+"let me think"+undim)
+		if shown != show {
+			t.Errorf("show=%v: stderr = %q", show, errOut.String())
+		}
+	}
+}

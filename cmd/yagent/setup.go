@@ -37,7 +37,7 @@ func (a *agentFlags) registerIO(fl *pflag.FlagSet) {
 // register registers every flag of the commands that run the director.
 func (a *agentFlags) register(fl *pflag.FlagSet) {
 	a.registerIO(fl)
-	fl.StringVar(&a.Model, "model", "", "the default model's id (overrides YAGENT_MODEL)")
+	fl.StringVar(&a.Model, "model", "", "the default model: a name under models:, else a model id (overrides YAGENT_MODEL)")
 	fl.Var(&a.MaxSteps, "max-steps", "the director's model calls per turn (default agents.max_steps)")
 	fl.Var(&a.Approval, "approval", "untrusted, on-request or never (default agents.approval)")
 	fl.StringVar(&a.Toolset, "toolset", "", "limit the director's tools to this toolset (toolsets: in the configuration); no curation then")
@@ -95,9 +95,13 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
 	default:
 		out.human = newHumanPrinter(f.IO.Out, f.IO.ErrOut)
+		out.human.buffered = !f.IO.OutTTY
+		out.human.reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
 		out.sink = out.human
 	}
-	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model}
+	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model, warn: func(msg string) {
+		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + msg})
+	}}
 	if fl.Replay.sc != nil {
 		srv, err := llmtest.Start(fl.Replay.sc, llmtest.WithReplay(true))
 		if err != nil {

@@ -33,17 +33,29 @@ type answer struct {
 	calls      []wireToolCall
 	finish     string
 	usage      wireUsage
+	wire       string
+	reasoning  string
+	raw        string // a recorded answer, served verbatim
+	encrypted  bool   // the request asked for reasoning.encrypted_content
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r, decodeChatRequest, "a chat completion")
+}
+
+func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
+	s.handle(w, r, decodeResponsesRequest, "a Responses API")
+}
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request, decode func([]byte) (*chatRequest, error), what string) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 64<<20))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad_body", "llmtest: read request body: "+err.Error())
 		return
 	}
-	req, err := decodeChatRequest(body)
+	req, err := decode(body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad_json", "llmtest: request body is not a chat completion request: "+err.Error())
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad_json", "llmtest: request body is not "+what+" request: "+err.Error())
 		return
 	}
 	a := s.plan(r, req, body)
@@ -85,13 +97,17 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 	n := len(s.reqs) + 1
 	msgs := req.messages()
 	rec := Recorded{
-		N: n, Path: r.URL.Path, Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
+		N: n, Path: r.URL.Path, URL: r.URL.RequestURI(), Body: body, Agent: agentOf(msgs), Messages: msgs, Tools: req.toolNames(),
 		Stream: req.Stream, Time: s.opts.now(), Model: req.Model, Header: r.Header.Clone(),
 	}
 	a := answer{
 		step: -1, status: http.StatusOK, cutAfter: -1, stream: req.Stream,
 		usageChunk: req.StreamOptions != nil && req.StreamOptions.IncludeUsage,
 		id:         fmt.Sprintf("chatcmpl-llmtest-%d", n), model: req.Model, created: rec.Time.Unix(),
+		wire: req.wire, encrypted: slices.Contains(req.Include, "reasoning.encrypted_content"),
+	}
+	if req.wire == wireResponses {
+		a.id = fmt.Sprintf("resp_llmtest_%d", n)
 	}
 	defer func() {
 		rec.Status = a.status
@@ -246,8 +262,10 @@ func (s *Server) subst(text string) string {
 }
 
 func (s *Server) render(a *answer, st *Step, req *chatRequest, agent string, n int) {
+	a.raw = st.Reply.Raw
 	a.text = s.subst(st.Reply.Text)
-	replyBytes := len(a.text)
+	a.reasoning = s.subst(st.Reply.Reasoning)
+	replyBytes := len(a.text) + len(a.reasoning) + len(a.raw)
 	for j, tc := range st.Reply.ToolCalls {
 		id := tc.ID
 		if id == "" {
@@ -271,4 +289,9 @@ func (s *Server) render(a *answer, st *Step, req *chatRequest, agent string, n i
 		}
 	}
 	a.usage = s.usage(st.Usage, req, agent, replyBytes)
+	if a.reasoning != "" {
+		a.usage.CompletionTokensDetails = &struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		}{(len(a.reasoning) + 3) / 4}
+	}
 }

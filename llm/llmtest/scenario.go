@@ -60,9 +60,19 @@ type Match struct {
 // Reply is the answer. Text and tool arguments may use ${name} for values
 // captured so far.
 type Reply struct {
-	Text         string     `yaml:"text"`
+	Text string `yaml:"text"`
+	// Reasoning is streamed before the text as the model's reasoning:
+	// reasoning_content deltas on Chat Completions, a reasoning item (a
+	// summary and encrypted content) on the Responses API.
+	Reasoning    string     `yaml:"reasoning"`
 	ToolCalls    []ToolCall `yaml:"tool_calls"`
 	FinishReason string     `yaml:"finish_reason"` // default tool_calls when calls are present, else stop
+	// Raw is a recorded answer served verbatim: one JSON event per line
+	// (each sent as an SSE data line; on the Responses API with its event
+	// name), or SSE text with its own "data:" lines. A chat stream gets
+	// "data: [DONE]" when the recording lacks it. It excludes the fields
+	// above.
+	Raw string `yaml:"raw"`
 }
 
 // ToolCall is a scripted call. Arguments is YAML sent as JSON (key order

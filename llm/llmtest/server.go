@@ -39,6 +39,7 @@ type Server struct {
 type Recorded struct {
 	N         int    // 1-based arrival order across all endpoints
 	Path      string // e.g. /v1/chat/completions
+	URL       string // the request URI, query included
 	Body      []byte
 	Agent     string // from the "[agent:NAME]" marker in the first system message
 	StepID    string // the step that answered: its id, or steps[i]
@@ -130,11 +131,12 @@ func Start(sc *Scenario, opts ...Option) (*Server, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /v1/responses", s.handleResponses)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "unknown_url",
-			fmt.Sprintf("llmtest: no endpoint %s %s (serving /v1/chat/completions, /v1/embeddings, /v1/models)", r.Method, r.URL.Path))
+			fmt.Sprintf("llmtest: no endpoint %s %s (serving /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/models)", r.Method, r.URL.Path))
 	})
 	s.hs = &http.Server{
 		Handler:  s.track(mux),

@@ -28,7 +28,7 @@ var (
 	identRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	refRe    = regexp.MustCompile(`\$\{([^}]*)\}`)
 	roles    = []string{"system", "user", "assistant", "tool"}
-	finishes = []string{"stop", "length", "tool_calls", "content_filter", "function_call"}
+	finishes = []string{"stop", "length", "tool_calls", "content_filter", "function_call", "error"}
 	kinds    = []string{FaultStatus, FaultSlowFirstByte, FaultCutStream}
 )
 
@@ -104,6 +104,9 @@ func (st *Step) validate(i int, ids map[string]int, captured map[string]bool) []
 				add(fmt.Sprintf("${%s} is never captured: add it to some step's capture", m[1]), path...)
 			}
 		}
+	}
+	if r := st.Reply; r.Raw != "" && (r.Text != "" || r.Reasoning != "" || len(r.ToolCalls) > 0 || r.FinishReason != "") {
+		add("raw is a whole recorded answer: drop text, reasoning, tool_calls and finish_reason", "reply", "raw")
 	}
 	refs(st.Reply.Text, "reply", "text")
 	for j, tc := range st.Reply.ToolCalls {

@@ -7,15 +7,25 @@ import (
 	"github.com/yagent/yagent/llm"
 )
 
-// chatRequest is the part of a chat completion request the server reads.
+// Wires the server speaks.
+const (
+	wireChat      = "chat"      // POST /v1/chat/completions
+	wireResponses = "responses" // POST /v1/responses
+)
+
+// chatRequest is the part of a request the server reads, on either wire.
+// A Responses request's input items are read into msgs.
 type chatRequest struct {
 	Model         string          `json:"model"`
 	Messages      []wireMessage   `json:"messages"`
 	Tools         []wireTool      `json:"tools"`
 	Stream        bool            `json:"stream"`
 	StreamOptions *streamOptions  `json:"stream_options"`
+	Include       []string        `json:"include"`
 	RawMessages   json.RawMessage `json:"-"`
 	RawTools      json.RawMessage `json:"-"`
+	wire          string
+	msgs          []llm.Message
 }
 
 type streamOptions struct {
@@ -42,6 +52,7 @@ type wireFunction struct {
 
 type wireTool struct {
 	Type     string `json:"type"`
+	Name     string `json:"name"` // Responses API
 	Function struct {
 		Name string `json:"name"`
 	} `json:"function"`
@@ -58,12 +69,16 @@ func decodeChatRequest(body []byte) (*chatRequest, error) {
 	}
 	_ = json.Unmarshal(body, &raw)
 	req.RawMessages, req.RawTools = raw.Messages, raw.Tools
+	req.wire = wireChat
 	return &req, nil
 }
 
 // messages converts the wire messages to llm's type; array content is
 // flattened to its text parts.
 func (r *chatRequest) messages() []llm.Message {
+	if r.wire == wireResponses {
+		return r.msgs
+	}
 	out := make([]llm.Message, len(r.Messages))
 	for i, m := range r.Messages {
 		out[i] = llm.Message{Role: llm.Role(m.Role), Content: contentText(m.Content), ToolCallID: m.ToolCallID}
@@ -77,11 +92,17 @@ func (r *chatRequest) messages() []llm.Message {
 func (r *chatRequest) toolNames() []string {
 	var names []string
 	for _, t := range r.Tools {
-		names = append(names, t.Function.Name)
+		name := t.Function.Name
+		if r.wire == wireResponses {
+			name = t.Name
+		}
+		names = append(names, name)
 	}
 	return names
 }
 
+// contentText reads a content value: a string, or the text of its text
+// parts (text, input_text, output_text).
 func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -96,7 +117,7 @@ func contentText(raw json.RawMessage) string {
 	}
 	var b strings.Builder
 	for _, p := range parts {
-		if p.Type == "text" {
+		if p.Type == "text" || p.Type == "input_text" || p.Type == "output_text" {
 			b.WriteString(p.Text)
 		}
 	}
@@ -121,9 +142,10 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role      string      `json:"role,omitempty"`
-	Content   *string     `json:"content,omitempty"`
-	ToolCalls []toolDelta `json:"tool_calls,omitempty"`
+	Role             string      `json:"role,omitempty"`
+	Content          *string     `json:"content,omitempty"`
+	ReasoningContent string      `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolDelta `json:"tool_calls,omitempty"`
 }
 
 type toolDelta struct {
@@ -145,6 +167,9 @@ type wireUsage struct {
 	PromptTokensDetails struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details,omitempty"`
 }
 
 type completion struct {
@@ -163,9 +188,10 @@ type completionChoice struct {
 }
 
 type completionMessage struct {
-	Role      string         `json:"role"`
-	Content   *string        `json:"content"`
-	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+	Role             string         `json:"role"`
+	Content          *string        `json:"content"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type errorBody struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -29,7 +30,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, a answer) {
 		return
 	}
 	if !a.stream {
-		body, _ := json.Marshal(a.completion())
+		body := a.body()
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		writeBody(w, body, a.cutAfter, a.graceful)
@@ -94,12 +95,21 @@ func wait(ctx context.Context, d time.Duration) bool {
 // deltas, tool-call deltas (name first, arguments in pieces), the finish
 // reason, the usage chunk when asked for, then [DONE].
 func (a *answer) events() [][]byte {
+	switch {
+	case a.raw != "":
+		return a.rawEvents()
+	case a.wire == wireResponses:
+		return a.responsesEvents()
+	}
 	var evs [][]byte
 	add := func(d delta, finish *string) {
 		evs = append(evs, a.event(chunk{Choices: []chunkChoice{{Delta: d, FinishReason: finish}}}))
 	}
 	empty := ""
 	add(delta{Role: "assistant", Content: &empty}, nil)
+	for _, piece := range words(a.reasoning) {
+		add(delta{ReasoningContent: piece}, nil)
+	}
 	for _, piece := range words(a.text) {
 		add(delta{Content: &piece}, nil)
 	}
@@ -129,8 +139,56 @@ func (a *answer) event(c chunk) []byte {
 	return b.Bytes()
 }
 
+// rawEvents serves a recorded answer: SSE text as it is, or one JSON event
+// per line as data lines (named events on the Responses API). A chat
+// stream ends with [DONE] even when the recording does not.
+func (a *answer) rawEvents() [][]byte {
+	var evs [][]byte
+	if strings.Contains(a.raw, "data:") {
+		for block := range strings.SplitSeq(strings.ReplaceAll(a.raw, "\r\n", "\n"), "\n\n") {
+			if block = strings.TrimSpace(block); block != "" {
+				evs = append(evs, []byte(block+"\n\n"))
+			}
+		}
+	} else {
+		for line := range strings.SplitSeq(a.raw, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			ev := "data: " + line + "\n\n"
+			if a.wire == wireResponses {
+				var head struct {
+					Type string `json:"type"`
+				}
+				if json.Unmarshal([]byte(line), &head) == nil && head.Type != "" {
+					ev = "event: " + head.Type + "\n" + ev
+				}
+			}
+			evs = append(evs, []byte(ev))
+		}
+	}
+	if a.wire == wireChat && (len(evs) == 0 || !bytes.Contains(evs[len(evs)-1], []byte("[DONE]"))) {
+		evs = append(evs, []byte("data: [DONE]\n\n"))
+	}
+	return evs
+}
+
+// body is a non-streamed answer.
+func (a *answer) body() []byte {
+	switch {
+	case a.raw != "":
+		return []byte(a.raw)
+	case a.wire == wireResponses:
+		body, _ := json.Marshal(a.responseObject("completed"))
+		return body
+	}
+	body, _ := json.Marshal(a.completion())
+	return body
+}
+
 func (a *answer) completion() completion {
-	msg := completionMessage{Role: "assistant", ToolCalls: a.calls}
+	msg := completionMessage{Role: "assistant", ToolCalls: a.calls, ReasoningContent: a.reasoning}
 	if a.text != "" || len(a.calls) == 0 {
 		text := a.text
 		msg.Content = &text

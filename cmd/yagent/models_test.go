@@ -1,0 +1,65 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
+)
+
+// TestModelNames pins how a model name finds its endpoint: "" and inherit
+// are the default, a name under models: is that entry, an alias maps
+// through models.aliases (to an entry or a raw id), --model names an entry
+// or a raw id, and anything else is a visible warning (once per name),
+// never a silent fallback.
+func TestModelNames(t *testing.T) {
+	cfg := &config.Config{
+		Models: map[string]config.Model{
+			"default": {BaseURL: "http://127.0.0.1:1/v1", Model: "base-model"},
+			"big":     {BaseURL: "http://127.0.0.1:2/v1", Model: "big-model", Provider: llm.ProviderDeepSeek},
+		},
+		ModelAliases: map[string]string{"sonnet": "big", "haiku": "small-id"},
+	}
+	for _, tc := range []struct {
+		override, name, wantID, wantBase, warning string
+	}{
+		{"", "", "base-model", "http://127.0.0.1:1/v1", ""},
+		{"", "inherit", "base-model", "http://127.0.0.1:1/v1", ""},
+		{"", "big", "big-model", "http://127.0.0.1:2/v1", ""},
+		{"", "sonnet", "big-model", "http://127.0.0.1:2/v1", ""},
+		{"", "haiku", "small-id", "http://127.0.0.1:1/v1", ""},
+		{"", "opus", "base-model", "http://127.0.0.1:1/v1", `model "opus" is not under models: nor models.aliases; the default model serves it (map it with models.aliases.opus: <model>)`},
+		{"big", "", "big-model", "http://127.0.0.1:2/v1", ""},
+		{"gpt-5", "", "gpt-5", "http://127.0.0.1:1/v1", ""},
+		{"gpt-5", "inherit", "gpt-5", "http://127.0.0.1:1/v1", ""},
+	} {
+		var warnings []string
+		c := &clients{cfg: cfg, getenv: func(string) string { return "" }, override: tc.override, warn: func(s string) { warnings = append(warnings, s) }}
+		cl, id, err := c.resolve(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, _ = c.resolve(tc.name) // a second use warns no more
+		if id != tc.wantID {
+			t.Errorf("--model %q, resolve(%q) id = %q; want %q", tc.override, tc.name, id, tc.wantID)
+		}
+		key, _ := c.modelFor(tc.name)
+		if got := cfg.Models[key].BaseURL; got != tc.wantBase {
+			t.Errorf("--model %q, resolve(%q) endpoint = %s; want %s", tc.override, tc.name, got, tc.wantBase)
+		}
+		wantProvider := llm.ProviderGeneric
+		if strings.Contains(tc.wantBase, ":2/") {
+			wantProvider = llm.ProviderDeepSeek // models.big.provider
+		}
+		if oc, ok := cl.(*llm.OpenAIClient); !ok || oc.Profile().Name != wantProvider {
+			t.Errorf("resolve(%q) client %T speaks %v; want %s", tc.name, cl, cl, wantProvider)
+		}
+		switch {
+		case tc.warning == "" && len(warnings) > 0:
+			t.Errorf("resolve(%q) warned %q", tc.name, warnings)
+		case tc.warning != "" && (len(warnings) != 1 || warnings[0] != tc.warning):
+			t.Errorf("resolve(%q) warnings = %q; want once %q", tc.name, warnings, tc.warning)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package llm_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+// A provider replay (testdata/providers/*.txtar) is one tool-calling turn
+// against a recorded provider: the recorded first answer (a streamed tool
+// call) is served to the real client, the tool result goes back, and the
+// second request — what yagent sends back to that provider — is checked.
+// The archive's comment cites where the recording comes from.
+//
+//	-- config --     provider, api and the model's escape hatches (YAML)
+//	-- response1 --  the recorded first answer: JSON events, one per line, or SSE
+//	-- result --     the tool result sent back for every call
+//	-- response2 --  the second answer (optional: a one-request replay)
+//	-- expect --     checks, one per line:  ROOT.PATH = JSON | ROOT.PATH absent | ROOT.PATH ~ TEXT
+//
+// Roots: request1, request2 (the bodies sent), header1, header2 (request
+// headers by name), url1, url2 (the request URI), response1, response2
+// ({"message": …, "finish_reason": …, "usage": …} as Stream returned them),
+// error1, error2 (the error text, when the call failed), retries1,
+// retries2 (how many retries the call announced).
+type replay struct {
+	Provider        string            `yaml:"provider"`
+	API             string            `yaml:"api"`
+	APIVersion      string            `yaml:"api_version"`
+	ReasoningEffort string            `yaml:"reasoning_effort"`
+	ExtraBody       map[string]any    `yaml:"extra_body"`
+	ExtraHeaders    map[string]string `yaml:"extra_headers"`
+	DropParams      []string          `yaml:"drop_params"`
+	Tools           []string          `yaml:"tools"`
+	MaxRetries      int               `yaml:"max_retries"`
+	// Turns 1 makes one Stream call: response2 then answers its retry.
+	Turns int `yaml:"turns"`
+}
+
+// replayTool is the schema every replay declares its tools with: it has
+// what some providers refuse (additionalProperties, a ["string","null"]
+// type list), so schema shaping shows in request1.
+const replayTool = `{"type":"object","properties":{"location":{"type":"string","description":"The location"},"unit":{"type":["string","null"],"enum":["celsius","fahrenheit",null]}},"required":["location"],"additionalProperties":false}`
+
+const replayTail = "[yagent:transient] Current state, rebuilt for this call only; it is not part of the conversation.\n\n[window] 120000 tokens left"
+
+func TestProviderReplays(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "providers", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no replays under testdata/providers (%v)", err)
+	}
+	covered := map[string]bool{}
+	for _, f := range files {
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(ar.Comment), "Source:") {
+			t.Errorf("%s: the comment must cite the recording (a line with Source:)", f)
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		var cfg replay
+		if err := yaml.Unmarshal(section(t, ar, "config"), &cfg); err != nil {
+			t.Fatalf("%s: config: %v", f, err)
+		}
+		covered[cfg.Provider] = true
+		t.Run(name, func(t *testing.T) { runReplay(t, ar, cfg) })
+	}
+	for _, p := range llm.ProviderNames() {
+		if !covered[p] {
+			t.Errorf("provider %s has no replay under testdata/providers", p)
+		}
+	}
+}
+
+func section(t *testing.T, ar *txtar.Archive, name string) []byte {
+	t.Helper()
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+func runReplay(t *testing.T, ar *txtar.Archive, cfg replay) {
+	r1, r2 := string(section(t, ar, "response1")), string(section(t, ar, "response2"))
+	steps := []llmtest.Step{{ID: "first", Reply: llmtest.Reply{Raw: r1}}}
+	if r2 != "" {
+		steps = append(steps, llmtest.Step{ID: "second", Reply: llmtest.Reply{Raw: r2}})
+	}
+	srv := llmtest.New(&llmtest.Scenario{Name: t.Name(), Steps: steps}, llmtest.WithLogf(t.Logf))
+	t.Cleanup(srv.Close)
+	c := newClient(t, srv.URL(), func(ec *llm.EndpointConfig) {
+		ec.Provider, ec.API, ec.APIVersion, ec.ReasoningEffort = cfg.Provider, cfg.API, cfg.APIVersion, cfg.ReasoningEffort
+		ec.ExtraBody, ec.ExtraHeaders, ec.DropParams = cfg.ExtraBody, cfg.ExtraHeaders, cfg.DropParams
+		ec.MaxRetries = cfg.MaxRetries
+		if ec.MaxRetries == 0 {
+			ec.MaxRetries = -1
+		}
+		ec.Backoff = func(int) time.Duration { return time.Millisecond }
+	})
+	var tools []llm.ToolDef
+	for _, name := range cfg.Tools {
+		tools = append(tools, llm.ToolDef{Name: name, Description: "Get the weather in a location.", Parameters: json.RawMessage(replayTool)})
+	}
+	tail := llm.Message{Role: llm.RoleUser, Content: replayTail, Transient: true}
+	history := []llm.Message{
+		{Role: llm.RoleSystem, Content: "[agent:director] You are a helpful assistant."},
+		{Role: llm.RoleUser, Content: "What is the weather in San Francisco?"},
+	}
+	roots := map[string]any{}
+	call := func(n int) (llm.Response, bool) {
+		var ev events
+		msgs := append(slices.Clip(history), tail)
+		resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs, Tools: tools, OnEvent: ev.add})
+		k := strconv.Itoa(n)
+		roots["retries"+k] = float64(len(ev.of(llm.EventRetry)))
+		if err != nil {
+			roots["error"+k] = err.Error()
+		} else {
+			checkEventsMatch(t, n, &ev, resp)
+			roots["response"+k] = jsonValue(t, struct {
+				Message      llm.Message `json:"message"`
+				FinishReason string      `json:"finish_reason"`
+				Usage        llm.Usage   `json:"usage"`
+			}{resp.Message, resp.FinishReason, resp.Usage})
+		}
+		return resp, err == nil
+	}
+	resp, ok := call(1)
+	if ok && r2 != "" && cfg.Turns != 1 {
+		// The answer goes through JSON as the rollout stores it: what is
+		// sent back must survive a resume.
+		var stored llm.Message
+		raw, _ := json.Marshal(resp.Message)
+		if err := json.Unmarshal(raw, &stored); err != nil {
+			t.Fatal(err)
+		}
+		history = append(history, stored)
+		for _, tc := range stored.ToolCalls {
+			history = append(history, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Content: strings.TrimSpace(string(section(t, ar, "result")))})
+		}
+		call(2)
+	}
+	for i, rec := range srv.Requests() {
+		k := strconv.Itoa(i + 1)
+		roots["request"+k] = jsonValue(t, json.RawMessage(rec.Body))
+		roots["url"+k] = rec.URL
+		h := map[string]any{}
+		for name := range rec.Header {
+			h[name] = rec.Header.Get(name)
+		}
+		roots["header"+k] = h
+	}
+	checkExpectations(t, string(section(t, ar, "expect")), roots)
+}
+
+// checkEventsMatch pins, for every replay, that the answer's text is
+// exactly what was streamed as text and its reasoning exactly what was
+// streamed as reasoning (since the last retry, which voids what came
+// before): reasoning never reaches the answer.
+func checkEventsMatch(t *testing.T, n int, ev *events, resp llm.Response) {
+	t.Helper()
+	var text, reasoning strings.Builder
+	for _, e := range ev.list() {
+		switch e.Kind {
+		case llm.EventText:
+			text.WriteString(e.Text)
+		case llm.EventReasoning:
+			reasoning.WriteString(e.Text)
+		case llm.EventRetry:
+			text.Reset()
+			reasoning.Reset()
+		}
+	}
+	if text.String() != resp.Message.Content {
+		t.Errorf("request %d: streamed text %q; answer %q", n, text.String(), resp.Message.Content)
+	}
+	if reasoning.String() != resp.Message.Reasoning {
+		t.Errorf("request %d: streamed reasoning %q; kept %q", n, reasoning.String(), resp.Message.Reasoning)
+	}
+}
+
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func checkExpectations(t *testing.T, expect string, roots map[string]any) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(expect))
+	sc.Buffer(nil, 1<<20)
+	checked := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		checked++
+		if err := checkOne(line, roots); err != nil {
+			t.Errorf("%s\n\t%v", line, err)
+		}
+	}
+	if checked == 0 {
+		t.Error("the replay checks nothing: add lines to its expect section")
+	}
+}
+
+func checkOne(line string, roots map[string]any) error {
+	path, op, arg := line, "", ""
+	for _, o := range []string{" = ", " ~ "} {
+		if p, a, ok := strings.Cut(line, o); ok {
+			path, op, arg = p, strings.TrimSpace(o), a
+			break
+		}
+	}
+	if op == "" {
+		p, ok := strings.CutSuffix(line, " absent")
+		if !ok {
+			return fmt.Errorf("bad expectation: want PATH = JSON, PATH ~ TEXT or PATH absent")
+		}
+		path, op = p, "absent"
+	}
+	got, found := lookupPath(roots, path)
+	switch op {
+	case "absent":
+		if found {
+			return fmt.Errorf("present: %s", show(got))
+		}
+	case "=":
+		var want any
+		if err := json.Unmarshal([]byte(arg), &want); err != nil {
+			return fmt.Errorf("expected value is not JSON: %v", err)
+		}
+		if !found {
+			return fmt.Errorf("absent")
+		}
+		if show(got) != show(want) {
+			return fmt.Errorf("got %s", show(got))
+		}
+	case "~":
+		s, ok := got.(string)
+		if !found || !ok || !strings.Contains(s, arg) {
+			return fmt.Errorf("got %s", show(got))
+		}
+	}
+	return nil
+}
+
+// lookupPath walks dot-separated keys and array indexes. A header name may
+// contain dots no more than a JSON key may.
+func lookupPath(roots map[string]any, path string) (any, bool) {
+	var cur any = roots
+	for _, part := range strings.Split(path, ".") {
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[part]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil, false
+			}
+			cur = v[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func show(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
