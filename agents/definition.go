@@ -167,7 +167,7 @@ func toolNames(t string) ([]string, string) {
 		server, tool, hasTool := strings.Cut(rest, "__")
 		switch {
 		case server == "":
-			return []string{t}, ""
+			return nil, fmt.Sprintf("tool %q names no MCP server; ignored", t)
 		case !hasTool || tool == "" || tool == "*":
 			return []string{"family:mcp_" + sanitizeMCPName(server)}, ""
 		}

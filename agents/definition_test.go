@@ -252,3 +252,32 @@ func TestBuiltinDefinitions(t *testing.T) {
 		t.Errorf("worker tools = %q", worker.Tools)
 	}
 }
+
+// FuzzParseDefinition: any bytes either load as a definition with a valid
+// name and no empty tool names, or fail with an error naming the file.
+func FuzzParseDefinition(f *testing.F) {
+	for _, seed := range []string{
+		"---\nname: a\ndescription: d\ntools: Read, mcp__s__t, mcp__s, Bash(x:*)\n---\nx\n",
+		"---\nname: powershell-5.1-expert\ndescription: Use when: asked\n---\nx\n",
+		"---\nname: a\ndescription: d\ntools: []\n---\nx\n", "no front matter", "---\n---\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseDefinition("x.md", data, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), "x.md") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if !ValidAgentName(d.Name) || d.Name == "director" || d.Description == "" || d.Prompt == "" {
+			t.Fatalf("loaded an unusable definition %+v", d)
+		}
+		for _, tool := range d.Tools {
+			if tool == "" || strings.HasPrefix(tool, "mcp__") && strings.Count(tool, "__") > 1 {
+				t.Fatalf("tool %q kept as written", tool)
+			}
+		}
+	})
+}
