@@ -78,7 +78,9 @@ func TestLoadCatalogPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	def := func(name, from string) string { return "---\nname: " + name + "\ndescription: from " + from + "\n---\nx\n" }
+	def := func(name, from string) string {
+		return "---\nname: " + name + "\ndescription: from " + from + "\n---\nx\n"
+	}
 	write(filepath.Join(user, ".claude", "agents", "tester.md"), def("tester", "claude user"))
 	write(filepath.Join(user, ".claude", "agents", "mine.md"), def("mine", "claude user"))
 	write(filepath.Join(home, "agents", "tester.md"), def("tester", "yagent user"))

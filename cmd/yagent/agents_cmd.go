@@ -37,7 +37,7 @@ $YAGENT_HOME/agents/; the project's .claude/agents/ and .yagent/agents/.
 A definition shadows one of the same name from an earlier source, with a
 warning. A file that cannot be used is skipped and listed under "problems"
 on stderr (in --json: errors); the others still load.`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
