@@ -244,12 +244,8 @@ type scoredHit struct {
 // ftsScored lists up to n of the newest notes in scope matching expr in
 // table, with the score expression's value.
 func (s *Store) ftsScored(ctx context.Context, table, expr, score string, sc scope, n int) ([]scoredHit, error) {
-	where, args := sc.filter()
-	args = append([]any{expr}, args...)
-	args = append(args, n)
-	rows, err := s.db.QueryContext(ctx, `SELECT f.rowid, `+score+`, n.search_prior FROM `+table+` f
-		JOIN notes n INDEXED BY notes_scope ON n.id = f.rowid
-		WHERE `+table+` MATCH ? AND `+where+` ORDER BY f.rowid DESC LIMIT ?`, args...)
+	query, args := ftsScoredSQL(table, expr, score, sc, n)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search %q: %w", expr, err)
 	}
@@ -263,6 +259,18 @@ func (s *Store) ftsScored(ctx context.Context, table, expr, score string, sc sco
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// ftsScoredSQL is ftsScored's query: the index in rowid order (newest
+// first, no sort), joined to the notes_scope index for the scope and the
+// prior — never to note rows (TestSearchPlanIndexOnly).
+func ftsScoredSQL(table, expr, score string, sc scope, n int) (string, []any) {
+	where, args := sc.filter()
+	args = append([]any{expr}, args...)
+	args = append(args, n)
+	return `SELECT f.rowid, ` + score + `, n.search_prior FROM ` + table + ` f
+		JOIN notes n INDEXED BY notes_scope ON n.id = f.rowid
+		WHERE ` + table + ` MATCH ? AND ` + where + ` ORDER BY f.rowid DESC LIMIT ?`, args
 }
 
 // matchSnippet is the part of text around the most query words, about max

@@ -186,14 +186,34 @@ func (c *bitsCache) shortlist(sc scope, model string, dims int, q []uint64, n in
 		cands = append(cands, cand{e.id, d})
 	}
 	c.mu.Unlock()
-	slices.SortFunc(cands, func(a, b cand) int {
+	// Select without sorting everything: distances are small integers, so
+	// a histogram gives the distance of the n-th nearest; only the
+	// candidates up to it are sorted.
+	hist := make([]int, dims+1)
+	for _, c := range cands {
+		hist[min(c.dist, dims)]++
+	}
+	cut, seen := dims, 0
+	for d, count := range hist {
+		if seen += count; seen >= n {
+			cut = d
+			break
+		}
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		if c.dist <= cut {
+			kept = append(kept, c)
+		}
+	}
+	slices.SortFunc(kept, func(a, b cand) int {
 		if x := cmp.Compare(a.dist, b.dist); x != 0 {
 			return x
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	out := make([]int64, 0, min(n, len(cands)))
-	for _, c := range cands[:min(n, len(cands))] {
+	out := make([]int64, 0, min(n, len(kept)))
+	for _, c := range kept[:min(n, len(kept))] {
 		out = append(out, c.id)
 	}
 	return out
