@@ -198,7 +198,7 @@ func parseBodyRefs(body string) bodyRefs {
 func linkTarget(inner string) (target string, attachment, ok bool) {
 	// In a table cell the label's pipe is escaped: [[Note\|label]].
 	target, _, _ = strings.Cut(strings.ReplaceAll(inner, `\|`, "|"), "|")
-	target = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(target), `\`))
+	target = strings.TrimSpace(target)
 	if target == "" || strings.HasPrefix(target, "#") || strings.ContainsAny(target, "[]\n") || !utf8.ValidString(target) {
 		return "", false, false
 	}

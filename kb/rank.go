@@ -98,38 +98,43 @@ const (
 )
 
 // ftsPlan is how a query runs on the full-text indexes: the MATCH terms
-// BM25 ranks by, and the present terms too common to rank by (a query of
-// common words only lists the newest notes holding them all).
+// BM25 ranks by in each index, and the terms too common in bodies to rank
+// by there (with nothing to rank, a query lists the newest notes whose
+// bodies hold them).
 type ftsPlan struct {
-	rank, common []string
+	head, body, common []string
 }
 
 // planQuery looks the query's words up in the indexes' vocabularies: words
 // no note has are left out (the others still find notes), and in a large
-// corpus words more than half the bodies hold are not ranked by.
+// corpus a word more than half the notes hold in an index is not ranked by
+// there (a word in most bodies may still be rare in titles).
 func (s *Store) planQuery(ctx context.Context, words []string) (ftsPlan, error) {
 	var total int64
 	if err := s.db.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM notes").Scan(&total); err != nil {
 		return ftsPlan{}, fmt.Errorf("search: %w", err)
 	}
+	common := func(df int64) bool { return total >= int64(s.commonFrom) && df > total/2 }
 	var p ftsPlan
 	for _, w := range words {
 		term := ftsTerm(w)
-		df, err := s.docFreq(ctx, "notes_fts", w, term)
+		body, err := s.docFreq(ctx, "notes_fts", w, term)
 		if err != nil {
 			return ftsPlan{}, err
 		}
-		if df == 0 {
-			if df, err = s.docFreq(ctx, "notes_head_fts", w, term); err != nil {
-				return ftsPlan{}, err
-			}
+		head, err := s.docFreq(ctx, "notes_head_fts", w, term)
+		if err != nil {
+			return ftsPlan{}, err
 		}
 		switch {
-		case df == 0:
-		case total >= int64(s.commonFrom) && df > total/2:
+		case body == 0:
+		case common(body):
 			p.common = append(p.common, term)
 		default:
-			p.rank = append(p.rank, term)
+			p.body = append(p.body, term)
+		}
+		if head != 0 && !common(head) {
+			p.head = append(p.head, term)
 		}
 	}
 	return p, nil
@@ -168,18 +173,21 @@ func (s *Store) docFreq(ctx context.Context, index, word, term string) (int64, e
 
 // ftsSearch ranks the notes in scope that hold any of the plan's words by
 // BM25 — the title-and-headings score plus the body score — times the
-// note's search prior, best first, at most k. A plan of common words only
-// lists the newest notes holding all of them (else any). Only ids and
-// scores come out of the indexes: the scope is checked on the notes_scope
-// index, never on note rows.
+// note's search prior, best first, at most k; then, when the bodies had no
+// word to rank by, the newest notes whose bodies hold the common words.
+// Only ids and scores come out of the indexes: the scope is checked on the
+// notes_scope index, never on note rows.
 func (s *Store) ftsSearch(ctx context.Context, p ftsPlan, sc scope, k int) ([]hit, error) {
-	if len(p.rank) == 0 {
-		return s.ftsNewest(ctx, p.common, sc, k)
-	}
-	_, expr := matchExprs(p.rank)
 	byID := map[int64]*hit{}
 	var order []*hit
-	for _, ix := range []struct{ table, weights string }{{"notes_head_fts", headWeights}, {"notes_fts", bodyWeights}} {
+	for _, ix := range []struct {
+		table, weights string
+		terms          []string
+	}{{"notes_head_fts", headWeights, p.head}, {"notes_fts", bodyWeights, p.body}} {
+		if len(ix.terms) == 0 {
+			continue
+		}
+		_, expr := matchExprs(ix.terms)
 		scored, err := s.ftsScored(ctx, ix.table, expr, "bm25("+ix.table+", "+ix.weights+")", sc, s.rankWindow)
 		if err != nil {
 			return nil, err
@@ -204,6 +212,17 @@ func (s *Store) ftsSearch(ctx context.Context, p ftsPlan, sc scope, k int) ([]hi
 	out := make([]hit, 0, min(k, len(order)))
 	for _, h := range order[:min(k, len(order))] {
 		out = append(out, *h)
+	}
+	if len(p.body) == 0 && len(p.common) > 0 && len(out) < k {
+		newest, err := s.ftsNewest(ctx, p.common, sc, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range newest {
+			if byID[h.id] == nil && len(out) < k {
+				out = append(out, h)
+			}
+		}
 	}
 	return out, nil
 }

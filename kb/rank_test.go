@@ -2,6 +2,7 @@ package kb
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,7 +109,7 @@ func TestSearchPriorDemotesChangelogs(t *testing.T) {
 	page := f.create(t, "acme/web", "# Canvas\n\nCanvas is a visual workspace: place notes, images and links on an infinite board.")
 	mention := "Canvas cards, canvas groups, canvas export and canvas search; canvas links open faster. "
 	rel, err := f.s.CreateNote(t.Context(), f.agent, CreateNoteInput{Project: "acme/web", Path: "Release notes",
-		Body: "# Obsidian 1.5\n\n## Canvas\n\n" + strings.Repeat(mention, 4)})
+		Body: "# Obsidian 1.5: Canvas and Sync\n\n## Canvas\n\n" + strings.Repeat(mention, 4)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,27 +141,46 @@ func TestSearchPriorDemotesChangelogs(t *testing.T) {
 // title matches of older notes still count.
 func TestSearchLargeCorpusPlan(t *testing.T) {
 	f := newFixture(t, Options{})
-	f.s.commonFrom, f.s.rankWindow = 4, 3
-	old := f.create(t, "acme/web", "# Rollback\n\nThe service rolls back with make rollback.")
-	var newest string
+	old := f.create(t, "acme/web", "# Rollback\n\nRevert the tag, then redeploy.")
+	var ids []string
 	for i := range 6 {
-		newest = f.create(t, "acme/web", fmt.Sprintf("# Note %d\n\nThe service runs; rollback is rare.", i)).ID
+		ids = append(ids, f.create(t, "acme/web", fmt.Sprintf("# Note %d\n\nThe service runs; a rollback is rare.", i)).ID)
 	}
+	slices.Reverse(ids) // newest first
+
+	f.s.commonFrom = 4
 	plan, err := f.s.planQuery(t.Context(), queryTerms("service rollback teapot"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(plan.rank) != "[]" || fmt.Sprint(plan.common) != `["servic" "rollback"]` && fmt.Sprint(plan.common) != `["service" "rollback"]` {
-		t.Errorf("plan = %+v; want service and rollback common, teapot dropped", plan)
+	if fmt.Sprint(plan) != `{["rollback"] [] ["service" "rollback"]}` {
+		t.Errorf("plan = %+v; want rollback ranked in titles only, both words common in bodies, teapot dropped", plan)
 	}
-	out, err := f.s.Search(t.Context(), f.reader, SearchInput{Query: "service"})
-	if err != nil || len(out.Results) == 0 || out.Results[0].ID != newest {
-		t.Errorf("Search(service) = %+v, %v; want the newest note first", out.Results, err)
+	search := func(q string) []string {
+		t.Helper()
+		out, err := f.s.Search(t.Context(), f.reader, SearchInput{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range out.Results {
+			got = append(got, r.ID)
+		}
+		return got
 	}
-	// "make" is in one body: ranked; the old note still wins on its title
-	// for "rollback make" although it is outside the window of 3.
-	out, err = f.s.Search(t.Context(), f.reader, SearchInput{Query: "rollback make"})
-	if err != nil || len(out.Results) == 0 || out.Results[0].ID != old.ID {
-		t.Errorf("Search(rollback make) = %+v, %v; want %s first", out.Results, err, old.ID)
+	if got := search("service"); !slices.Equal(got, ids) {
+		t.Errorf("Search(service) = %v; want the newest notes holding it, newest first: %v", got, ids)
+	}
+	if got := search("rollback"); !slices.Equal(got, append([]string{old.ID}, ids...)) {
+		t.Errorf("Search(rollback) = %v; want the titled note, then the newest mentions", got)
+	}
+
+	// Ranked, but only the newest 3 bodies are scored: the old note's
+	// title still counts.
+	f.s.commonFrom, f.s.rankWindow = 1000, 3
+	window := slices.Clone(ids[:3])
+	slices.Reverse(window) // equal scores: by id
+	if got := search("rollback"); !slices.Equal(got, append([]string{old.ID}, window...)) {
+		t.Errorf("Search(rollback) with a window of 3 = %v; want %s, then %v", got, old.ID, window)
 	}
 }

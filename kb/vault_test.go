@@ -51,8 +51,8 @@ func TestImportVault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Created != 14 || len(rep.Errors) != 0 || rep.PendingLinks != 1 {
-		t.Fatalf("Import = %+v; want 14 created, no errors, 1 pending link ([[Missing note]])", rep)
+	if rep.Created != 15 || len(rep.Errors) != 0 || rep.PendingLinks != 1 {
+		t.Fatalf("Import = %+v; want 15 created, no errors, 1 pending link ([[Missing note]])", rep)
 	}
 	if len(rep.Warnings) != 1 || rep.Warnings[0].Path != "Folder clash/two.md" || rep.Warnings[0].Title != "two" ||
 		!strings.Contains(rep.Warnings[0].Message, `"Summary" is the title of Folder clash/one.md in the same folder`) {
@@ -92,6 +92,9 @@ func TestImportVault(t *testing.T) {
 	if !slices.Contains(headings(gs.Body), Heading{Level: 2, Text: "Next steps"}) {
 		t.Errorf("Getting started outline = %v; want Next steps without its {#anchor}", headings(gs.Body))
 	}
+	if n := vaultNote(t, f, "Web Clipper/highlights"); n.Title != "Highlight web pages" || strings.Contains(n.Body, "#") {
+		t.Errorf("a file starting with a byte order mark = %q, body %q; want its H1 as the title", n.Title, n.Body)
+	}
 	if n := vaultNote(t, f, "Notes (draft)"); n.Path != "" || !strings.Contains(n.Body, "brackets") {
 		t.Errorf("Notes [draft].md = %+v", n)
 	}
@@ -107,8 +110,8 @@ func TestImportVault(t *testing.T) {
 	// Nothing changed: nothing written, nothing failing.
 	before := snapshot(t, f.s)
 	again, err := f.s.Import(t.Context(), f.agent, dir, "acme/web", ImportOptions{Prune: true})
-	if err != nil || again.Skipped != 14 || again.Created+again.Updated+again.Moved != 0 || len(again.Errors) != 0 || len(again.Pruned) != 0 {
-		t.Fatalf("re-import = %+v, %v; want 14 skipped", again, err)
+	if err != nil || again.Skipped != 15 || again.Created+again.Updated+again.Moved != 0 || len(again.Errors) != 0 || len(again.Pruned) != 0 {
+		t.Fatalf("re-import = %+v, %v; want 15 skipped", again, err)
 	}
 	if snapshot(t, f.s) != before {
 		t.Error("re-importing an unchanged vault changed the database")

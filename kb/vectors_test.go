@@ -205,6 +205,23 @@ func TestVectorBitsCacheMatchesSQL(t *testing.T) {
 			if len(viaSQL) != 5 || !slices.Equal(viaSQL, viaCache) {
 				t.Fatalf("%s: %q: SQL shortlist %v, cached %v", step, q, viaSQL, viaCache)
 			}
+			// The shortlists themselves, not only what survives the rerank.
+			var want []int64
+			rows, err := f.s.db.Query(`SELECT note_id FROM note_vector_bits ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(?)), note_id LIMIT 40`,
+				quantizeBinary(qv[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var id int64
+				rows.Scan(&id)
+				want = append(want, id)
+			}
+			rows.Close()
+			got, ok, err := f.s.cachedShortlist(t.Context(), sc, embedderModel(f.s.emb), qv[0], 40)
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: cached shortlist %v (%v, %v); SQL gives %v", step, q, got, ok, err, want)
+			}
 		}
 	}
 	compare("fresh")
