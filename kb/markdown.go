@@ -141,9 +141,6 @@ type bodyRefs struct {
 	attachments []string // attachment names as written ("image.png", "assets/diagram.svg"), deduplicated
 }
 
-// wikiLinks extracts the note targets of the body's [[links]].
-func wikiLinks(body string) []string { return parseBodyRefs(body).links }
-
 // parseBodyRefs reads Obsidian's link forms outside code: [[Note]],
 // [[Folder/Note]], [[Note#Heading]], [[Note#^block]], [[Note|label]],
 // [[Note\|label]] (the escaped pipe of a table cell), [[Note.md]] and
