@@ -90,7 +90,7 @@ func (s *Store) Import(ctx context.Context, c Caller, dir, projectHandle string,
 	if opts.Prune && len(files) == 0 {
 		return ImportReport{}, invalidf("import %s: the folder holds no Markdown files; --prune would trash every imported note of %s, so nothing was done (check the path)", dir, p.Handle)
 	}
-	im := &importer{s: s, c: c, dir: dir, files: map[string]bool{}}
+	im := &importer{s: s, c: c, dir: dir, files: map[string]bool{}, fresh: map[int64]bool{}}
 	for _, f := range files {
 		im.files[f] = true
 	}
@@ -155,8 +155,10 @@ type importer struct {
 	// whose file is gone, by content hash (a moved file has the same).
 	known   map[string]knownNote
 	orphans map[string][]int64
-	// touched are notes whose body links must be (re)made.
+	// touched are notes whose body links must be (re)made; fresh are the
+	// new ones among them (they have none yet).
 	touched []int64
+	fresh   map[int64]bool
 	// pending are the current file's warnings, reported once it imported.
 	pending []ImportNote
 }
@@ -322,6 +324,9 @@ func (im *importer) importFile(w *wtx, p project, rel string) (string, error) {
 		im.orphans[hash] = im.orphans[hash][1:]
 	}
 	im.touched = append(im.touched, n.ID)
+	if !found {
+		im.fresh[n.ID] = true
+	}
 	return outcome, nil
 }
 
@@ -371,10 +376,15 @@ func (im *importer) link(ctx context.Context, domain int64) error {
 				if err != nil {
 					return err
 				}
-				if ok {
-					if err := w.syncBodyRefs(n); err != nil {
-						return err
-					}
+				switch {
+				case !ok:
+				case im.fresh[id]:
+					err = w.addBodyRefs(n)
+				default:
+					err = w.syncBodyRefs(n)
+				}
+				if err != nil {
+					return err
 				}
 			}
 			return nil

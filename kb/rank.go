@@ -29,8 +29,8 @@ func headingText(body string) string {
 	return b.String()
 }
 
-// Search priors multiply a note's full-text score. A changelog, release
-// notes or a news page mentions every feature once; the feature's own page
+// Search priors multiply a note's full-text score. A changelog or release
+// notes mention every feature, often many times; the feature's own page
 // should come first, so such pages count half.
 const (
 	priorPage      = 1.0

@@ -165,3 +165,38 @@ func TestImportVault(t *testing.T) {
 		t.Error("a refused prune changed the database")
 	}
 }
+
+// TestTitlesUniquePerFolder pins titles unique per folder for every write,
+// not only imports: the same title in two folders is two notes, a move or a
+// rename into a taken title is refused naming the other note's place, and a
+// path-qualified forward link resolves when a note moves to that path.
+func TestTitlesUniquePerFolder(t *testing.T) {
+	f := newFixture(t, Options{})
+	create := func(folder, body string) CreateNoteOutput {
+		t.Helper()
+		out, err := f.s.CreateNote(t.Context(), f.agent, CreateNoteInput{Project: "acme/web", Path: folder, Body: body})
+		if err != nil {
+			t.Fatalf("CreateNote(%s, %q): %v", folder, body, err)
+		}
+		return out
+	}
+	a := create("ops", "# Runbook")
+	b := create("dev", "# Runbook")
+	_, err := f.s.MoveNote(t.Context(), f.agent, MoveNoteInput{ID: b.ID, Path: "ops"})
+	if ErrorCode(err) != CodeConflict || !strings.Contains(err.Error(), `a note titled "Runbook" already exists in folder ops (`+a.ID+`)`) {
+		t.Errorf("move into a taken title: %v", err)
+	}
+	c := create("ops", "# Checklist\n\nSee [[archive/Runbook]].")
+	if l := f.get(t, c.ID).Links; len(l) != 1 || !l[0].Pending {
+		t.Fatalf("links before the move = %+v; want one pending", l)
+	}
+	if _, err := f.s.MoveNote(t.Context(), f.agent, MoveNoteInput{ID: b.ID, Path: "archive"}); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.get(t, c.ID).Links; len(l) != 1 || l[0].NoteID != b.ID {
+		t.Errorf("links after the move = %+v; want [[archive/Runbook]] resolved to %s", l, b.ID)
+	}
+	if _, err := f.s.RenameNote(t.Context(), f.agent, RenameNoteInput{ID: c.ID, Title: "runbook"}); ErrorCode(err) != CodeConflict {
+		t.Errorf("rename into a title taken in the folder: %v; want conflict", err)
+	}
+}

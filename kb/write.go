@@ -103,7 +103,7 @@ func (w *wtx) insertNote(n *noteRow, action string) error {
 		return err
 	}
 	if !w.deferLinks {
-		if err := w.syncBodyRefs(*n); err != nil {
+		if err := w.addBodyRefs(*n); err != nil {
 			return err
 		}
 		if err := w.resolveForward(*n); err != nil {
@@ -248,6 +248,12 @@ func (w *wtx) syncBodyRefs(n noteRow) error {
 	if _, err := w.ExecContext(w.ctx, "DELETE FROM attachments WHERE note_id = ?", n.ID); err != nil {
 		return fmt.Errorf("clear attachments of %s: %w", noteRef(n.ID), err)
 	}
+	return w.addBodyRefs(n)
+}
+
+// addBodyRefs adds the edges and attachments of the body of a note that
+// has none yet.
+func (w *wtx) addBodyRefs(n noteRow) error {
 	refs := parseBodyRefs(n.Body)
 	for _, target := range refs.links {
 		if _, _, err := w.insertLink(n, LinkWiki, 0, target, "body"); err != nil {
@@ -297,17 +303,51 @@ func (w *wtx) resolveForward(n noteRow) error {
 
 // resolveKeys points pending references with one of the keys (or "key#…")
 // at note id. A pending edge that duplicates an existing resolved one is
-// dropped.
+// dropped. Most writes find nothing pending: one indexed range read per key.
 func (w *wtx) resolveKeys(domain, id int64, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	// [k, k + "$") holds k, "k#heading" and a few longer keys, told apart
+	// below; '$' follows '#'. One indexed range read per key, in one query.
+	var parts []string
+	args := []any{domain}
 	for _, k := range keys {
-		// "key" exactly, then "key#heading" as a key range; two statements
-		// because an OR of both would not use the links_pending index.
-		for _, cond := range []string{"to_key = ?2", "to_key >= ?2 || '#' AND to_key < ?2 || '$'"} {
-			match := "domain_id = ?1 AND to_note IS NULL AND " + cond
-			if _, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?3, target = 'n' || ?3 WHERE "+match, domain, k, id); err != nil {
-				return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+		parts = append(parts, "SELECT id, to_key FROM links INDEXED BY links_pending WHERE domain_id = ?1 AND to_note IS NULL AND to_key >= ? AND to_key < ?")
+		args = append(args, k, k+"$")
+	}
+	rows, err := w.QueryContext(w.ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+	}
+	var pending []int64
+	for rows.Next() {
+		var lid int64
+		var key string
+		if err := rows.Scan(&lid, &key); err != nil {
+			rows.Close()
+			return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+		}
+		for _, k := range keys {
+			if key == k || strings.HasPrefix(key, k+"#") {
+				pending = append(pending, lid)
+				break
 			}
-			if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE "+match, domain, k); err != nil {
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+	}
+	slices.Sort(pending)
+	for _, lid := range slices.Compact(pending) {
+		res, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?, target = ? WHERE id = ?", id, noteRef(id), lid)
+		if err != nil {
+			return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// The same edge to that note exists already.
+			if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE id = ?", lid); err != nil {
 				return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
 			}
 		}
