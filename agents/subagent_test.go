@@ -22,7 +22,7 @@ func newRunner(t *testing.T, scenarioName string) (*SubRunner, *blackboard.Store
 	w := demoWorkspace(t)
 	store := blackboard.Open(filepath.Join(t.TempDir(), "notes"))
 	reg := NewRegistry(append(FSTools(w, ShellPolicy{Approval: ApproveNever}), BoardTools(store, 4000, w)...)...)
-	catalog, err := LoadCatalog(w.Dir(), "", nil)
+	catalog, err := LoadCatalog(Sources{Workspace: w.Dir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

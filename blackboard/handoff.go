@@ -63,6 +63,10 @@ type Handoff struct {
 	// Key is an optional stable name a writer gives its note so that it
 	// can find it again (a batch plan's "batch:<id>", for --resume).
 	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Extra are front matter keys the handoff does not own (a person's
+	// tags, aliases, …), kept verbatim and in order; they never make a
+	// note degraded.
+	Extra Fields `yaml:"-" json:"extra,omitzero"`
 	// Degraded is computed by ParseHandoff, never stored.
 	Degraded Degraded `yaml:"-" json:"degraded,omitempty"`
 }
@@ -86,17 +90,23 @@ func parseNote(data []byte) (*Handoff, []byte) {
 	if !ok {
 		return absentHandoff(data), data
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(fm, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return absentHandoff(body), body
+	}
+	own, extra := splitFields(doc.Content[0])
 	var strict Handoff
-	dec := yaml.NewDecoder(bytes.NewReader(fm))
-	dec.KnownFields(true)
-	if err := dec.Decode(&strict); err == nil && strict.Version >= HandoffVersion && strict.Status.Valid() {
+	if err := own.Decode(&strict); err == nil && strict.Version >= HandoffVersion && strict.Status.Valid() {
+		strict.Extra = extra
 		return &strict, body
 	}
 	var raw map[string]any
-	if err := yaml.Unmarshal(fm, &raw); err != nil || raw == nil {
+	if err := own.Decode(&raw); err != nil {
 		return absentHandoff(body), body
 	}
-	return salvageHandoff(raw), body
+	h := salvageHandoff(raw)
+	h.Extra = extra
+	return h, body
 }
 
 // rawFrontMatter makes adrg/frontmatter hand over the front matter bytes

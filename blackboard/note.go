@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/yagent/yagent/internal/atomicfile"
 )
 
@@ -104,14 +102,11 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 func encodeNote(h *Handoff, body string) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("---\n")
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(h); err != nil {
+	fm, err := encodeFrontMatter(h)
+	if err != nil {
 		return nil, fmt.Errorf("encode handoff: %w", err)
 	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encode handoff: %w", err)
-	}
+	buf.Write(fm)
 	buf.WriteString("---\n")
 	buf.WriteString(body)
 	if !strings.HasSuffix(body, "\n") {

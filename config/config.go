@@ -42,6 +42,9 @@ type Config struct {
 	Home      string   `yaml:"-" json:"-"`
 	NotesRoot string   `yaml:"-" json:"-"`
 	Sources   []string `yaml:"-" json:"-"`
+	// UserHome is $HOME ("" when unset): agent definitions are read from
+	// its .claude/agents/ too.
+	UserHome string `yaml:"-" json:"-"`
 }
 
 // Model is one named model endpoint.
@@ -330,7 +333,7 @@ func Load(opts Options) (*Config, error) {
 		return nil, fmt.Errorf("built-in defaults: %w", err)
 	}
 	modelTemplate := lookup(merged, "models", "default")
-	cfg := &Config{Home: home}
+	cfg := &Config{Home: home, UserHome: getenv("HOME")}
 	var layers []layer
 	for _, p := range []string{filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")} {
 		data, err := os.ReadFile(p)

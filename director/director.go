@@ -103,10 +103,14 @@ func New(opts Options) (*Director, error) {
 		return nil, err
 	}
 	home := cfg.Home
-	catalog, err := agents.LoadCatalog(ws.Dir(), home, func(name string) bool { _, ok := reg.Get(name); return ok })
+	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
+		func(name string) bool { _, ok := reg.Get(name); return ok })
 	if err != nil {
 		ws.Close()
 		return nil, err
+	}
+	if n := catalog.Notice(); n != "" && opts.Events != nil {
+		opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "yagent", Text: "warning: " + n})
 	}
 	project := agents.ProjectInstructions(ws)
 	index := blackboard.IndexOptionsFromConfig(cfg.Blackboard)

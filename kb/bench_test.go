@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,4 +175,31 @@ func BenchmarkCreateNotes(b *testing.B) {
 			b.ReportMetric(float64(b.N*maxBatch)/b.Elapsed().Seconds(), "notes/s")
 		})
 	}
+}
+
+// BenchmarkImport measures importing a generated vault of 2000 files in
+// folders, with [[links]] between them, into an empty project (notes/s).
+func BenchmarkImport(b *testing.B) {
+	dir := b.TempDir()
+	const n = 2000
+	for i, d := range benchCorpus(n, 3) {
+		p := filepath.Join(dir, filepath.FromSlash(d.Path), fmt.Sprintf("note %d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\ntags: ["+d.Tags[0]+"]\n---\n"+d.Body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var total time.Duration
+	for b.Loop() {
+		f := newFixture(b, Options{Now: time.Now})
+		start := time.Now()
+		rep, err := f.s.Import(context.Background(), f.agent, dir, "acme/web", ImportOptions{})
+		total += time.Since(start)
+		if err != nil || rep.Created != n {
+			b.Fatalf("Import = %+v, %v", rep, err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/total.Seconds(), "notes/s")
 }

@@ -43,7 +43,8 @@ func TestCreateNote(t *testing.T) {
 		msg  string
 	}{
 		{"no title", CreateNoteInput{Project: "acme/web", Body: "just text"}, CodeInvalidArgument, "# Title"},
-		{"duplicate title", CreateNoteInput{Project: "acme/web", Body: "# deploy  GUIDE"}, CodeConflict, out.ID},
+		{"duplicate title in the folder", CreateNoteInput{Project: "acme/web", Body: "# deploy  GUIDE", Path: "guides/ops"}, CodeConflict,
+			`already exists in folder guides/ops (` + out.ID + `)`},
 		{"unknown project", CreateNoteInput{Project: "acme/nope", Body: "# X"}, CodeNotFound, "acme/nope"},
 		{"no project", CreateNoteInput{Body: "# X"}, CodeInvalidArgument, "get_my_projects"},
 		{"bracket title", CreateNoteInput{Project: "acme/web", Body: "# A [b]"}, CodeInvalidArgument, "'['"},

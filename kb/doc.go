@@ -5,12 +5,15 @@
 // # Model
 //
 // Notes live in domains. A project's domain holds shared notes (class
-// user-doc) in folders; projects sit in spaces and are named by handles
+// user-doc) in folders, a title unique within its folder; projects sit in spaces and are named by handles
 // ("space/slug", or "space" for a space's root project), taken verbatim from
 // answers. Each principal (a person) also has a personal domain, implied by
 // the caller, holding the user profile (class user-profile) and the agents'
 // private memory about projects (class agent-memory). Notes are linked by
-// typed edges, including forward references to titles not written yet.
+// typed edges, including forward references to titles not written yet;
+// [[links]] name a note by title, path or alias, and files a body embeds
+// are recorded as attachments. Import brings in a folder of Markdown (an
+// Obsidian vault, a docs tree), knowing each note by its file's path.
 // Renamed notes and projects keep their old titles and handles as aliases.
 // Deleted notes go to a trash only a person can restore or empty. Every
 // version is kept as a revision with its provenance: who (person or agent,
@@ -34,12 +37,14 @@
 //
 // # Search
 //
-// Search is hybrid: FTS5 (porter unicode61) over titles, bodies and tags,
-// fused by reciprocal rank (k = 60) with cosine similarity of vectors from
-// an injected Embedder, stored as float32 blobs and compared with
-// sqlite-vec's vec_distance_cosine (past a few thousand candidates, after a
-// shortlist by the Hamming distance of their sign bits). Without a working
-// embedder it runs on full text alone and reports mode "fts".
+// Search is hybrid: BM25 over two FTS5 indexes (porter unicode61), titles
+// with headings and bodies with tags, times a prior that puts changelogs
+// below the pages they mention, fused by reciprocal rank (k = 60) with
+// cosine similarity of vectors from an injected Embedder, stored as float32
+// blobs and compared with sqlite-vec's vec_distance_cosine (past a few
+// thousand candidates, after a shortlist by the Hamming distance of their
+// sign bits, kept in memory and checked against a change log). Without a
+// working embedder it runs on full text alone and reports mode "fts".
 //
 // # Concurrency and durability
 //

@@ -15,15 +15,18 @@ const maxQueryTerms = 24
 // prefix queries on a crude stem, because the porter tokenizer stems English
 // only. Both are "" when the query has no words.
 func ftsQuery(q string) (and, or string) {
-	terms := queryTerms(q)
-	if len(terms) == 0 {
-		return "", ""
+	words := queryTerms(q)
+	parts := make([]string, len(words))
+	for i, w := range words {
+		parts[i] = ftsTerm(w)
 	}
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = ftsTerm(t)
-	}
-	return strings.Join(parts, " AND "), strings.Join(parts, " OR ")
+	return matchExprs(parts)
+}
+
+// matchExprs joins FTS terms into the all-terms and any-term expressions;
+// both "" without terms.
+func matchExprs(terms []string) (and, or string) {
+	return strings.Join(terms, " AND "), strings.Join(terms, " OR ")
 }
 
 // queryTerms lower-cases q, splits it into words and drops stop words and

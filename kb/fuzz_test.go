@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,17 +17,24 @@ func FuzzWikiLinks(f *testing.F) {
 		"`[[inline]]` [[real]] [[ ]] [[a[[b]]",
 		"[[Дорожная карта]] [[дорожная   карта]]",
 		"[[unclosed",
+		"[[#Heading]] [[Folder/Note#H|x]] [[Note.md]] | [[T\\|alias]] | ![[pic.png]] ![[Embedded note]] [[doc.PDF]]",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		got := wikiLinks(body)
-		if len(got) > maxBodyLinks {
-			t.Fatalf("%d links; cap is %d", len(got), maxBodyLinks)
+		refs := parseBodyRefs(body)
+		got := refs.links
+		if len(got) > maxBodyLinks || len(refs.attachments) > maxBodyLinks {
+			t.Fatalf("%d links, %d attachments; cap is %d", len(got), len(refs.attachments), maxBodyLinks)
+		}
+		for _, a := range refs.attachments {
+			if a == "" || !attachmentExts[strings.TrimPrefix(strings.ToLower(path.Ext(a)), ".")] || strings.ContainsAny(a, "[]|#\n") {
+				t.Fatalf("bad attachment %q from %q", a, body)
+			}
 		}
 		seen := map[string]bool{}
 		for _, l := range got {
-			if l == "" || l != strings.TrimSpace(l) || strings.ContainsAny(l, "[]\n") || !utf8.ValidString(l) {
+			if l == "" || l != strings.TrimSpace(l) || strings.ContainsAny(l, "[]|\n") || strings.HasPrefix(l, "#") || !utf8.ValidString(l) {
 				t.Fatalf("bad link target %q from %q", l, body)
 			}
 			if seen[titleKey(l)] {
@@ -64,9 +72,11 @@ func FuzzFTSQuery(f *testing.F) {
 			if !ftsShape.MatchString(expr) {
 				t.Fatalf("ftsQuery(%q) = %q; not a list of quoted single terms", q, expr)
 			}
-			var n int
-			if err := s.db.QueryRow("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", expr).Scan(&n); err != nil {
-				t.Fatalf("ftsQuery(%q) = %q: FTS5 error %v", q, expr, err)
+			for _, table := range []string{"notes_fts", "notes_head_fts"} {
+				var n int
+				if err := s.db.QueryRow("SELECT count(*) FROM "+table+" WHERE "+table+" MATCH ?", expr).Scan(&n); err != nil {
+					t.Fatalf("ftsQuery(%q) = %q: FTS5 error on %s: %v", q, expr, table, err)
+				}
 			}
 		}
 	})

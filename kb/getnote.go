@@ -30,7 +30,7 @@ func (s *Store) GetNote(ctx context.Context, c Caller, in GetNoteInput) (Note, e
 		}
 		return s.noteView(ctx, s.db, n, in.Detailed)
 	}
-	n, viaAlias, err := s.resolveWikiRef(ctx, c, ref, in.Project)
+	n, via, err := s.resolveWikiRef(ctx, c, ref, in.Project)
 	if err != nil {
 		return Note{}, err
 	}
@@ -38,8 +38,8 @@ func (s *Store) GetNote(ctx context.Context, c Caller, in GetNoteInput) (Note, e
 	if err != nil {
 		return Note{}, err
 	}
-	if viaAlias {
-		v.ResolvedVia = "former title " + strings.TrimSpace(bareRef(ref))
+	if via != "" {
+		v.ResolvedVia = map[string]string{"former": "former title", "alias": "alias", "file": "file name"}[via] + " " + strings.TrimSpace(bareRef(ref))
 	}
 	return v, nil
 }
@@ -54,28 +54,28 @@ func bareRef(ref string) string {
 
 // resolveWikiRef finds the note a title (or former title) means, in the
 // given project or, without one, in c's personal notes and then projects.
-func (s *Store) resolveWikiRef(ctx context.Context, c Caller, ref, handle string) (noteRow, bool, error) {
+func (s *Store) resolveWikiRef(ctx context.Context, c Caller, ref, handle string) (noteRow, string, error) {
 	title := bareRef(ref)
 	if title == "" {
-		return noteRow{}, false, invalidf("ref %q names no title", ref)
+		return noteRow{}, "", invalidf("ref %q names no title", ref)
 	}
 	var domains []int64
 	var names []string
 	if strings.TrimSpace(handle) != "" {
 		p, err := resolveProject(ctx, s.db, c, handle)
 		if err != nil {
-			return noteRow{}, false, err
+			return noteRow{}, "", err
 		}
 		domains, names = []int64{p.DomainID}, []string{p.Handle}
 	} else {
 		personal, err := personalDomain(ctx, s.db, c.PrincipalID)
 		if err != nil {
-			return noteRow{}, false, err
+			return noteRow{}, "", err
 		}
 		domains, names = []int64{personal}, []string{"your personal notes"}
 		ps, err := accessibleProjects(ctx, s.db, c)
 		if err != nil {
-			return noteRow{}, false, err
+			return noteRow{}, "", err
 		}
 		for _, p := range ps {
 			domains = append(domains, p.DomainID)
@@ -83,44 +83,44 @@ func (s *Store) resolveWikiRef(ctx context.Context, c Caller, ref, handle string
 		}
 	}
 	type found struct {
-		n        noteRow
-		viaAlias bool
-		where    string
+		n     noteRow
+		via   string
+		where string
 	}
 	var hits []found
 	for i, d := range domains {
-		id, viaAlias, err := resolveTitle(ctx, s.db, d, title)
+		cands, err := resolveCandidates(ctx, s.db, d, title)
 		if err != nil {
-			return noteRow{}, false, fmt.Errorf("resolve %s: %w", ref, err)
+			return noteRow{}, "", fmt.Errorf("resolve %s: %w", ref, err)
 		}
-		if id == 0 {
-			continue
-		}
-		n, ok, err := getNoteRow(ctx, s.db, id)
-		if err != nil {
-			return noteRow{}, false, err
-		}
-		if ok {
-			if ok, err = canSee(ctx, s.db, c, n); err != nil {
-				return noteRow{}, false, err
+		for _, cand := range cands {
+			n, ok, err := getNoteRow(ctx, s.db, cand.id)
+			if err != nil {
+				return noteRow{}, "", err
+			}
+			if ok {
+				if ok, err = canSee(ctx, s.db, c, n); err != nil {
+					return noteRow{}, "", err
+				}
+			}
+			if ok {
+				hits = append(hits, found{n, cand.via, names[i]})
 			}
 		}
-		if ok {
-			hits = append(hits, found{n, viaAlias, names[i]})
-		}
-		if i == 0 && len(hits) == 1 && handle == "" {
+		if i == 0 && len(hits) > 0 && handle == "" {
 			break // personal notes win without a project
 		}
 	}
 	switch len(hits) {
 	case 0:
-		return noteRow{}, false, notFoundf("no note titled %q (nor formerly titled so) where you looked; try search, or pass project", title)
+		return noteRow{}, "", notFoundf("no note titled %q (nor formerly titled so) where you looked; try search, or pass project", title)
 	case 1:
-		return hits[0].n, hits[0].viaAlias, nil
+		return hits[0].n, hits[0].via, nil
 	}
 	var where []string
 	for _, h := range hits {
-		where = append(where, fmt.Sprintf("%s in %s", noteRef(h.n.ID), h.where))
+		where = append(where, fmt.Sprintf("%s: %s (%s)", h.where, notePath(h.n.Folder, h.n.Title), noteRef(h.n.ID)))
 	}
-	return noteRow{}, false, invalidf("several notes are titled %q: %s; pass project or the note id", title, strings.Join(where, ", "))
+	return noteRow{}, "", invalidf("several notes are titled %q: %s; pass the project, the path ([[Folder/Title]]) or the note id",
+		title, strings.Join(where, ", "))
 }

@@ -45,7 +45,7 @@ func TestGetNote(t *testing.T) {
 		{in: GetNoteInput{Ref: "runbook", Project: "acme/web"}, want: web.ID},
 		{in: GetNoteInput{Ref: "[[Pager duty|the pager]]"}, want: only.ID},
 		{in: GetNoteInput{Ref: "User profile"}, want: mem.NoteID},
-		{in: GetNoteInput{Ref: "[[Runbook]]"}, code: CodeInvalidArgument, msg: "acme/ops, " + web.ID + " in acme/web"},
+		{in: GetNoteInput{Ref: "[[Runbook]]"}, code: CodeInvalidArgument, msg: "acme/ops: Runbook (" + ops.ID + "), acme/web: Runbook (" + web.ID + ")"},
 		{in: GetNoteInput{Ref: "[[Nothing]]", Project: "acme/web"}, code: CodeNotFound, msg: "Nothing"},
 		{in: GetNoteInput{Ref: "n999"}, code: CodeNotFound, msg: "n999"},
 		{in: GetNoteInput{Ref: " "}, code: CodeInvalidArgument, msg: "ref is required"},

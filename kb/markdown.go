@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -81,7 +82,23 @@ func atxHeading(text string) (int, string, bool) {
 	}
 	h := strings.TrimSpace(t[level:])
 	h = strings.TrimSpace(strings.TrimRight(h, "#"))
-	return level, h, true
+	return level, stripHeadingID(h), true
+}
+
+// stripHeadingID drops a trailing attribute block that gives a heading its
+// anchor, as VitePress, Pandoc and kramdown write it: "Setup {#setup}".
+func stripHeadingID(h string) string {
+	if !strings.HasSuffix(h, "}") {
+		return h
+	}
+	i := strings.LastIndex(h, "{")
+	if i < 0 || !strings.HasPrefix(h[i:], "{#") || strings.ContainsAny(h[i+1:len(h)-1], "{}") {
+		return h
+	}
+	if rest := strings.TrimSpace(h[:i]); rest != "" {
+		return rest
+	}
+	return h
 }
 
 // headings lists the body's headings outside code blocks.
@@ -117,10 +134,21 @@ func words(s string) []string {
 	})
 }
 
-// wikiLinks extracts the targets of [[Target]], [[Target|label]] and
-// [[Target#heading]] outside code, deduplicated by title key, in order.
-func wikiLinks(body string) []string {
-	var out []string
+// bodyRefs are the references a body makes: [[links]] to notes and
+// attachments it embeds or links (![[image.png]], [[report.pdf]]).
+type bodyRefs struct {
+	links       []string // link targets as written ("Note", "Folder/Note", "Note#Heading"), deduplicated by title key
+	attachments []string // attachment names as written ("image.png", "assets/diagram.svg"), deduplicated
+}
+
+// parseBodyRefs reads Obsidian's link forms outside code: [[Note]],
+// [[Folder/Note]], [[Note#Heading]], [[Note#^block]], [[Note|label]],
+// [[Note\|label]] (the escaped pipe of a table cell), [[Note.md]] and
+// embeds ![[Note]]. [[#Heading]] points into the same note and is no link;
+// a target with a file extension other than .md is an attachment, not a
+// note.
+func parseBodyRefs(body string) bodyRefs {
+	var out bodyRefs
 	seen := map[string]bool{}
 	for _, l := range splitLines(body) {
 		if l.inFence {
@@ -142,19 +170,59 @@ func wikiLinks(body string) []string {
 				inner = inner[k+2:]
 			}
 			text = text[j+2:]
-			target, _, _ := strings.Cut(inner, "|")
-			target = strings.TrimSpace(target)
-			if target == "" || strings.ContainsAny(target, "[]") || !utf8.ValidString(target) {
+			target, attachment, ok := linkTarget(inner)
+			if !ok {
 				continue
 			}
-			if k := titleKey(target); !seen[k] && len(out) < maxBodyLinks {
+			if attachment {
+				if !seen["\x00"+target] && len(out.attachments) < maxBodyLinks {
+					seen["\x00"+target] = true
+					out.attachments = append(out.attachments, target)
+				}
+				continue
+			}
+			if k := titleKey(target); !seen[k] && len(out.links) < maxBodyLinks {
 				seen[k] = true
-				out = append(out, target)
+				out.links = append(out.links, target)
 			}
 		}
 	}
 	return out
 }
+
+// linkTarget reads the inside of [[…]]: the target before any '|' label,
+// without a .md suffix, and whether it names an attachment.
+func linkTarget(inner string) (target string, attachment, ok bool) {
+	// In a table cell the label's pipe is escaped: [[Note\|label]].
+	target, _, _ = strings.Cut(strings.ReplaceAll(inner, `\|`, "|"), "|")
+	target = strings.TrimSpace(target)
+	if target == "" || strings.HasPrefix(target, "#") || strings.ContainsAny(target, "[]\n") || !utf8.ValidString(target) {
+		return "", false, false
+	}
+	name, fragment, hasFragment := strings.Cut(target, "#")
+	name = strings.TrimSpace(name)
+	if ext := strings.ToLower(path.Ext(name)); attachmentExts[strings.TrimPrefix(ext, ".")] {
+		return name, true, true
+	}
+	if trimmed, isMD := strings.CutSuffix(name, ".md"); isMD && trimmed != "" {
+		name = trimmed
+	}
+	if hasFragment {
+		return name + "#" + fragment, false, true
+	}
+	return name, false, true
+}
+
+// attachmentExts are the file types Obsidian embeds or opens besides notes.
+var attachmentExts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`avif bmp gif heic ico jpeg jpg png svg tif tiff webp
+		3gp flac m4a mp3 ogg wav mkv mov mp4 ogv webm avi
+		pdf canvas base excalidraw csv json txt zip docx xlsx pptx odt ods odp epub html htm`) {
+		m[e] = true
+	}
+	return m
+}()
 
 const maxBodyLinks = 200
 

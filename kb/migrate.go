@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 )
 
 //go:embed migrations/*.sql
@@ -64,7 +65,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for v := have + 1; v <= len(steps); v++ {
 		err := s.inTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, steps[v-1]); err != nil {
+			if err := runStep(ctx, tx, steps[v-1]); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, "INSERT INTO schema_version(version, applied_at) VALUES (?, ?)", v, s.nowMicro()); err != nil {
@@ -75,6 +76,81 @@ func (s *Store) migrate(ctx context.Context) error {
 		})
 		if err != nil {
 			return fmt.Errorf("open kb %s: migrate to schema version %d: %w", s.path, v, err)
+		}
+	}
+	return nil
+}
+
+// goStepMarker starts a line of a migration that runs a Go function between
+// the SQL before it and the SQL after it, in the same transaction: for data
+// only Go can compute (a Markdown body's headings).
+const goStepMarker = "-- @go "
+
+// goSteps are the Go functions migrations may name.
+var goSteps = map[string]func(ctx context.Context, tx *sql.Tx) error{
+	"fill_derived_columns": fillDerivedColumns,
+}
+
+// runStep executes one migration: its SQL, split at "-- @go NAME" lines
+// into parts with the named Go functions run between them.
+func runStep(ctx context.Context, tx *sql.Tx, step string) error {
+	var part strings.Builder
+	flush := func() error {
+		if strings.TrimSpace(part.String()) == "" {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, part.String())
+		part.Reset()
+		return err
+	}
+	for line := range strings.Lines(step) {
+		name, isGo := strings.CutPrefix(strings.TrimSpace(line), goStepMarker)
+		if !isGo {
+			part.WriteString(line)
+			continue
+		}
+		fn, ok := goSteps[strings.TrimSpace(name)]
+		if !ok {
+			return fmt.Errorf("migration names an unknown Go step %q", name)
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if err := fn(ctx, tx); err != nil {
+			return fmt.Errorf("%s: %w", strings.TrimSpace(name), err)
+		}
+	}
+	return flush()
+}
+
+// fillDerivedColumns computes the columns a write derives from a note's
+// text (headings, search_prior) for the notes already stored.
+func fillDerivedColumns(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, class, folder, title, type, coalesce(source, ''), body FROM notes")
+	if err != nil {
+		return err
+	}
+	type derived struct {
+		id       int64
+		headings string
+		prior    float64
+	}
+	var all []derived
+	for rows.Next() {
+		var n noteRow
+		if err := rows.Scan(&n.ID, &n.Class, &n.Folder, &n.Title, &n.Type, &n.Source, &n.Body); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, derived{n.ID, headingText(n.Body), searchPrior(n)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, d := range all {
+		if _, err := tx.ExecContext(ctx, "UPDATE notes SET headings = ?, search_prior = ? WHERE id = ?", d.headings, d.prior, d.id); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -97,7 +97,7 @@ func (w *wtx) remember(proto noteRow, category, observation string) (RememberOut
 		return RememberOutput{}, err
 	}
 	if !found {
-		if owner, err := liveTitleOwner(w.ctx, w, proto.DomainID, proto.Title); err != nil {
+		if owner, err := liveTitleOwner(w.ctx, w, proto.DomainID, proto.Folder, proto.Title); err != nil {
 			return RememberOutput{}, err
 		} else if owner != 0 {
 			proto.Title = fmt.Sprintf("%s (%d)", proto.Title, proto.AboutProject)

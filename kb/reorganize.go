@@ -96,7 +96,7 @@ func (w *wtx) setTrashed(n noteRow, trashed bool) error {
 			return err
 		}
 	} else {
-		if err := w.resolveForward(n.DomainID, n.ID, n.Title); err != nil {
+		if err := w.resolveForward(n); err != nil {
 			return err
 		}
 		w.embed = append(w.embed, n.ID)

@@ -38,6 +38,7 @@ const (
 	defaultResults = 10
 	maxResults     = 50
 	candidateDepth = 50
+	snippetBytes   = 240
 )
 
 // scope is the set of notes a read may see: live notes in domains, where
@@ -110,7 +111,7 @@ type hit struct {
 // ranking is the fused result of a search and how it was reached.
 type ranking struct {
 	mode, notice string
-	match        string // the FTS expression that produced the full-text list
+	words        []string // the query's words, for snippets
 	hits         []hit
 }
 
@@ -132,22 +133,22 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 		return SearchOutput{}, err
 	}
 	out := SearchOutput{Mode: r.mode, Notice: r.notice, Results: []SearchHit{}}
-	snippets, err := s.snippets(ctx, r.match, r.hits)
+	rows, err := hitRows(ctx, s.db, r.hits)
 	if err != nil {
 		return SearchOutput{}, err
 	}
 	names := projectNames{}
 	for _, h := range r.hits {
-		n, ok, err := getNoteRow(ctx, s.db, h.id)
-		if err != nil {
-			return SearchOutput{}, err
-		}
+		n, ok := rows[h.id]
 		if !ok {
 			continue
 		}
-		snippet := snippets[h.id]
-		if snippet == "" || snippet == n.Title {
-			snippet = excerpt(n.Body, 240)
+		snippet := ""
+		if h.fts {
+			snippet = matchSnippet(n.Body, r.words, snippetBytes)
+		}
+		if snippet == "" {
+			snippet = excerpt(n.Body, snippetBytes)
 		}
 		handle, err := names.handle(ctx, s.db, n.ProjectID)
 		if err != nil {
@@ -159,6 +160,31 @@ func (s *Store) Search(ctx context.Context, c Caller, in SearchInput) (SearchOut
 		})
 	}
 	return out, nil
+}
+
+// hitRows loads the notes of the final hits, and only those, in one query.
+func hitRows(ctx context.Context, q querier, hits []hit) (map[int64]noteRow, error) {
+	out := map[int64]noteRow{}
+	if len(hits) == 0 {
+		return out, nil
+	}
+	ids := make([]any, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
+	}
+	rows, err := q.QueryContext(ctx, noteSelect+" WHERE n.id IN ("+placeholders(len(ids))+")", ids...)
+	if err != nil {
+		return nil, fmt.Errorf("load search hits: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanNote(rows)
+		if err != nil {
+			return nil, fmt.Errorf("load search hits: %w", err)
+		}
+		out[n.ID] = n
+	}
+	return out, rows.Err()
 }
 
 func clampLimit(n, def, max int) (int, error) {
@@ -176,21 +202,19 @@ func clampLimit(n, def, max int) (int, error) {
 // rank runs full-text search (all words, else any word) and, when an
 // embedder works, vector search, and fuses them by reciprocal rank.
 func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (ranking, error) {
-	and, or := ftsQuery(query)
-	if and == "" {
+	words := queryTerms(query)
+	if len(words) == 0 {
 		return ranking{}, invalidf("the query %q has no words to search for; pass words or a question", query)
 	}
 	depth := max(candidateDepth, 3*limit)
-	r := ranking{mode: "fts", match: and}
-	fts, err := s.ftsSearch(ctx, and, sc, depth)
+	r := ranking{mode: "fts", words: words}
+	plan, err := s.planQuery(ctx, words)
 	if err != nil {
 		return ranking{}, err
 	}
-	if len(fts) == 0 && or != and {
-		r.match = or
-		if fts, err = s.ftsSearch(ctx, or, sc, depth); err != nil {
-			return ranking{}, err
-		}
+	fts, err := s.ftsSearch(ctx, plan, sc, depth)
+	if err != nil {
+		return ranking{}, err
 	}
 	var vec []int64
 	switch {
@@ -241,61 +265,6 @@ func fuse(fts []hit, vec []int64, limit int) []hit {
 		out = append(out, *h)
 	}
 	return out
-}
-
-// ftsSearch ranks the notes in scope matching the FTS expression by BM25
-// (title weighs 5, tags 3, body 1).
-func (s *Store) ftsSearch(ctx context.Context, match string, sc scope, k int) ([]hit, error) {
-	where, args := sc.filter()
-	args = append([]any{match}, args...)
-	args = append(args, k)
-	rows, err := s.db.QueryContext(ctx, `SELECT n.id FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
-		WHERE notes_fts MATCH ? AND `+where+`
-		ORDER BY bm25(notes_fts, 5.0, 1.0, 3.0), n.id LIMIT ?`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("full-text search %q: %w", match, err)
-	}
-	defer rows.Close()
-	var out []hit
-	for rows.Next() {
-		h := hit{fts: true}
-		if err := rows.Scan(&h.id); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
-// snippets cuts excerpts around the matches of the FTS expression for the
-// hits found by full text, in one query: only for the answer's hits, not
-// for every match.
-func (s *Store) snippets(ctx context.Context, match string, hits []hit) (map[int64]string, error) {
-	var ids []any
-	for _, h := range hits {
-		if h.fts {
-			ids = append(ids, h.id)
-		}
-	}
-	out := map[int64]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, snippet(notes_fts, -1, '', '', '…', 24) FROM notes_fts
-		WHERE notes_fts MATCH ? AND rowid IN (`+placeholders(len(ids))+`)`, append([]any{match}, ids...)...)
-	if err != nil {
-		return nil, fmt.Errorf("snippets: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var snip string
-		if err := rows.Scan(&id, &snip); err != nil {
-			return nil, fmt.Errorf("snippets: %w", err)
-		}
-		out[id] = snip
-	}
-	return out, rows.Err()
 }
 
 // excerpt is the start of text, cut at a word boundary near max bytes.

@@ -43,6 +43,15 @@ type Store struct {
 	// exactVectors is how many candidate vectors are still compared
 	// exactly; tests lower it to exercise the shortlist.
 	exactVectors int
+	// rankWindow and commonFrom are the full-text limits (see rank.go);
+	// tests lower them to exercise large-corpus behaviour on a few notes.
+	rankWindow, commonFrom int
+	// bits is the in-memory copy of the vector sign bits; bg runs its
+	// loading, which Close stops (bgCancel) and waits for.
+	bits     bitsCache
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
 
 	// wmu serialises this process's write transactions; other processes
 	// are kept out by BEGIN IMMEDIATE and busy_timeout.
@@ -73,7 +82,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open kb %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
-		exactVectors: defaultExactVectors}
+		exactVectors: defaultExactVectors, rankWindow: defaultRankWindow, commonFrom: defaultCommonFrom}
+	s.bgCtx, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -116,7 +126,11 @@ func checkMagic(path string) error {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.bgCancel()
+	s.bg.Wait()
+	return s.db.Close()
+}
 
 // nowMicro is the injected clock in storage units.
 func (s *Store) nowMicro() int64 { return s.now().UTC().UnixMicro() }

@@ -136,6 +136,7 @@ func TestMigrationsFrozen(t *testing.T) {
 		1: "e5d78f3b639e916163bf0b5234b3309e549b5eeade7281e09b3771e5c0047f75",
 		2: "e23ecc3f5174a0035f878fd1f7212a747a0729e4306fbebc2fac9a499b710063",
 		3: "1c335ecb8c4c334f982b6343a1a5143f6a13da08464c1d9250134db289f157c8",
+		4: "f4177532a85bd1e61c9ffa5de967e0e5a7b10de20df4cc31456075989d763c78",
 	}
 	for i, step := range migrations() {
 		sum := sha256.Sum256([]byte(step))
@@ -161,6 +162,13 @@ func TestOpenMigratesFromV1(t *testing.T) {
 		INSERT INTO domains(id, owner_id) VALUES (1, 1);
 		INSERT INTO notes(id, domain_id, class, version, content_hash, created_at, updated_at, title, title_key, body)
 			VALUES (1, 1, 'user-doc', 1, 'h', 0, 0, 'Ёлка', 'ёлка', 'b');
+		INSERT INTO notes(id, domain_id, class, version, content_hash, created_at, updated_at, folder, title, title_key, body)
+			VALUES (2, 1, 'user-doc', 1, 'h', 0, 0, 'Release notes', 'Changelog 2.0', 'changelog 2.0', 'Intro.
+
+## Install the tree
+
+Text.');
+		INSERT INTO title_aliases VALUES (1, 'old title', 'Old title', 2, 7);
 		PRAGMA user_version = 1;`
 	if _, err := db.Exec(v1); err != nil {
 		t.Fatal(err)
@@ -185,7 +193,24 @@ func TestOpenMigratesFromV1(t *testing.T) {
 		t.Errorf("after migration: user_version %d, bits %08b; want %d and 01010101", uv, bits, SchemaVersion())
 	}
 	var hit int64
-	if err := s.db.QueryRow(`SELECT rowid FROM notes_fts WHERE notes_fts MATCH '"елка"'`).Scan(&hit); err != nil || hit != 1 {
+	if err := s.db.QueryRow(`SELECT rowid FROM notes_head_fts WHERE notes_head_fts MATCH '"елка"'`).Scan(&hit); err != nil || hit != 1 {
 		t.Errorf("full-text lookup of the migrated note = %d, %v; want note 1", hit, err)
+	}
+	// 4: the former title kept (as one), headings and the search prior
+	// computed for the notes already there, headings searchable on their own.
+	var alias, kind string
+	var aliasNote, aliasAt int64
+	if err := s.db.QueryRow("SELECT title, kind, note_id, created_at FROM title_aliases").Scan(&alias, &kind, &aliasNote, &aliasAt); err != nil ||
+		alias != "Old title" || kind != "former" || aliasNote != 2 || aliasAt != 7 {
+		t.Errorf("title alias after migration = %q %q n%d at %d, %v", alias, kind, aliasNote, aliasAt, err)
+	}
+	var headings string
+	var prior float64
+	if err := s.db.QueryRow("SELECT headings, search_prior FROM notes WHERE id = 2").Scan(&headings, &prior); err != nil ||
+		headings != "Install the tree" || prior != priorChangelog {
+		t.Errorf("derived columns of note 2 = %q, %v, %v; want its heading and the changelog prior", headings, prior, err)
+	}
+	if err := s.db.QueryRow(`SELECT rowid FROM notes_head_fts WHERE notes_head_fts MATCH '{headings} : "install"'`).Scan(&hit); err != nil || hit != 2 {
+		t.Errorf("headings lookup = %d, %v; want note 2", hit, err)
 	}
 }

@@ -76,10 +76,11 @@ func (s *Store) TrashRestore(ctx context.Context, person Caller, id string) (Not
 		if n.DeletedAt == 0 {
 			return invalidf("note %s is not in the trash", id)
 		}
-		if owner, err := liveTitleOwner(ctx, w, n.DomainID, n.Title); err != nil {
+		if owner, err := liveTitleOwner(ctx, w, n.DomainID, n.Folder, n.Title); err != nil {
 			return err
 		} else if owner != 0 {
-			return conflictf("note %s cannot come back: %s has its title %q now; rename one of them first", id, noteRef(owner), n.Title)
+			return conflictf("note %s cannot come back: %s has its title %q in %s now; rename or move one of them first",
+				id, noteRef(owner), n.Title, folderName(n.Folder))
 		}
 		if err := w.setTrashed(n, false); err != nil {
 			return err

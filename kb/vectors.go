@@ -172,9 +172,28 @@ func (s *Store) EmbedPending(ctx context.Context, limit int) (int, error) {
 // shortlistFactor·k by Hamming distance of the sign bits (note_vector_bits,
 // a narrow table) is reranked by exact cosine.
 func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int) ([]int64, error) {
-	query, args, err := s.vectorQuery(ctx, qv, sc, k)
+	query, args, shortlisted, err := s.vectorQuery(ctx, qv, sc, k)
 	if err != nil {
 		return nil, err
+	}
+	if shortlisted {
+		// The shortlist from the in-memory bits when they are loaded.
+		ids, ok, err := s.cachedShortlist(ctx, sc, embedderModel(s.emb), qv, shortlistFactor*k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if len(ids) == 0 {
+				return nil, nil
+			}
+			in := make([]any, len(ids))
+			for i, id := range ids {
+				in[i] = id
+			}
+			query = "SELECT e.note_id FROM note_vectors e WHERE e.note_id IN (" + placeholders(len(ids)) +
+				") ORDER BY vec_distance_cosine(e.embedding, ?), e.note_id LIMIT ?"
+			args = append(in, encodeVector(qv))
+		}
 	}
 	rows, err := s.db.QueryContext(ctx, query, append(args, k)...)
 	if err != nil {
@@ -192,29 +211,32 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 	return ids, rows.Err()
 }
 
-// vectorQuery picks the exact or the shortlisted query; the caller appends k.
-func (s *Store) vectorQuery(ctx context.Context, qv []float32, sc scope, k int) (string, []any, error) {
+// vectorQuery picks the exact or the shortlisted query (shortlisted says
+// which); the caller appends k.
+func (s *Store) vectorQuery(ctx context.Context, qv []float32, sc scope, k int) (query string, args []any, shortlisted bool, err error) {
 	head := []any{encodeVector(qv), embedderModel(s.emb), len(qv)}
 	exactWhere, exactArgs := sc.where("v.domain_id", "v.about_project", false)
 	exact := "SELECT v.note_id FROM note_vectors v WHERE v.model = ?2 AND v.dims = ?3 AND " + exactWhere +
 		" ORDER BY vec_distance_cosine(v.embedding, ?1), v.note_id LIMIT ?"
 	if len(qv)%8 != 0 {
-		return exact, append(head, exactArgs...), nil
+		return exact, append(head, exactArgs...), false, nil
 	}
 	where, args := sc.where("b.domain_id", "b.about_project", false)
 	from := " FROM note_vector_bits b WHERE b.model = ?2 AND b.dims = ?3 AND " + where
+	// Count no further than the threshold: past it the answer is the same.
 	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*)"+from, append(head, args...)...).Scan(&n); err != nil {
-		return "", nil, fmt.Errorf("vector search: %w", err)
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1"+from+" LIMIT "+fmt.Sprint(s.exactVectors+1)+")",
+		append(head, args...)...).Scan(&n); err != nil {
+		return "", nil, false, fmt.Errorf("vector search: %w", err)
 	}
 	if n <= s.exactVectors {
-		return exact, append(head, exactArgs...), nil
+		return exact, append(head, exactArgs...), false, nil
 	}
 	shortlist := `SELECT s.note_id FROM (SELECT b.note_id` + from + `
 		ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(?)), b.note_id LIMIT ` + fmt.Sprint(shortlistFactor*k) + `) s
 		JOIN note_vectors e ON e.note_id = s.note_id
 		ORDER BY vec_distance_cosine(e.embedding, ?1), s.note_id LIMIT ?`
-	return shortlist, append(append(head, args...), quantizeBinary(qv)), nil
+	return shortlist, append(append(head, args...), quantizeBinary(qv)), true, nil
 }
 
 // quantizeBinary packs the sign bits of v as sqlite-vec's

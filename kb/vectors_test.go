@@ -3,6 +3,8 @@ package kb
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 )
@@ -155,4 +157,91 @@ func TestQuantizeBinaryMatchesSqliteVec(t *testing.T) {
 	if got := quantizeBinary(v); string(got) != string(want) {
 		t.Errorf("quantizeBinary = %08b; sqlite-vec gives %08b", got, want)
 	}
+}
+
+// TestVectorBitsCacheMatchesSQL pins that the in-memory shortlist ranks
+// exactly as the SQL one, before and after writes from this store and from
+// another one (another process) on the same file.
+func TestVectorBitsCacheMatchesSQL(t *testing.T) {
+	f := newFixture(t, Options{Embedder: HashEmbedder{Dims: 64}})
+	for i := range 120 {
+		f.create(t, "acme/web", fmt.Sprintf("# Note %d\n\n%s", i, benchQueries[i%len(benchQueries)]))
+	}
+	f.s.exactVectors = 20
+	other, err := Open(t.Context(), f.s.Path(), Options{Embedder: HashEmbedder{Dims: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	sc, err := readScope(t.Context(), f.s.db, f.reader, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare := func(step string) {
+		t.Helper()
+		for _, q := range benchQueries {
+			qv, _ := f.s.emb.Embed(t.Context(), []string{q})
+			f.s.bg.Wait()
+			saved := f.s.bits.ready
+			f.s.bits.mu.Lock()
+			f.s.bits.ready, f.s.bits.loading = false, true // rank in SQL
+			f.s.bits.mu.Unlock()
+			viaSQL, err := f.s.vectorSearch(t.Context(), qv[0], sc, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.s.bits.mu.Lock()
+			f.s.bits.ready, f.s.bits.loading = saved, false
+			f.s.bits.mu.Unlock()
+			if !f.s.bits.ready {
+				if err := f.s.bits.load(t.Context(), f.s.db); err != nil {
+					t.Fatal(err)
+				}
+			}
+			viaCache, err := f.s.vectorSearch(t.Context(), qv[0], sc, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(viaSQL) != 5 || !slices.Equal(viaSQL, viaCache) {
+				t.Fatalf("%s: %q: SQL shortlist %v, cached %v", step, q, viaSQL, viaCache)
+			}
+			// The shortlists themselves, not only what survives the rerank.
+			var want []int64
+			rows, err := f.s.db.Query(`SELECT note_id FROM note_vector_bits ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(?)), note_id LIMIT 40`,
+				quantizeBinary(qv[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var id int64
+				rows.Scan(&id)
+				want = append(want, id)
+			}
+			rows.Close()
+			got, ok, err := f.s.cachedShortlist(t.Context(), sc, embedderModel(f.s.emb), qv[0], 40)
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: cached shortlist %v (%v, %v); SQL gives %v", step, q, got, ok, err, want)
+			}
+		}
+	}
+	compare("fresh")
+	// Writes through this store, then through another one.
+	for i, store := range []*Store{f.s, other} {
+		for j := 1; j <= 10; j++ {
+			id := fmt.Sprintf("n%d", i*20+j)
+			n := f.get(t, id)
+			if _, err := store.EditNote(t.Context(), f.agent, EditNoteInput{ID: id, VersionToken: n.VersionToken, Mode: "replace",
+				Content: benchQueries[(j+3)%len(benchQueries)] + " rewritten"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := store.DeleteNote(t.Context(), f.agent, DeleteNoteInput{ID: fmt.Sprintf("n%d", 100+i)}); err != nil {
+			t.Fatal(err)
+		}
+		compare(fmt.Sprintf("after writes through store %d", i))
+	}
+	if _, err := other.TrashEmpty(t.Context(), f.person, ""); err != nil {
+		t.Fatal(err)
+	}
+	compare("after the trash was emptied")
 }

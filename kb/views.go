@@ -55,10 +55,11 @@ type Note struct {
 	VersionToken string         `json:"versionToken" jsonschema:"pass to edit_note (and optionally to other writes) to prove you saw this version"`
 	Created      Provenance     `json:"created"`
 	Updated      Provenance     `json:"updated"`
-	ResolvedVia  string         `json:"resolvedVia,omitempty" jsonschema:"set when the ref matched a former title of the note"`
-	Aliases      []string       `json:"aliases,omitempty" jsonschema:"former titles that still resolve to this note (detailed mode)"`
+	ResolvedVia  string         `json:"resolvedVia,omitempty" jsonschema:"set when the ref matched another name of the note: a former title, an alias or its file name"`
+	Aliases      []string       `json:"aliases,omitempty" jsonschema:"other names that resolve to this note: former titles, aliases, the imported file's name (detailed mode)"`
 	Outline      []Heading      `json:"outline,omitempty" jsonschema:"the body's headings (detailed mode)"`
 	Links        []LinkView     `json:"links,omitempty" jsonschema:"edges of the graph (detailed mode)"`
+	Attachments  []string       `json:"attachments,omitempty" jsonschema:"files the body embeds or links, e.g. diagram.png (detailed mode)"`
 }
 
 // LinkView is one edge of a note in get_note's detailed mode.
@@ -102,6 +103,9 @@ func (s *Store) noteView(ctx context.Context, q querier, n noteRow, detailed boo
 		return Note{}, err
 	}
 	if v.Links, err = noteLinks(ctx, q, n.ID); err != nil {
+		return Note{}, err
+	}
+	if v.Attachments, err = stringsQuery(ctx, q, "SELECT name FROM attachments WHERE note_id = ? ORDER BY name", n.ID); err != nil {
 		return Note{}, err
 	}
 	return v, nil

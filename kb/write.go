@@ -17,6 +17,10 @@ type wtx struct {
 	at   int64
 	// embed collects notes whose text changed, embedded after commit.
 	embed []int64
+	// deferLinks leaves body links and attachments to the caller (import
+	// syncs them once every file of the batch has its note, so a link
+	// resolves the same whatever the order of the files).
+	deferLinks bool
 }
 
 // write runs fn as one transaction on behalf of c through tool, then
@@ -71,12 +75,12 @@ func (w *wtx) revision(note int64, action string) error {
 }
 
 // insertNote stores a new note (version 1) with its tags, body links,
-// revision and activity, and resolves forward references to its title.
+// revision and activity, and resolves forward references to it.
 func (w *wtx) insertNote(n *noteRow, action string) error {
-	if owner, err := liveTitleOwner(w.ctx, w, n.DomainID, n.Title); err != nil {
+	if owner, err := liveTitleOwner(w.ctx, w, n.DomainID, n.Folder, n.Title); err != nil {
 		return err
 	} else if owner != 0 {
-		return conflictf("a note titled %q already exists here (%s); edit it with edit_note, or pick another title", n.Title, noteRef(owner))
+		return titleTaken(w.ctx, w, owner, n.Title, n.Folder, "edit it with edit_note, or pick another title or folder")
 	}
 	if n.Frontmatter == "" {
 		n.Frontmatter = "{}"
@@ -85,10 +89,12 @@ func (w *wtx) insertNote(n *noteRow, action string) error {
 	n.ContentHash = contentHash(n.Title, n.Body, n.Type, n.Tags, n.Frontmatter)
 	n.CreatedAt, n.UpdatedAt = w.at, w.at
 	res, err := w.ExecContext(w.ctx, `INSERT INTO notes(domain_id, class, about_project, folder, title, title_key,
-		body, type, tags, frontmatter, version, content_hash, source, source_hash, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+		body, type, tags, frontmatter, version, content_hash, source, source_hash, created_at, updated_at,
+		headings, search_prior)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
 		n.DomainID, n.Class, nullID(n.AboutProject), n.Folder, n.Title, titleKey(n.Title), n.Body, n.Type,
-		strings.Join(n.Tags, " "), n.Frontmatter, n.ContentHash, nullStr(n.Source), nullStr(n.SourceHash), w.at, w.at)
+		strings.Join(n.Tags, " "), n.Frontmatter, n.ContentHash, nullStr(n.Source), nullStr(n.SourceHash), w.at, w.at,
+		headingText(n.Body), searchPrior(*n))
 	if err != nil {
 		return fmt.Errorf("insert note %q: %w", n.Title, err)
 	}
@@ -96,11 +102,13 @@ func (w *wtx) insertNote(n *noteRow, action string) error {
 	if err := w.syncTags(n.ID, nil, n.Tags); err != nil {
 		return err
 	}
-	if err := w.syncBodyLinks(*n); err != nil {
-		return err
-	}
-	if err := w.resolveForward(n.DomainID, n.ID, n.Title); err != nil {
-		return err
+	if !w.deferLinks {
+		if err := w.addBodyRefs(*n); err != nil {
+			return err
+		}
+		if err := w.resolveForward(*n); err != nil {
+			return err
+		}
 	}
 	if err := w.revision(n.ID, action); err != nil {
 		return err
@@ -120,22 +128,24 @@ func nullStr(s string) any {
 // compare-and-swap on before.Version, so a concurrent writer that got there
 // first makes this one fail with *ConflictError and change nothing.
 func (w *wtx) saveNote(before noteRow, after *noteRow, action string) error {
-	titleChanged := titleKey(after.Title) != titleKey(before.Title)
-	if titleChanged {
-		if owner, err := liveTitleOwner(w.ctx, w, after.DomainID, after.Title); err != nil {
+	placeChanged := titleKey(after.Title) != titleKey(before.Title) || after.Folder != before.Folder
+	if placeChanged {
+		if owner, err := liveTitleOwner(w.ctx, w, after.DomainID, after.Folder, after.Title); err != nil {
 			return err
 		} else if owner != 0 && owner != after.ID {
-			return conflictf("a note titled %q already exists here (%s); pick another title", after.Title, noteRef(owner))
+			return titleTaken(w.ctx, w, owner, after.Title, after.Folder, "pick another title or folder")
 		}
 	}
 	after.ContentHash = contentHash(after.Title, after.Body, after.Type, after.Tags, after.Frontmatter)
 	after.Version = before.Version + 1
 	after.UpdatedAt = w.at
 	res, err := w.ExecContext(w.ctx, `UPDATE notes SET folder = ?, title = ?, title_key = ?, body = ?, type = ?,
-		tags = ?, frontmatter = ?, version = ?, content_hash = ?, source_hash = ?, updated_at = ?
+		tags = ?, frontmatter = ?, version = ?, content_hash = ?, source = ?, source_hash = ?, updated_at = ?,
+		headings = ?, search_prior = ?
 		WHERE id = ? AND version = ?`,
 		after.Folder, after.Title, titleKey(after.Title), after.Body, after.Type, strings.Join(after.Tags, " "),
-		after.Frontmatter, after.Version, after.ContentHash, nullStr(after.SourceHash), w.at, before.ID, before.Version)
+		after.Frontmatter, after.Version, after.ContentHash, nullStr(after.Source), nullStr(after.SourceHash), w.at,
+		headingText(after.Body), searchPrior(*after), before.ID, before.Version)
 	if err != nil {
 		return fmt.Errorf("update note %s: %w", noteRef(before.ID), err)
 	}
@@ -151,13 +161,18 @@ func (w *wtx) saveNote(before noteRow, after *noteRow, action string) error {
 			return err
 		}
 	}
-	if before.Body != after.Body {
-		if err := w.syncBodyLinks(*after); err != nil {
+	if before.Body != after.Body && !w.deferLinks {
+		if err := w.syncBodyRefs(*after); err != nil {
 			return err
 		}
 	}
 	if before.Title != after.Title {
 		if err := w.retitle(before, *after); err != nil {
+			return err
+		}
+	}
+	if (placeChanged || before.Source != after.Source) && !w.deferLinks {
+		if err := w.resolveForward(*after); err != nil {
 			return err
 		}
 	}
@@ -173,22 +188,39 @@ func (w *wtx) saveNote(before noteRow, after *noteRow, action string) error {
 	return w.activity(after.DomainID, after.ID, action, after.Title)
 }
 
-// retitle keeps the old title as an alias (so [[Old]] still resolves) and
-// resolves forward references waiting for the new one.
+// retitle keeps the old title as an alias (so [[Old]] still resolves).
 func (w *wtx) retitle(before, after noteRow) error {
-	if titleKey(before.Title) != titleKey(after.Title) {
-		if _, err := w.ExecContext(w.ctx, `INSERT INTO title_aliases(domain_id, title_key, title, note_id, created_at)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT(domain_id, title_key) DO UPDATE SET note_id = excluded.note_id,
-			title = excluded.title, created_at = excluded.created_at`,
-			before.DomainID, titleKey(before.Title), before.Title, before.ID, w.at); err != nil {
-			return fmt.Errorf("keep alias %q: %w", before.Title, err)
-		}
-		if _, err := w.ExecContext(w.ctx, "DELETE FROM title_aliases WHERE domain_id = ? AND title_key = ? AND note_id = ?",
-			after.DomainID, titleKey(after.Title), after.ID); err != nil {
-			return err
+	if titleKey(before.Title) == titleKey(after.Title) {
+		return nil
+	}
+	if err := w.addAlias(before, before.Title, "former"); err != nil {
+		return err
+	}
+	_, err := w.ExecContext(w.ctx, "DELETE FROM title_aliases WHERE domain_id = ? AND title_key = ? AND note_id = ?",
+		after.DomainID, titleKey(after.Title), after.ID)
+	return err
+}
+
+// addAlias records another title n answers to: a former title, an alias
+// from front matter or an imported file's name. A former title moves to n
+// from whichever note had it; the others are only added.
+func (w *wtx) addAlias(n noteRow, title, kind string) error {
+	if kind == "former" {
+		if _, err := w.ExecContext(w.ctx, "DELETE FROM title_aliases WHERE domain_id = ? AND title_key = ? AND kind = 'former'",
+			n.DomainID, titleKey(title)); err != nil {
+			return fmt.Errorf("keep alias %q: %w", title, err)
 		}
 	}
-	return w.resolveForward(after.DomainID, after.ID, after.Title)
+	if _, err := w.ExecContext(w.ctx, `INSERT INTO title_aliases(domain_id, title_key, title, note_id, kind, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(domain_id, title_key, note_id) DO UPDATE SET title = excluded.title,
+		kind = excluded.kind, created_at = excluded.created_at`,
+		n.DomainID, titleKey(title), title, n.ID, kind, w.at); err != nil {
+		return fmt.Errorf("keep alias %q: %w", title, err)
+	}
+	if w.deferLinks {
+		return nil // the import resolves pending links once at the end
+	}
+	return w.resolveKeys(n.DomainID, n.ID, []string{titleKey(title)})
 }
 
 func (w *wtx) syncTags(note int64, before, after []string) error {
@@ -207,14 +239,30 @@ func (w *wtx) syncTags(note int64, before, after []string) error {
 	return nil
 }
 
-// syncBodyLinks makes the note's "wikilink" edges match the [[links]] in its body.
-func (w *wtx) syncBodyLinks(n noteRow) error {
+// syncBodyRefs makes the note's "wikilink" edges match the [[links]] in its
+// body, and its attachments the files it embeds or links.
+func (w *wtx) syncBodyRefs(n noteRow) error {
 	if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE from_note = ? AND origin = 'body'", n.ID); err != nil {
 		return fmt.Errorf("clear links of %s: %w", noteRef(n.ID), err)
 	}
-	for _, target := range wikiLinks(n.Body) {
+	if _, err := w.ExecContext(w.ctx, "DELETE FROM attachments WHERE note_id = ?", n.ID); err != nil {
+		return fmt.Errorf("clear attachments of %s: %w", noteRef(n.ID), err)
+	}
+	return w.addBodyRefs(n)
+}
+
+// addBodyRefs adds the edges and attachments of the body of a note that
+// has none yet.
+func (w *wtx) addBodyRefs(n noteRow) error {
+	refs := parseBodyRefs(n.Body)
+	for _, target := range refs.links {
 		if _, _, err := w.insertLink(n, LinkWiki, 0, target, "body"); err != nil {
 			return err
+		}
+	}
+	for _, name := range refs.attachments {
+		if _, err := w.ExecContext(w.ctx, "INSERT OR IGNORE INTO attachments(note_id, name) VALUES (?, ?)", n.ID, name); err != nil {
+			return fmt.Errorf("attachment %q of %s: %w", name, noteRef(n.ID), err)
 		}
 	}
 	return nil
@@ -223,13 +271,13 @@ func (w *wtx) syncBodyLinks(n noteRow) error {
 // LinkWiki is the type of the edges made from [[wiki links]] in bodies.
 const LinkWiki = "wikilink"
 
-// insertLink adds the edge from→(toID, or the note titled toTitle, or a
+// insertLink adds the edge from→(toID, or the note toTitle names, or a
 // forward reference to that title). It is idempotent: created is false when
 // the same edge already existed. resolved is the target id, 0 if pending.
 func (w *wtx) insertLink(from noteRow, typ string, toID int64, toTitle, origin string) (created bool, resolved int64, err error) {
 	resolved = toID
 	if resolved == 0 {
-		if resolved, _, err = resolveTitle(w.ctx, w, from.DomainID, toTitle); err != nil {
+		if resolved, _, err = resolveRef(w.ctx, w, from.DomainID, toTitle, from.Folder); err != nil {
 			return false, 0, err
 		}
 	}
@@ -247,19 +295,61 @@ func (w *wtx) insertLink(from noteRow, typ string, toID int64, toTitle, origin s
 	return n == 1, resolved, nil
 }
 
-// resolveForward points pending references to title (or to a heading in it)
-// at note id. A pending edge that duplicates an existing resolved one is dropped.
-func (w *wtx) resolveForward(domain, id int64, title string) error {
-	key := titleKey(title)
-	// "title" exactly, then "title#heading" as a key range; two statements
-	// because an OR of both would not use the links_pending index.
-	for _, cond := range []string{"to_key = ?2", "to_key >= ?2 || '#' AND to_key < ?2 || '$'"} {
-		match := "domain_id = ?1 AND to_note IS NULL AND " + cond
-		if _, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?3, target = 'n' || ?3 WHERE "+match, domain, key, id); err != nil {
-			return fmt.Errorf("resolve links to %q: %w", title, err)
+// resolveForward points pending references that name n — by title, by
+// path, by the file it came from, each with or without "#heading" — at n.
+func (w *wtx) resolveForward(n noteRow) error {
+	return w.resolveKeys(n.DomainID, n.ID, refKeys(n))
+}
+
+// resolveKeys points pending references with one of the keys (or "key#…")
+// at note id. A pending edge that duplicates an existing resolved one is
+// dropped. Most writes find nothing pending: one indexed range read per key.
+func (w *wtx) resolveKeys(domain, id int64, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	// [k, k + "$") holds k, "k#heading" and a few longer keys, told apart
+	// below; '$' follows '#'. One indexed range read per key, in one query.
+	var parts []string
+	args := []any{domain}
+	for _, k := range keys {
+		parts = append(parts, "SELECT id, to_key FROM links INDEXED BY links_pending WHERE domain_id = ?1 AND to_note IS NULL AND to_key >= ? AND to_key < ?")
+		args = append(args, k, k+"$")
+	}
+	rows, err := w.QueryContext(w.ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+	}
+	var pending []int64
+	for rows.Next() {
+		var lid int64
+		var key string
+		if err := rows.Scan(&lid, &key); err != nil {
+			rows.Close()
+			return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
 		}
-		if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE "+match, domain, key); err != nil {
-			return fmt.Errorf("resolve links to %q: %w", title, err)
+		for _, k := range keys {
+			if key == k || strings.HasPrefix(key, k+"#") {
+				pending = append(pending, lid)
+				break
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+	}
+	slices.Sort(pending)
+	for _, lid := range slices.Compact(pending) {
+		res, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?, target = ? WHERE id = ?", id, noteRef(id), lid)
+		if err != nil {
+			return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// The same edge to that note exists already.
+			if _, err := w.ExecContext(w.ctx, "DELETE FROM links WHERE id = ?", lid); err != nil {
+				return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
+			}
 		}
 	}
 	return nil

@@ -29,13 +29,19 @@ func NewCmdAgentsLs(f *Factory) *cobra.Command {
 	opts := &agentsLsOptions{}
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
-		Short: "List sub-agent definitions: built-in, .claude/agents, $YAGENT_HOME/agents, .yagent/agents",
-		Args:  cobra.NoArgs,
+		Short: "List sub-agent definitions and the files that were skipped",
+		Long: `List the sub-agents the director can delegate to. Definitions come from,
+lowest precedence first: the built-ins; the user's ~/.claude/agents/ and
+$YAGENT_HOME/agents/; the project's .claude/agents/ and .yagent/agents/.
+A definition shadows one of the same name from an earlier source, with a
+warning. A file that cannot be used is skipped and listed under "problems"
+on stderr (in --json: errors); the others still load.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return agentsLsRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, description, tools, model, max_steps, source, warnings}]")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {agents: [{name, description, tools, model, max_steps, source, scope, warnings}], errors: [{source, message}]}; tools null = every tool, [] = none")
 	return cmd
 }
 
@@ -49,24 +55,26 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 		dir = "."
 	}
 	known := func(name string) bool { _, ok := toolspec.Lookup(name); return ok }
-	catalog, err := loadCatalog(dir, cfg.Home, known)
+	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, known)
 	if err != nil {
 		return err
 	}
-	defs := catalog.All()
+	defs, problems := catalog.All(), catalog.Problems()
 	if opts.JSON {
-		for _, d := range defs {
-			if d.Tools == nil {
-				d.Tools = []string{}
-			}
-		}
-		return writeJSON(f.IO.Out, defs)
+		return writeJSON(f.IO.Out, struct {
+			Agents []*agents.Definition `json:"agents"`
+			Errors []agents.Problem     `json:"errors"`
+		}{defs, nonNil(problems)})
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTOOLS\tDESCRIPTION")
 	for _, d := range defs {
 		tools := "all"
-		if d.Tools != nil {
+		switch {
+		case d.Tools == nil:
+		case len(d.Tools) == 0:
+			tools = "none"
+		default:
 			tools = strings.Join(d.Tools, ",")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, oneLine(tools, 50), oneLine(d.Description, 70))
@@ -79,17 +87,18 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", d.Source, w)
 		}
 	}
+	if len(problems) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "problems (%d %s skipped):\n", len(problems), plural(len(problems), "file", "files"))
+		for _, p := range problems {
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", p.Source, p.Message)
+		}
+	}
 	return nil
 }
 
-// loadCatalog loads the sub-agent definitions of the workspace and home.
-// A definition that does not parse is the person's file, so bad input;
-// agents.LoadCatalog does not give that error an identity yet (agents is
-// another lane), so this is the one place that says so.
-func loadCatalog(dir, home string, known func(string) bool) (*agents.Catalog, error) {
-	c, err := agents.LoadCatalog(dir, home, known)
-	if err != nil {
-		return nil, &usageError{err: err}
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	return c, nil
+	return many
 }

@@ -113,7 +113,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	// Check the plan before anything else happens: an invalid plan starts
 	// nothing and writes nothing, whatever else is missing.
-	catalog, err := loadCatalog(dir, cfg.Home, nil)
+	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, nil)
 	if err != nil {
 		return err
 	}

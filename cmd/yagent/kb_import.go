@@ -9,12 +9,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/kb"
 )
 
 // kbImportOptions are the inputs of `yagent kb import`.
 type kbImportOptions struct {
 	Dir     string
 	Project string
+	Prune   bool
 	JSON    bool
 }
 
@@ -22,14 +25,19 @@ type kbImportOptions struct {
 func NewCmdKBImport(f *Factory) *cobra.Command {
 	opts := &kbImportOptions{}
 	cmd := &cobra.Command{
-		Use:   "import DIR --project H",
-		Short: "Import a folder of Markdown files into a project (again: only what changed)",
-		Long: `Import every .md file under DIR into a project. Front matter gives the type,
-tags and aliases (other fields are kept); [[links]] become typed links
-(forward references until their target exists); subfolders become folders.
-A file is known by its path under DIR and its content, so importing again
-creates what is new, updates what changed and skips the rest. A file that
-fails is reported and the others go on (exit code 1 then).`,
+		Use:   "import DIR --project H [--prune]",
+		Short: "Import a folder of Markdown files (an Obsidian vault, a docs tree) into a project; again: only what changed",
+		Long: `Import every .md file under DIR into a project. Subfolders become folders;
+a title need only be unique within its folder (a clash gets the file's name
+and is reported). Front matter gives the type, tags and aliases (other fields
+are kept); [[links]] in Obsidian's forms ([[Note]], [[Folder/Note]],
+[[Note#Heading]], [[Note|label]], ![[embeds]]) become links, forward
+references until their target exists; embedded files (![[diagram.png]]) are
+recorded as attachments. A note is known by its file's path under DIR, so
+importing again creates what is new, updates what changed, follows a file
+that moved (same content, new path) and skips the rest; --prune moves to the
+trash the notes whose files are gone (yagent kb trash restore brings one
+back). A file that fails is reported and the others go on (exit code 1 then).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
@@ -37,7 +45,8 @@ fails is reported and the others go on (exit code 1 then).`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Project, "project", "", "project handle to import into (required)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {created, updated, skipped, errors: [{path, message}], embedded}")
+	cmd.Flags().BoolVar(&opts.Prune, "prune", false, "move to the trash the notes whose files are no longer in DIR")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {created, updated, moved, skipped, warnings: [{path, title, message}], pruned: [{path, id, title}], pendingLinks, errors: [{path, message}], embedded}")
 	required(cmd, "project")
 	return cmd
 }
@@ -51,7 +60,7 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 		return err
 	}
 	bar := &progressBar{w: f.IO.ErrOut, on: f.IO.ErrTTY && !opts.JSON}
-	rep, err := store.Import(ctx, person, opts.Dir, opts.Project, bar.update)
+	rep, err := store.Import(ctx, person, opts.Dir, opts.Project, kb.ImportOptions{Prune: opts.Prune, Progress: bar.update})
 	bar.clear()
 	if err != nil {
 		return err
@@ -61,17 +70,35 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 	embedded, embErr := store.EmbedPending(ctx, math.MaxInt32)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, struct {
-			Created  int `json:"created"`
-			Updated  int `json:"updated"`
-			Skipped  int `json:"skipped"`
-			Errors   any `json:"errors"`
-			Embedded int `json:"embedded"`
-		}{rep.Created, rep.Updated, rep.Skipped, nonNil(rep.Errors), embedded}); err != nil {
+			Created      int `json:"created"`
+			Updated      int `json:"updated"`
+			Moved        int `json:"moved"`
+			Skipped      int `json:"skipped"`
+			Warnings     any `json:"warnings"`
+			Pruned       any `json:"pruned"`
+			PendingLinks int `json:"pendingLinks"`
+			Errors       any `json:"errors"`
+			Embedded     int `json:"embedded"`
+		}{rep.Created, rep.Updated, rep.Moved, rep.Skipped, nonNil(rep.Warnings), nonNil(rep.Pruned), rep.PendingLinks,
+			nonNil(rep.Errors), embedded}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(f.IO.Out, "imported %s into %s: %d created, %d updated, %d skipped, %d failed\n",
-			opts.Dir, opts.Project, rep.Created, rep.Updated, rep.Skipped, len(rep.Errors))
+		fmt.Fprintf(f.IO.Out, "imported %s into %s: %d created, %d updated, %d moved, %d skipped, %d failed",
+			opts.Dir, opts.Project, rep.Created, rep.Updated, rep.Moved, rep.Skipped, len(rep.Errors))
+		if opts.Prune {
+			fmt.Fprintf(f.IO.Out, ", %d pruned", len(rep.Pruned))
+		}
+		if rep.PendingLinks > 0 {
+			fmt.Fprintf(f.IO.Out, "; %d [[links]] name notes that do not exist yet", rep.PendingLinks)
+		}
+		fmt.Fprintln(f.IO.Out)
+		for _, w := range rep.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", w.Path, w.Message)
+		}
+		for _, p := range rep.Pruned {
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s (%s) moved to the trash; yagent kb trash restore %s brings it back\n", p.Path, p.Title, p.ID, p.ID)
+		}
 		for _, e := range rep.Errors {
 			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", e.Path, e.Message)
 		}
@@ -80,7 +107,7 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "warning: embeddings: %v (search runs on full text until they are made)\n", embErr)
 	}
 	if len(rep.Errors) > 0 {
-		return fmt.Errorf("%d of %d files failed to import; fix them and import again (the rest is skipped)", len(rep.Errors), rep.Created+rep.Updated+rep.Skipped+len(rep.Errors))
+		return fmt.Errorf("%d of %d files failed to import; fix them and import again (the rest is skipped)", len(rep.Errors), rep.Created+rep.Updated+rep.Moved+rep.Skipped+len(rep.Errors))
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 // TestKBImportProgressBar pins the import's output: a progress bar on a
 // terminal only (cleared before the summary), and the summary of what was
-// created, updated or skipped on stdout either way.
+// created, updated, moved or skipped on stdout either way.
 func TestKBImportProgressBar(t *testing.T) {
 	docs := t.TempDir()
 	for i := range 3 {
@@ -38,7 +38,7 @@ func TestKBImportProgressBar(t *testing.T) {
 		if tty && !strings.HasSuffix(errOut.String(), "\r\x1b[K") {
 			t.Errorf("the bar is not cleared: %q", errOut.String())
 		}
-		if want := "3 created, 0 updated, 0 skipped, 0 failed"; !strings.Contains(out.String(), want) {
+		if want := "3 created, 0 updated, 0 moved, 0 skipped, 0 failed"; !strings.Contains(out.String(), want) {
 			t.Errorf("summary %q; want %q", out.String(), want)
 		}
 	}
