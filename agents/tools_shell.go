@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/yagent/yagent/sandbox"
 )
 
 // Limits of the shell tool.
@@ -57,6 +59,9 @@ type ShellPolicy struct {
 	// Ask is nil when nobody can answer a question (stdin or stderr is not
 	// a terminal: cron, CI, nohup, a pipe, /dev/null).
 	Ask Asker
+	// Sandbox confines the commands (nil: unconfined; the command tree
+	// always sets it from agents.sandbox / --sandbox).
+	Sandbox *sandbox.Policy
 }
 
 // Refusals the model (and the person reading the transcript) gets.
@@ -128,6 +133,9 @@ func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (
 	if shown == "" {
 		shown = strings.Join(a.Argv, " ")
 	}
+	if err := policy.Sandbox.Err(); err != nil {
+		return Errorf("%v", err), nil // refused before anyone is asked
+	}
 	ok, why, err := policy.permit(ctx, fmt.Sprintf("run `%s` in %s", shown, dir), true)
 	if err != nil {
 		return Result{}, err
@@ -141,13 +149,14 @@ func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var cmd *exec.Cmd
+	argv := a.Argv
 	if a.Command != "" {
-		cmd = exec.CommandContext(cctx, "sh", "-c", a.Command)
-	} else {
-		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
+		argv = []string{"sh", "-c", a.Command}
 	}
-	cmd.Dir = dir
+	cmd, err := policy.Sandbox.Command(cctx, dir, argv...)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
 	cmd.Stdin = nil
 	cmd.Env = append(os.Environ(), "YAGENT_TOOL=shell")
 	// Own process group, so a timeout or Ctrl-C kills the children too.
@@ -175,6 +184,7 @@ func (w *Workspace) runShell(ctx context.Context, c *Call, policy ShellPolicy) (
 	if body == "" {
 		body = "(no output)\n"
 	}
+	body += policy.Sandbox.Explain(body, dir)
 	return Result{
 		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
 		IsError: code != 0,

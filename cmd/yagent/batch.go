@@ -26,6 +26,7 @@ type BatchOptions struct {
 	Resume     bool
 	Replay     string
 	AllowShell bool
+	Sandbox    string
 	Dir        string
 	f          *Factory
 }
@@ -78,6 +79,7 @@ invalid plan or usage error, 130 cancelled.`,
 	fl.BoolVar(&opts.Resume, "resume", false, "skip delegations whose notes are already on the board")
 	fl.StringVar(&opts.Replay, "replay", "", "serve the model from a scripted scenario file (offline)")
 	fl.BoolVar(&opts.AllowShell, "allow-shell", false, "let sub-agents use the shell tool without a terminal to ask")
+	fl.StringVar(&opts.Sandbox, "sandbox", "", "shell commands' OS sandbox: workspace-write, read-only or off (default agents.sandbox)")
 	fl.StringVar(&opts.Dir, "cd", "", "workspace directory (default: the current directory)")
 	return cmd
 }
@@ -122,7 +124,7 @@ func batchRun(ctx context.Context, opts *BatchOptions) error {
 	if err != nil {
 		return err
 	}
-	fl := &agentFlags{JSON: opts.JSON, Replay: opts.Replay, AllowShell: opts.AllowShell, Dir: opts.Dir}
+	fl := &agentFlags{JSON: opts.JSON, Replay: opts.Replay, AllowShell: opts.AllowShell, Dir: opts.Dir, Sandbox: opts.Sandbox}
 	dir, err := workspaceDir(opts.f, fl)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ type agentFlags struct {
 	AllowShell bool
 	Dir        string
 	Toolset    string
+	Sandbox    string
 }
 
 func (a *agentFlags) register(fl *pflag.FlagSet) {
@@ -33,6 +34,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
 	fl.StringVar(&a.Dir, "cd", "", "workspace directory (default: the current directory)")
 	fl.StringVar(&a.Toolset, "toolset", "", "limit the director's tools to this toolset (toolsets: in the configuration); no curation then")
+	fl.StringVar(&a.Sandbox, "sandbox", "", "shell commands' OS sandbox: workspace-write, read-only or off (default agents.sandbox)")
 }
 
 // session is a director over an open session, with what it printed
@@ -112,6 +114,11 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}
+	boxMode, err := sandboxMode(cfg, fl.Sandbox)
+	if err != nil {
+		out.close()
+		return nil, err
+	}
 	if fl.MaxSteps < 0 {
 		out.close()
 		return nil, usagef("--max-steps must be positive")
@@ -126,6 +133,13 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if err != nil {
 		out.close()
 		return nil, err
+	}
+	if policy.Sandbox, err = sandboxPolicy(cfg, boxMode, dir); err != nil {
+		out.close()
+		return nil, err
+	}
+	if !req.Inspect {
+		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
 	}
 	sessions, err := f.Sessions(ctx)
 	if err != nil {
