@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/yagent/yagent/sandbox"
 )
 
 // shellOutputCap is how many bytes of output the shell tool keeps: the
@@ -64,6 +66,9 @@ type ShellPolicy struct {
 	// Ask is nil when nobody can answer a question (stdin or stderr is not
 	// a terminal: cron, CI, nohup, a pipe, /dev/null).
 	Ask Asker
+	// Sandbox confines the commands (nil: unconfined; the command tree
+	// always sets it from agents.sandbox / --sandbox).
+	Sandbox *sandbox.Policy
 }
 
 // Refusals the model (and the person reading the transcript) gets.
@@ -126,6 +131,9 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	if shown == "" {
 		shown = strings.Join(a.Argv, " ")
 	}
+	if err := policy.Sandbox.Err(); err != nil {
+		return ErrorResult("%v", err), nil // refused before anyone is asked
+	}
 	ok, why, err := policy.permit(ctx, fmt.Sprintf("run `%s` in %s", shown, dir), true)
 	if err != nil {
 		return Result{}, err
@@ -136,13 +144,14 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	timeout := time.Duration(a.TimeoutSec) * time.Second
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var cmd *exec.Cmd
+	argv := a.Argv
 	if a.Command != "" {
-		cmd = exec.CommandContext(cctx, "sh", "-c", a.Command)
-	} else {
-		cmd = exec.CommandContext(cctx, a.Argv[0], a.Argv[1:]...)
+		argv = []string{"sh", "-c", a.Command}
 	}
-	cmd.Dir = dir
+	cmd, err := policy.Sandbox.Command(cctx, dir, argv...)
+	if err != nil {
+		return ErrorResult("%v", err), nil
+	}
 	cmd.Stdin = nil
 	cmd.Env = append(os.Environ(), "YAGENT_TOOL=shell")
 	// Own process group, so a timeout or Ctrl-C kills the children too.
@@ -170,6 +179,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	if body == "" {
 		body = "(no output)\n"
 	}
+	body += policy.Sandbox.Explain(body, dir)
 	return Result{
 		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
 		IsError: code != 0,

@@ -238,6 +238,27 @@ type Agents struct {
 	TailRole               string `yaml:"tail_role" json:"tail_role"`
 	Approval               string `yaml:"approval" json:"approval"`
 	AllowShell             bool   `yaml:"allow_shell" json:"allow_shell"`
+	// Sandbox is the shell tool's OS sandbox: workspace-write, read-only
+	// or off; SandboxWritable are extra roots commands may write under.
+	Sandbox         string   `yaml:"sandbox" json:"sandbox"`
+	SandboxWritable []string `yaml:"sandbox_writable" json:"sandbox_writable"`
+}
+
+// SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to
+// the person's home directory.
+func (a Agents) SandboxRoots() ([]string, error) {
+	var out []string
+	for _, r := range a.SandboxWritable {
+		if rest, ok := strings.CutPrefix(r, "~/"); ok || r == "~" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return nil, fmt.Errorf("agents.sandbox_writable %s: %w", r, err)
+			}
+			r = filepath.Join(home, rest)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // MCPServer is an external MCP server whose tools join the registry as

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -35,6 +37,16 @@ func (c *Config) validate(layers []layer) error {
 	a := c.Agents
 	check(a.TailRole == "user" || a.TailRole == "system", "agents.tail_role", "want user or system, got %q", a.TailRole)
 	check(slices.Contains([]string{"untrusted", "on-request", "never"}, a.Approval), "agents.approval", "want untrusted, on-request or never, got %q", a.Approval)
+	check(slices.Contains([]string{"workspace-write", "read-only", "off"}, a.Sandbox), "agents.sandbox", "want workspace-write, read-only or off, got %q", a.Sandbox)
+	if roots, err := a.SandboxRoots(); err != nil {
+		check(false, "agents.sandbox_writable", "%v", err)
+	} else {
+		for i, r := range roots {
+			_, err := os.Stat(r)
+			check(filepath.IsAbs(r), "agents.sandbox_writable", "%q: want an absolute path or ~/…", a.SandboxWritable[i])
+			check(!filepath.IsAbs(r) || err == nil, "agents.sandbox_writable", "%s does not exist: create it or remove it from the list", r)
+		}
+	}
 	n := c.Notes
 	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps, "agents.max_depth": a.MaxDepth,
 		"context.keep_recent_turns": c.Context.KeepRecentTurns, "notes.max_note_chars": n.MaxNoteChars,

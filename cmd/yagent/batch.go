@@ -22,7 +22,7 @@ type batchOptions struct {
 	Parallel countFlag
 	Board    string
 	Resume   bool
-	Agent    agentFlags // --json, --replay, --allow-shell, --cd
+	Agent    agentFlags // --json, --replay, --allow-shell, --sandbox, --cd
 }
 
 // NewCmdBatch builds `yagent batch`.

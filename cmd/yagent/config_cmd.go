@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/sandbox"
 )
 
 // NewCmdConfig builds `yagent config`.
@@ -41,7 +42,7 @@ then the environment. The YAML output is a valid configuration file.`,
 			return configShowRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {home, notes_root, blackboard_enabled, sources, config}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {home, notes_root, blackboard_enabled, sandbox, sources, config}")
 	return cmd
 }
 
@@ -55,14 +56,16 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 		sources = []string{}
 	}
 	cfg, guessed := withGuessedProviders(cfg)
+	box := &sandbox.Policy{Mode: sandbox.Mode(cfg.Agents.Sandbox)} // validated by Load
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {
 			Home              string         `json:"home"`
 			NotesRoot         string         `json:"notes_root"`
 			BlackboardEnabled bool           `json:"blackboard_enabled"`
+			Sandbox           string         `json:"sandbox"`
 			Sources           []string       `json:"sources"`
 			Config            *config.Config `json:"config"`
-		}{cfg.Home, cfg.NotesRoot, blackboard.Enabled(), sources, cfg})
+		}{cfg.Home, cfg.NotesRoot, blackboard.Enabled(), box.Describe(), sources, cfg})
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -75,6 +78,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	if !blackboard.Enabled() {
 		fmt.Fprintln(w, "# blackboard: disabled by YAGENT_BLACKBOARD=0")
 	}
+	fmt.Fprintf(w, "# %s\n", box.Describe())
 	if len(sources) == 0 {
 		fmt.Fprintln(w, "# files: none (defaults only)")
 	}

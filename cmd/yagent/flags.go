@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/sandbox"
 )
 
 // Flag values that check themselves: cobra reports a bad one as a flag
@@ -42,6 +43,17 @@ func (a *approvalFlag) Type() string   { return "policy" }
 func (a *approvalFlag) Set(s string) error {
 	p, err := agents.ParseApproval(s)
 	*a = approvalFlag(p)
+	return err
+}
+
+// sandboxFlag is an OS sandbox mode for shell commands.
+type sandboxFlag string
+
+func (m *sandboxFlag) String() string { return string(*m) }
+func (m *sandboxFlag) Type() string   { return "mode" }
+func (m *sandboxFlag) Set(s string) error {
+	p, err := sandbox.ParseMode(s)
+	*m = sandboxFlag(p)
 	return err
 }
 
@@ -106,6 +118,7 @@ var (
 	_ pflag.Value = (*countFlag)(nil)
 	_ pflag.Value = (*approvalFlag)(nil)
 	_ pflag.Value = (*dirFlag)(nil)
+	_ pflag.Value = (*sandboxFlag)(nil)
 	_ pflag.Value = (*scenarioFlag)(nil)
 	_ pflag.Value = (*statusFlag)(nil)
 )

@@ -10,9 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/yagent/yagent/sandbox"
 )
 
 func main() {
+	sandbox.MaybeRunHelper() // a confined shell command: never returns
 	os.Exit(run(os.Args[1:]))
 }
 

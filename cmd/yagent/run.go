@@ -39,7 +39,11 @@ serves a scripted scenario instead (offline; labelled as a replay).
 
 Shell commands: --approval untrusted asks before every command and file
 write, on-request (default) before every command, never does not ask. A run
-without a terminal cannot ask, so it runs commands only with --allow-shell.`,
+without a terminal cannot ask, so it runs commands only with --allow-shell.
+Commands run in an OS sandbox (--sandbox, agents.sandbox): workspace-write
+(default) writes only in the workspace (not .git), the temp dir and
+agents.sandbox_writable, with no network; read-only writes nowhere; off does
+not confine. See README.md, "Safety".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,10 +12,12 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/sandbox"
 )
 
 // TestMain lets the test binary act as the yagent command inside scripts.
 func TestMain(m *testing.M) {
+	sandbox.MaybeRunHelper()
 	testscript.Main(m, map[string]func(){
 		"yagent":          func() { os.Exit(run(os.Args[1:])) },
 		"mcp-test-server": mcpTestServerMain,
@@ -34,6 +37,12 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		UpdateScripts:       *updateScripts,
+		Condition: func(cond string) (bool, error) {
+			if cond == "landlock" { // the shell tool's OS sandbox works here
+				return sandbox.Available(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stdoutvar":     cmdStdoutVar,
 			"scenario-done": cmdScenarioDone,

@@ -23,14 +23,16 @@ type agentFlags struct {
 	MaxSteps   countFlag
 	Approval   approvalFlag
 	Toolset    string
+	Sandbox    sandboxFlag
 }
 
 // registerIO registers the flags batch shares with the other director
-// commands: output, replay, shell and workspace.
+// commands: output, replay, shell, sandbox and workspace.
 func (a *agentFlags) registerIO(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.JSON, "json", false, "print one JSON event per line")
 	fl.Var(&a.Replay, "replay", "serve the model from a scripted scenario file (offline)")
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
+	fl.Var(&a.Sandbox, "sandbox", "shell commands' OS sandbox: workspace-write, read-only or off (default agents.sandbox)")
 	fl.Var(&a.Dir, "cd", "workspace directory (default: the current directory)")
 }
 
@@ -131,6 +133,10 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		c.Agents.MaxSteps = int(fl.MaxSteps)
 		cfg = &c
 	}
+	boxMode, err := sandboxMode(cfg, fl.Sandbox)
+	if err != nil {
+		return nil, err
+	}
 	if req.Board != "" {
 		if err := blackboard.CheckBoardID(req.Board); err != nil {
 			return nil, err
@@ -139,6 +145,12 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	dir, err := workspaceDir(f, fl)
 	if err != nil {
 		return nil, err
+	}
+	if policy.Sandbox, err = sandboxPolicy(cfg, boxMode, dir); err != nil {
+		return nil, err
+	}
+	if !req.Inspect {
+		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
 	}
 	sessions, err := f.Sessions(ctx)
 	if err != nil {

@@ -153,7 +153,7 @@ func TestAgentsMD(t *testing.T) {
 
 // layering lists, per package, the module packages it must never import.
 var layering = map[string][]string{
-	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
+	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox"},
 	"blackboard": {"agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec"},
 	"llm":        {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec"},
 	"sleep":      {"director", "notebook", "kb", "mcp"},
@@ -162,6 +162,7 @@ var layering = map[string][]string{
 	"kb":         {"blackboard", "agents", "director", "memory", "notebook", "sleep", "mcp", "llm"},
 	"toolspec":   {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp"},
 	"mcp":        {"director", "memory", "notebook", "sleep", "llm"},
+	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
 }
 
 // TestDeps enforces the import layering of SPEC §1: e.g. the blackboard
