@@ -31,16 +31,17 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 
 // MCPServeOptions are the inputs of `yagent mcp serve`.
 type MCPServeOptions struct {
-	IO   *IOStreams
-	HTTP string
-	f    *Factory
+	IO           *IOStreams
+	HTTP         string
+	AllowOrigins []string
+	f            *Factory
 }
 
 // NewCmdMCPServe builds `yagent mcp serve`.
 func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
 	opts := &MCPServeOptions{IO: f.IO, f: f}
 	cmd := &cobra.Command{
-		Use:   "serve [--http 127.0.0.1:PORT]",
+		Use:   "serve [--http [HOST:]PORT] [--allow-origin URL]…",
 		Short: "Serve the knowledge base (and read-only boards) to MCP clients",
 		Long: `Serve the knowledge base's 21 intent tools, and read-only tools over yagent's
 boards (board_list_boards, board_list_notes, board_read_note), to an MCP
@@ -49,8 +50,15 @@ client such as Claude Code, Claude Desktop or Codex.
 Without --http it speaks MCP on stdin/stdout (the client starts it) with the
 token in YAGENT_KB_TOKEN. With --http it serves streamable HTTP at
 http://ADDR/mcp, stateless, and every request carries a token as
-"Authorization: Bearer ykb_…". A read token lists and calls the read tools
-only. Create tokens with ` + "`yagent kb token create`" + `.`,
+"Authorization: Bearer ykb_…" (none, unknown or revoked: 401 with
+WWW-Authenticate: Bearer). --http 8765 or :8765 listens on 127.0.0.1; other
+machines reach it only at an address you name (--http 0.0.0.0:8765).
+Browsers are held off (the DNS-rebinding guard): a request whose Origin is
+not loopback, nor an --allow-origin, gets 403. A read token lists and calls
+the read tools only. Board tools show the boards of the token's projects
+(a board belongs to the kb.project of the session that wrote it); a token
+of yours that reaches every project sees every board. Create tokens with
+` + "`yagent kb token create`" + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -59,7 +67,8 @@ only. Create tokens with ` + "`yagent kb token create`" + `.`,
 			return mcpServeRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address instead of stdio: PORT or :PORT means 127.0.0.1:PORT")
+	cmd.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser origin (scheme://host[:port]) allowed besides loopback ones (repeatable; with --http)")
 	return cmd
 }
 
@@ -72,7 +81,17 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	if err != nil {
 		return err
 	}
-	gw := &mcp.Gateway{Store: store, Board: board, Version: version()}
+	if len(opts.AllowOrigins) > 0 && opts.HTTP == "" {
+		return usagef("--allow-origin is for --http: on stdio there is no browser to hold off")
+	}
+	if err := mcp.CheckOrigins(opts.AllowOrigins); err != nil {
+		return usagef("--allow-origin: %v", err)
+	}
+	person, err := kbPerson(ctx, opts.f, store)
+	if err != nil {
+		return fmt.Errorf("knowledge base: %w", err)
+	}
+	gw := &mcp.Gateway{Store: store, Board: board, Version: version(), Owner: person.PrincipalID, AllowedOrigins: opts.AllowOrigins}
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, opts, gw)
 	}
@@ -98,13 +117,37 @@ func isEOF(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || errors.Is(err, sdk.ErrConnectionClosed))
 }
 
+// listenAddr is the address of --http: a bare PORT or :PORT listens on
+// 127.0.0.1 only; any other machine reaches the server only through an
+// address the person names.
+func listenAddr(flag string) (string, error) {
+	flag = strings.TrimSpace(flag)
+	if !strings.Contains(flag, ":") {
+		flag = ":" + flag
+	}
+	host, port, err := net.SplitHostPort(flag)
+	if err != nil || port == "" {
+		return "", usagef("--http %q: want PORT, :PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)", flag)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
 func serveHTTP(ctx context.Context, opts *MCPServeOptions, gw *mcp.Gateway) error {
-	ln, err := net.Listen("tcp", opts.HTTP)
+	addr, err := listenAddr(opts.HTTP)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usagef("--http %s: %v", opts.HTTP, err)
 	}
+	h := gw.HTTPHandler()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", gw.HTTPHandler())
+	mux.Handle(mcp.EndpointPath, h)
+	mux.Handle(mcp.MetadataPath, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
