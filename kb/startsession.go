@@ -18,16 +18,17 @@ type StartSessionInput struct {
 
 // StartSessionOutput is the output of start_session.
 type StartSessionOutput struct {
-	Principal string  `json:"principal" jsonschema:"your principal id"`
-	Name      string  `json:"name" jsonschema:"the person you act for"`
-	Access    string  `json:"access" jsonschema:"read or write"`
-	Profile   Profile `json:"profile" jsonschema:"what is known about the user; always loaded"`
+	Principal   string        `json:"principal" jsonschema:"your principal id"`
+	Name        string        `json:"name" jsonschema:"the person you act for"`
+	Access      string        `json:"access" jsonschema:"read or write"`
+	Profile     Profile       `json:"profile" jsonschema:"what is known about the user; always loaded"`
+	Projects    []ProjectRef  `json:"projects" jsonschema:"projects you can use; pass handles verbatim"`
+	Index       *ProjectIndex `json:"index,omitempty" jsonschema:"compact index of the requested project"`
+	Delta       Delta         `json:"delta" jsonschema:"what changed since your previous visit"`
+	KnownValues KnownValues   `json:"knownValues" jsonschema:"vocabulary in use: reuse it instead of inventing near-duplicates"`
+
 	// ProjectProfile is the profile kept for one project (see profileHome).
-	ProjectProfile *Profile      `json:"projectProfile,omitempty" jsonschema:"what was remembered about the user through tokens limited to this project (the requested one, or the one this token is limited to); other projects' tokens do not see it"`
-	Projects       []ProjectRef  `json:"projects" jsonschema:"projects you can use; pass handles verbatim"`
-	Index          *ProjectIndex `json:"index,omitempty" jsonschema:"compact index of the requested project"`
-	Delta          Delta         `json:"delta" jsonschema:"what changed since your previous visit"`
-	KnownValues    KnownValues   `json:"knownValues" jsonschema:"vocabulary in use: reuse it instead of inventing near-duplicates"`
+	ProjectProfile *Profile `json:"projectProfile,omitempty" jsonschema:"what was remembered about the user through tokens limited to this project (the requested one, or the one this token is limited to); other projects' tokens do not see it"`
 }
 
 // Profile is the user profile note (empty until something is remembered).
