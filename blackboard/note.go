@@ -91,6 +91,9 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return NoteMeta{}, fmt.Errorf("write note: %w", err)
 	}
+	if err := s.recordProject(BoardDir(s.root, board)); err != nil {
+		return NoteMeta{}, fmt.Errorf("write note: %w", err)
+	}
 	name := s.namer.next(now) + ".md"
 	f := noteFile{agent: h.Agent, name: name}
 	if err := atomicfile.WriteFile(f.path(BoardDir(s.root, board)), data, 0o644); err != nil {

@@ -14,6 +14,8 @@ type Store struct {
 	root  string
 	now   func() time.Time
 	namer *namer
+	// project is recorded with a board at its first note (WithProject).
+	project string
 }
 
 // Open returns a store rooted at root (usually NotesRootDir()). Nothing is

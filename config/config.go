@@ -307,6 +307,10 @@ type KB struct {
 	Project    string       `yaml:"project" json:"project"`
 	AgentTools []string     `yaml:"agent_tools" json:"agent_tools"`
 	Embeddings KBEmbeddings `yaml:"embeddings" json:"embeddings"`
+	// UserMemory is isolated or shared: whether what remember_about_user
+	// records through a token limited to one project is kept for that
+	// project's tokens or shared with every token of the person.
+	UserMemory string `yaml:"user_memory" json:"user_memory"`
 }
 
 // KBEmbeddings names the embeddings endpoint of hybrid search.

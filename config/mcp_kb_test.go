@@ -77,7 +77,7 @@ func TestKBDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := cfg.KB
-	if !k.Enabled || k.Project != "" || k.Embeddings.Model != "" || k.Embeddings.Endpoint != "default" {
+	if !k.Enabled || k.Project != "" || k.Embeddings.Model != "" || k.Embeddings.Endpoint != "default" || k.UserMemory != "isolated" {
 		t.Errorf("kb = %+v", k)
 	}
 	if !slices.Equal(k.AgentTools, []string{"recall", "remember_about_project"}) {
@@ -113,6 +113,7 @@ kb:
   embeddings:
     model: embed
     endpoint: nowhere
+  user_memory: everyone
 `, "")
 	for _, want := range []string{
 		"config.yaml:5: mcp_servers.both: set command or url, not both",
@@ -120,6 +121,7 @@ kb:
 		"config.yaml:3: mcp_servers.none: set command (a stdio server) or url",
 		"config.yaml:11: mcp_servers.slow.timeout: want a duration above 0",
 		`config.yaml:15: kb.embeddings.endpoint: "nowhere" is not a model under models:`,
+		`config.yaml:16: kb.user_memory: want isolated or shared, got "everyone"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v\nwant it to contain %q", err, want)

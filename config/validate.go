@@ -90,6 +90,7 @@ func (c *Config) validate(layers []layer) error {
 		}
 		check(srv.Timeout.D() > 0, key+".timeout", "want a duration above 0, got %s", srv.Timeout)
 	}
+	check(c.KB.UserMemory == "isolated" || c.KB.UserMemory == "shared", "kb.user_memory", "want isolated or shared, got %q", c.KB.UserMemory)
 	if e := c.KB.Embeddings; e.Model != "" {
 		_, ok := c.Models[e.Endpoint]
 		check(ok, "kb.embeddings.endpoint", "%q is not a model under models: (it serves /embeddings for kb.embeddings.model)", e.Endpoint)

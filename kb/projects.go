@@ -235,3 +235,19 @@ func (s *Store) AddMember(ctx context.Context, person Caller, handle string, pri
 		return err
 	})
 }
+
+// ReachesProject reports whether c may use the project a handle (current or
+// former) names: a member's project within the token's ceiling. An unknown
+// or malformed handle is simply not reached. The MCP gateway asks it before
+// showing a board recorded with that project.
+func (s *Store) ReachesProject(ctx context.Context, c Caller, handle string) (bool, error) {
+	if err := c.check(); err != nil {
+		return false, err
+	}
+	_, err := resolveProject(ctx, s.db, c, handle)
+	switch ErrorCode(err) {
+	case CodeNotFound, CodeInvalidArgument:
+		return false, nil
+	}
+	return err == nil, err
+}

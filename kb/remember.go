@@ -40,18 +40,54 @@ const (
 func (s *Store) RememberAboutUser(ctx context.Context, c Caller, in RememberAboutUserInput) (RememberOutput, error) {
 	var out RememberOutput
 	err := s.write(ctx, c, "remember_about_user", func(w *wtx) error {
-		domain, err := personalDomain(ctx, w, c.PrincipalID)
+		proto, err := s.profileHome(ctx, w, c)
 		if err != nil {
 			return err
 		}
-		out, err = w.remember(noteRow{DomainID: domain, OwnerID: c.PrincipalID, Class: ClassUserProfile, Title: profileTitle},
-			in.Category, in.Observation)
+		out, err = w.remember(proto, in.Category, in.Observation)
 		return err
 	})
 	if err != nil {
 		return RememberOutput{}, fmt.Errorf("remember_about_user: %w", err)
 	}
 	return out, nil
+}
+
+// profileHome is the profile note remember_about_user records into for c.
+// A person, or a token that reaches every project of its principal, writes
+// the general profile, which every token of the principal reads. A token
+// limited to one project writes that project's own profile (a user-profile
+// note about the project), which only tokens reaching that project read —
+// unless user memory is shared (kb.user_memory: shared), when it too
+// writes the general profile. A token limited to several projects has no
+// single home in isolated mode and is refused rather than leak a fact from
+// one of its projects into another's.
+func (s *Store) profileHome(ctx context.Context, q querier, c Caller) (noteRow, error) {
+	domain, err := personalDomain(ctx, q, c.PrincipalID)
+	if err != nil {
+		return noteRow{}, err
+	}
+	general := noteRow{DomainID: domain, OwnerID: c.PrincipalID, Class: ClassUserProfile, Title: profileTitle}
+	if s.sharedMem || len(c.ProjectIDs) == 0 {
+		return general, nil
+	}
+	if len(c.ProjectIDs) > 1 {
+		return noteRow{}, forbiddenf("this token reaches %d projects and user memory is kept per project (kb.user_memory: isolated), so the fact would have no single home; record it with remember_about_project in the project it concerns, or ask the person for a token limited to one project", len(c.ProjectIDs))
+	}
+	p, err := projectByID(ctx, q, c.ProjectIDs[0])
+	if errors.Is(err, sql.ErrNoRows) {
+		return noteRow{}, forbiddenf("the project this token was limited to no longer exists; ask the person for a new token")
+	}
+	if err != nil {
+		return noteRow{}, err
+	}
+	if ok, err := canAccess(ctx, q, c, p); err != nil {
+		return noteRow{}, err
+	} else if !ok {
+		return noteRow{}, forbiddenf("this token is limited to project %s, which its person is no longer a member of; ask the person for a new token", p.Handle)
+	}
+	general.AboutProject, general.Title = p.ID, profileTitle+": "+p.Handle
+	return general, nil
 }
 
 // RememberAboutProject appends to the agent's private memory about a

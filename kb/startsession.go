@@ -26,6 +26,9 @@ type StartSessionOutput struct {
 	Index       *ProjectIndex `json:"index,omitempty" jsonschema:"compact index of the requested project"`
 	Delta       Delta         `json:"delta" jsonschema:"what changed since your previous visit"`
 	KnownValues KnownValues   `json:"knownValues" jsonschema:"vocabulary in use: reuse it instead of inventing near-duplicates"`
+
+	// ProjectProfile is the profile kept for one project (see profileHome).
+	ProjectProfile *Profile `json:"projectProfile,omitempty" jsonschema:"what was remembered about the user through tokens limited to this project (the requested one, or the one this token is limited to); other projects' tokens do not see it"`
 }
 
 // Profile is the user profile note (empty until something is remembered).
@@ -104,21 +107,26 @@ func (s *Store) StartSession(ctx context.Context, c Caller, in StartSessionInput
 	if prof, ok, err := findMemoryNote(ctx, s.db, noteRow{DomainID: personal, Class: ClassUserProfile}); err != nil {
 		return StartSessionOutput{}, err
 	} else if ok {
-		out.Profile = Profile{NoteID: noteRef(prof.ID), Body: prof.Body, VersionToken: prof.versionToken()}
-		for _, h := range headings(prof.Body) {
-			if h.Level == 2 {
-				out.Profile.Categories = append(out.Profile.Categories, h.Text)
-			}
-		}
+		out.Profile = profileOf(prof)
 	}
 	sc, err := readScope(ctx, s.db, c, in.Project)
 	if err != nil {
 		return StartSessionOutput{}, err
 	}
+	if len(c.ProjectIDs) == 1 && strings.TrimSpace(in.Project) == "" {
+		if p, err := projectByID(ctx, s.db, c.ProjectIDs[0]); err == nil {
+			if out.ProjectProfile, err = projectProfile(ctx, s.db, c, p, personal); err != nil {
+				return StartSessionOutput{}, err
+			}
+		}
+	}
 	visitScope, deltaScope := "all", sc
 	if strings.TrimSpace(in.Project) != "" {
 		p, err := resolveProject(ctx, s.db, c, in.Project)
 		if err != nil {
+			return StartSessionOutput{}, err
+		}
+		if out.ProjectProfile, err = projectProfile(ctx, s.db, c, p, personal); err != nil {
 			return StartSessionOutput{}, err
 		}
 		if out.Index, err = projectIndex(ctx, s.db, p, personal); err != nil {
@@ -138,6 +146,30 @@ func (s *Store) StartSession(ctx context.Context, c Caller, in StartSessionInput
 		return StartSessionOutput{}, err
 	}
 	return out, nil
+}
+
+func profileOf(n noteRow) Profile {
+	p := Profile{NoteID: noteRef(n.ID), Body: n.Body, VersionToken: n.versionToken()}
+	for _, h := range headings(n.Body) {
+		if h.Level == 2 {
+			p.Categories = append(p.Categories, h.Text)
+		}
+	}
+	return p
+}
+
+// projectProfile is the profile kept for project p, nil when there is
+// none or c cannot reach p.
+func projectProfile(ctx context.Context, q querier, c Caller, p project, personal int64) (*Profile, error) {
+	if ok, err := canAccess(ctx, q, c, p); err != nil || !ok {
+		return nil, err
+	}
+	n, ok, err := findMemoryNote(ctx, q, noteRow{DomainID: personal, Class: ClassUserProfile, AboutProject: p.ID})
+	if err != nil || !ok {
+		return nil, err
+	}
+	prof := profileOf(n)
+	return &prof, nil
 }
 
 // visit records this start_session call and returns the start of the
@@ -246,7 +278,7 @@ func projectIndex(ctx context.Context, q querier, p project, personal int64) (*P
 	for _, top := range slices.Sorted(maps.Keys(tops)) {
 		idx.Folders = append(idx.Folders, FolderCount{Path: top, Notes: tops[top]})
 	}
-	err = q.QueryRowContext(ctx, "SELECT count(*) FROM notes WHERE domain_id = ? AND about_project = ? AND deleted_at IS NULL",
+	err = q.QueryRowContext(ctx, "SELECT count(*) FROM notes WHERE domain_id = ? AND about_project = ? AND class = 'agent-memory' AND deleted_at IS NULL",
 		personal, p.ID).Scan(&idx.MemoryNotes)
 	return idx, err
 }

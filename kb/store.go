@@ -30,6 +30,11 @@ type Options struct {
 	// VisitIdle is how long start_session may go uncalled before the next
 	// call starts a new visit (and a new delta). Default 30 minutes.
 	VisitIdle time.Duration
+	// SharedUserMemory (config kb.user_memory: shared) files what
+	// remember_about_user records through a token limited to one project in
+	// the general profile, readable by every token of the person. False
+	// (isolated) keeps it in that project's own profile. See profileHome.
+	SharedUserMemory bool
 }
 
 // Store is the knowledge base in one SQLite file.
@@ -40,6 +45,7 @@ type Store struct {
 	rand      io.Reader
 	emb       Embedder
 	visitIdle time.Duration
+	sharedMem bool
 	// exactVectors is how many candidate vectors are still compared
 	// exactly; tests lower it to exercise the shortlist.
 	exactVectors int
@@ -82,7 +88,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open kb %s: %w", path, err)
 	}
 	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
-		exactVectors: defaultExactVectors, rankWindow: defaultRankWindow, commonFrom: defaultCommonFrom}
+		sharedMem: opts.SharedUserMemory, exactVectors: defaultExactVectors, rankWindow: defaultRankWindow, commonFrom: defaultCommonFrom}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if s.now == nil {
 		s.now = time.Now

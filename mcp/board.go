@@ -40,14 +40,20 @@ const maxListedBoards = 50
 
 // addBoardTools adds the read-only board tools: board_list_boards, and
 // board_list_notes and board_read_note, which run the agents' list_notes
-// and read_note on the board named by the board argument.
-func addBoardTools(s *sdk.Server, store *blackboard.Store) {
+// and read_note on the board named by the board argument. Every call sees
+// only the boards the request's caller may read (boardAccess).
+func (g *Gateway) addBoardTools(s *sdk.Server, caller callerFunc) {
+	store := g.Board
 	readOnly := &sdk.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}
 	s.AddTool(&sdk.Tool{
 		Name: "board_list_boards", Description: toolDescription("board_list_boards"),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), Annotations: readOnly,
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		return listBoards(store)
+		acc, res, err := g.boardAccess(ctx, req, caller)
+		if acc == nil {
+			return res, err
+		}
+		return listBoards(ctx, store, acc)
 	})
 	byName := map[string]*agents.Tool{}
 	for _, t := range agents.BoardTools(store, 0, nil) {
@@ -59,9 +65,58 @@ func addBoardTools(s *sdk.Server, store *blackboard.Store) {
 			Name: bt.name, Description: toolDescription(bt.name),
 			InputSchema: withBoardArg(toolspec.MustLookup(bt.agentTool).Parameters), Annotations: readOnly,
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			return runBoardTool(ctx, store, run, req.Params.Arguments)
+			acc, res, err := g.boardAccess(ctx, req, caller)
+			if acc == nil {
+				return res, err
+			}
+			return runBoardTool(ctx, store, acc, run, req.Params.Arguments)
 		})
 	}
+}
+
+// boardFilter reports whether the caller of one request may read a board.
+type boardFilter func(ctx context.Context, board string) (bool, error)
+
+// boardAccess authenticates one board tool call and returns what its
+// caller may read; without a filter it returns the result or error to
+// answer with instead.
+//
+// Boards are the local person's (Gateway.Owner): another principal's token
+// reads none. A board belongs to the project recorded with it
+// (blackboard's WithProject, from kb.project): a token limited to projects
+// reads a board only when it reaches that project, so a board without a
+// project, or of another project, is refused. A token of the person that
+// reaches every project reads every board.
+func (g *Gateway) boardAccess(ctx context.Context, req *sdk.CallToolRequest, caller callerFunc) (boardFilter, *sdk.CallToolResult, error) {
+	gr, err := caller(ctx, req)
+	if errors.Is(err, kb.ErrUnauthenticated) {
+		return nil, errorResult(kb.CodeForbidden, fmt.Sprintf("%v: the token was revoked or is unknown; ask the person for a new one (yagent kb token create)", err)), nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("board tools: %w", err)
+	}
+	c := gr.caller
+	reached := map[string]bool{} // by project handle, for this call
+	return func(ctx context.Context, board string) (bool, error) {
+		if g.Owner == 0 || c.PrincipalID != g.Owner {
+			return false, nil
+		}
+		if len(c.ProjectIDs) == 0 {
+			return true, nil
+		}
+		h, err := g.Board.BoardProject(board)
+		if err != nil || h == "" {
+			return false, err
+		}
+		ok, seen := reached[h]
+		if !seen {
+			if ok, err = g.Store.ReachesProject(ctx, c, h); err != nil {
+				return false, err
+			}
+			reached[h] = ok
+		}
+		return ok, nil
+	}, nil, nil
 }
 
 // withBoardArg adds the required board argument to a board tool's schema.
@@ -81,7 +136,7 @@ func withBoardArg(schema json.RawMessage) json.RawMessage {
 	return b
 }
 
-func runBoardTool(ctx context.Context, store *blackboard.Store, t *agents.Tool, raw json.RawMessage) (*sdk.CallToolResult, error) {
+func runBoardTool(ctx context.Context, store *blackboard.Store, visible boardFilter, t *agents.Tool, raw json.RawMessage) (*sdk.CallToolResult, error) {
 	var args map[string]json.RawMessage
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil {
@@ -96,8 +151,15 @@ func runBoardTool(ctx context.Context, store *blackboard.Store, t *agents.Tool, 
 	if err := blackboard.CheckBoardID(board); err != nil {
 		return errorResult(kb.CodeInvalidArgument, err.Error()), nil
 	}
-	if !store.BoardExists(board) {
-		return errorResult(kb.CodeNotFound, fmt.Sprintf("no board %q; board_list_boards lists them", board)), nil
+	ok := store.BoardExists(board)
+	if ok {
+		var err error
+		if ok, err = visible(ctx, board); err != nil {
+			return nil, fmt.Errorf("%s on board %s: %w", t.Name, board, err)
+		}
+	}
+	if !ok { // unknown and not yours get the same answer
+		return errorResult(kb.CodeNotFound, fmt.Sprintf("no board %q among those this token may read; board_list_boards lists them", board)), nil
 	}
 	rest, err := json.Marshal(args)
 	if err != nil {
@@ -116,13 +178,23 @@ func runBoardTool(ctx context.Context, store *blackboard.Store, t *agents.Tool, 
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Content}}}, nil
 }
 
-func listBoards(store *blackboard.Store) (*sdk.CallToolResult, error) {
-	boards, err := store.Boards()
+func listBoards(ctx context.Context, store *blackboard.Store, visible boardFilter) (*sdk.CallToolResult, error) {
+	all, err := store.Boards()
 	if errors.Is(err, blackboard.ErrDisabled) {
 		return errorResult(kb.CodeForbidden, "the blackboard is disabled on this machine (YAGENT_BLACKBOARD=0)"), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list boards: %w", err)
+	}
+	var boards []blackboard.BoardInfo
+	for _, bi := range all {
+		ok, err := visible(ctx, bi.ID)
+		if err != nil {
+			return nil, fmt.Errorf("list boards: %w", err)
+		}
+		if ok {
+			boards = append(boards, bi)
+		}
 	}
 	var b strings.Builder
 	if len(boards) == 0 {

@@ -74,7 +74,7 @@ func newFixture(t *testing.T) *fixture {
 	if f.write, _, err = s.CreateToken(ctx, f.person, kb.TokenSpec{Name: "writer", Write: true}); err != nil {
 		t.Fatal(err)
 	}
-	f.gw = &Gateway{Store: s, Board: f.board, Version: "test"}
+	f.gw = &Gateway{Store: s, Board: f.board, Version: "test", Owner: alice.ID}
 	return f
 }
 

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -97,5 +99,142 @@ func TestHTTPHandlerPerToken(t *testing.T) {
 	}
 	if _, err := httpSession(t, srv.URL, f.read); err == nil {
 		t.Error("a revoked token still connects over HTTP")
+	}
+}
+
+// post sends a tools/list request to url with the given headers and
+// returns the response (body read and closed).
+func post(t *testing.T, method, url string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestHTTPOriginGuard pins the DNS-rebinding guard of the MCP transport
+// spec, ahead of authentication: a request without Origin (a non-browser
+// client) or from a loopback origin is served; a foreign, "null" or
+// look-alike origin gets 403 whether or not it carries a token; an
+// allowed origin is served with CORS headers and its preflight answered;
+// on a loopback address a foreign Host (a rebound name) gets 403 unless it
+// is an allowed origin's host.
+func TestHTTPOriginGuard(t *testing.T) {
+	f := newFixture(t)
+	f.gw.AllowedOrigins = []string{"https://app.example", "not an origin"}
+	srv := httptest.NewServer(f.gw.HTTPHandler())
+	defer srv.Close()
+	bearer := "Bearer " + f.read
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"no origin", map[string]string{"Authorization": bearer}, http.StatusOK},
+		{"localhost", map[string]string{"Authorization": bearer, "Origin": "http://localhost:6274"}, http.StatusOK},
+		{"127.0.0.1", map[string]string{"Authorization": bearer, "Origin": "http://127.0.0.1:3000"}, http.StatusOK},
+		{"::1", map[string]string{"Authorization": bearer, "Origin": "http://[::1]:3000"}, http.StatusOK},
+		{"allowed", map[string]string{"Authorization": bearer, "Origin": "https://app.example:443"}, http.StatusOK},
+		{"foreign", map[string]string{"Authorization": bearer, "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"foreign without token", map[string]string{"Origin": "https://evil.example"}, http.StatusForbidden},
+		{"allowed host, other port", map[string]string{"Authorization": bearer, "Origin": "https://app.example:8443"}, http.StatusForbidden},
+		{"null", map[string]string{"Authorization": bearer, "Origin": "null"}, http.StatusForbidden},
+		{"look-alike", map[string]string{"Authorization": bearer, "Origin": "http://localhost.evil.example"}, http.StatusForbidden},
+		{"rebound host", map[string]string{"Authorization": bearer, "Host": "evil.example:80"}, http.StatusForbidden},
+		{"rebound host and origin", map[string]string{"Authorization": bearer, "Host": "evil.example", "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"allowed origin's host", map[string]string{"Authorization": bearer, "Host": "app.example"}, http.StatusOK},
+		{"localhost host", map[string]string{"Authorization": bearer, "Host": "localhost"}, http.StatusOK},
+	} {
+		resp, body := post(t, http.MethodPost, srv.URL+EndpointPath, tc.header)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: status %d; want %d (%s)", tc.name, resp.StatusCode, tc.status, body)
+		}
+		if tc.status == http.StatusOK && !strings.Contains(body, `"board_list_boards"`) {
+			t.Errorf("%s: served %q; want the tool list", tc.name, body)
+		}
+		if tc.status == http.StatusForbidden && !strings.Contains(body, "DNS-rebinding guard") {
+			t.Errorf("%s: 403 body %q does not say why", tc.name, body)
+		}
+		origin := tc.header["Origin"]
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); (tc.status == http.StatusOK && origin != "") != (got == origin && got != "") {
+			t.Errorf("%s: Access-Control-Allow-Origin %q", tc.name, got)
+		}
+	}
+	for origin, want := range map[string]int{"https://app.example": http.StatusNoContent, "https://evil.example": http.StatusForbidden} {
+		resp, _ := post(t, http.MethodOptions, srv.URL+EndpointPath, map[string]string{"Origin": origin, "Access-Control-Request-Method": "POST"})
+		if resp.StatusCode != want || (want == http.StatusNoContent && !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization")) {
+			t.Errorf("preflight from %s: %d %v; want %d", origin, resp.StatusCode, resp.Header, want)
+		}
+	}
+	if err := CheckOrigins([]string{"https://app.example:8443", "http://[::1]:3000"}); err != nil {
+		t.Errorf("CheckOrigins of valid origins: %v", err)
+	}
+	for _, bad := range []string{"app.example", "ftp://app.example", "https://app.example/path", "https://", "not an origin"} {
+		if err := CheckOrigins([]string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("CheckOrigins(%q) = %v; want an error naming it", bad, err)
+		}
+	}
+}
+
+// TestHTTPUnauthorizedWWWAuthenticate pins the 401 of RFC 6750 §3: every
+// one carries WWW-Authenticate: Bearer with the realm and the resource
+// metadata (RFC 9728) that MetadataPath serves; error="invalid_token" only
+// when a token was sent (unknown or revoked), none when it was missing.
+func TestHTTPUnauthorizedWWWAuthenticate(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.gw.HTTPHandler())
+	defer srv.Close()
+	meta := `resource_metadata="` + srv.URL + MetadataPath + `"`
+	revoked, _, err := f.store.CreateToken(t.Context(), f.person, kb.TokenSpec{Name: "gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.RevokeToken(t.Context(), f.person, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, auth, errCode string }{
+		{"missing", "", ""},
+		{"not bearer", "Basic YWxpY2U6eA==", ""},
+		{"empty bearer", "Bearer ", ""},
+		{"unknown", "Bearer ykb_notatoken", "invalid_token"},
+		{"revoked", "Bearer " + revoked, "invalid_token"},
+	} {
+		resp, body := post(t, http.MethodPost, srv.URL+EndpointPath, map[string]string{"Authorization": tc.auth})
+		h := resp.Header.Get("WWW-Authenticate")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(h, `Bearer realm="yagent"`) || !strings.Contains(h, meta) {
+			t.Errorf("%s: %d, WWW-Authenticate %q; want 401, Bearer realm=\"yagent\", %s", tc.name, resp.StatusCode, h, meta)
+		}
+		if got := strings.Contains(h, `error="invalid_token"`); got != (tc.errCode != "") {
+			t.Errorf("%s: WWW-Authenticate %q; want error=invalid_token: %v", tc.name, h, tc.errCode != "")
+		}
+		if !strings.Contains(body, "yagent kb token create") {
+			t.Errorf("%s: body %q does not say where tokens come from", tc.name, body)
+		}
+	}
+	resp, body := post(t, http.MethodGet, srv.URL+MetadataPath, nil)
+	var m struct {
+		Resource string   `json:"resource"`
+		Scopes   []string `json:"scopes_supported"`
+		Methods  []string `json:"bearer_methods_supported"`
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != http.StatusOK ||
+		m.Resource != srv.URL+EndpointPath || !slices.Equal(m.Scopes, []string{"kb:read", "kb:write"}) || !slices.Equal(m.Methods, []string{"header"}) {
+		t.Errorf("metadata: %d %s (%v)", resp.StatusCode, body, err)
 	}
 }

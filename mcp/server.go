@@ -24,6 +24,15 @@ type Gateway struct {
 	Board *blackboard.Store
 	// Version is the server version reported to clients.
 	Version string
+	// Owner is the principal whose boards these are (the local person,
+	// kb.person); only its tokens read boards, and a token limited to
+	// projects only the boards of those projects. 0: no token reads any.
+	Owner int64
+	// AllowedOrigins are browser origins ("https://app.example:8443",
+	// checked by CheckOrigins) that HTTPHandler accepts besides loopback
+	// ones; their hosts are also accepted in the Host header of a request
+	// that arrives on a loopback address (a reverse proxy keeping the Host).
+	AllowedOrigins []string
 }
 
 // grant is who makes one tool call and whether the transport's credential
@@ -48,7 +57,7 @@ func (g *Gateway) newServer(write bool, caller callerFunc) *sdk.Server {
 		s.AddTool(kbTool(t), g.kbHandler(t, caller))
 	}
 	if g.Board != nil {
-		addBoardTools(s, g.Board)
+		g.addBoardTools(s, caller)
 	}
 	return s
 }

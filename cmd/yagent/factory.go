@@ -114,11 +114,12 @@ func (f *Factory) Config() (*config.Config, error) {
 	return f.cfg, f.cfgErr
 }
 
-// Board opens the notes root of the configuration.
+// Board opens the notes root of the configuration; a board it starts
+// belongs to kb.project (mcp serve shows it only to tokens reaching it).
 func (f *Factory) Board() (*blackboard.Store, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	return blackboard.Open(cfg.NotesRoot), nil
+	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project), nil
 }

@@ -30,7 +30,7 @@ func (f *Factory) KB(ctx context.Context) (*kb.Store, error) {
 		if f.kbErr = os.MkdirAll(filepath.Dir(path), 0o755); f.kbErr != nil {
 			return
 		}
-		f.kb, f.kbErr = kb.Open(ctx, path, kb.Options{Embedder: emb, Now: f.Now})
+		f.kb, f.kbErr = kb.Open(ctx, path, kb.Options{Embedder: emb, Now: f.Now, SharedUserMemory: cfg.KB.UserMemory == "shared"})
 	})
 	return f.kb, f.kbErr
 }

@@ -30,14 +30,15 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 
 // mcpServeOptions are the inputs of `yagent mcp serve`.
 type mcpServeOptions struct {
-	HTTP string
+	HTTP         string
+	AllowOrigins []string
 }
 
 // NewCmdMCPServe builds `yagent mcp serve`.
 func NewCmdMCPServe(f *Factory) *cobra.Command {
 	opts := &mcpServeOptions{}
 	cmd := &cobra.Command{
-		Use:   "serve [--http 127.0.0.1:PORT]",
+		Use:   "serve [--http [HOST:]PORT] [--allow-origin URL]…",
 		Short: "Serve the knowledge base (and read-only boards) to MCP clients",
 		Long: `Serve the knowledge base's 21 intent tools, and read-only tools over yagent's
 boards (board_list_boards, board_list_notes, board_read_note), to an MCP
@@ -46,14 +47,22 @@ client such as Claude Code, Claude Desktop or Codex.
 Without --http it speaks MCP on stdin/stdout (the client starts it) with the
 token in YAGENT_KB_TOKEN. With --http it serves streamable HTTP at
 http://ADDR/mcp, stateless, and every request carries a token as
-"Authorization: Bearer ykb_…". A read token lists and calls the read tools
-only. Create tokens with ` + "`yagent kb token create`" + `.`,
+"Authorization: Bearer ykb_…" (none, unknown or revoked: 401 with
+WWW-Authenticate: Bearer). --http 8765 or :8765 listens on 127.0.0.1; other
+machines reach it only at an address you name (--http 0.0.0.0:8765).
+Browsers are held off (the DNS-rebinding guard): a request whose Origin is
+not loopback, nor an --allow-origin, gets 403. A read token lists and calls
+the read tools only. Board tools show the boards of the token's projects
+(a board belongs to the kb.project of the session that wrote it); a token
+of yours that reaches every project sees every board. Create tokens with
+` + "`yagent kb token create`" + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcpServeRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address instead of stdio: PORT or :PORT means 127.0.0.1:PORT")
+	cmd.Flags().StringArrayVar(&opts.AllowOrigins, "allow-origin", nil, "a browser origin (scheme://host[:port]) allowed besides loopback ones (repeatable; with --http)")
 	return cmd
 }
 
@@ -66,7 +75,17 @@ func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
 	if err != nil {
 		return err
 	}
-	gw := &mcp.Gateway{Store: store, Board: board, Version: version()}
+	if len(opts.AllowOrigins) > 0 && opts.HTTP == "" {
+		return usagef("--allow-origin is for --http: on stdio there is no browser to hold off")
+	}
+	if err := mcp.CheckOrigins(opts.AllowOrigins); err != nil {
+		return usagef("--allow-origin: %v", err)
+	}
+	person, err := kbPerson(ctx, f, store)
+	if err != nil {
+		return fmt.Errorf("knowledge base: %w", err)
+	}
+	gw := &mcp.Gateway{Store: store, Board: board, Version: version(), Owner: person.PrincipalID, AllowedOrigins: opts.AllowOrigins}
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, f, opts, gw)
 	}
@@ -98,13 +117,37 @@ func isEOF(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || errors.Is(err, sdk.ErrConnectionClosed))
 }
 
+// listenAddr is the address of --http: a bare PORT or :PORT listens on
+// 127.0.0.1 only; any other machine reaches the server only through an
+// address the person names.
+func listenAddr(flag string) (string, error) {
+	flag = strings.TrimSpace(flag)
+	if !strings.Contains(flag, ":") {
+		flag = ":" + flag
+	}
+	host, port, err := net.SplitHostPort(flag)
+	if err != nil || port == "" {
+		return "", usagef("--http %q: want PORT, :PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)", flag)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
 func serveHTTP(ctx context.Context, f *Factory, opts *mcpServeOptions, gw *mcp.Gateway) error {
-	ln, err := net.Listen("tcp", opts.HTTP)
+	addr, err := listenAddr(opts.HTTP)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usagef("--http %s: %v", opts.HTTP, err)
 	}
+	h := gw.HTTPHandler()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", gw.HTTPHandler())
+	mux.Handle(mcp.EndpointPath, h)
+	mux.Handle(mcp.MetadataPath, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
