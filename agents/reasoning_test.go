@@ -25,7 +25,7 @@ func reasoningTurn(t *testing.T, provider string) (*llmtest.Server, []Event, []l
 	}
 	rec := &Recorder{}
 	var recorded []llm.Message
-	loop := &Loop{Client: client, Events: rec,
+	loop := &Loop{Client: client, Events: rec, TailRole: llm.RoleUser,
 		Tail:   func(context.Context) (string, error) { return ComposeTail("[window] plenty left"), nil },
 		Append: func(m llm.Message) error { recorded = append(recorded, m); return nil }}
 	w := demoWorkspace(t)
