@@ -39,8 +39,8 @@ func (e *APIError) Error() string {
 		return fmt.Sprintf("quota exhausted at %s (429: %s): check the account's plan and billing", e.BaseURL, msg)
 	case e.StatusCode == http.StatusTooManyRequests:
 		return fmt.Sprintf("rate limited by %s (429: %s): wait a little, lower parallelism or raise the rate limit", e.BaseURL, msg)
-	case e.Code == "context_length_exceeded":
-		return fmt.Sprintf("prompt too long for model %q (%d: %s): compact the conversation (/compact) or use a model with a larger window", e.Model, e.StatusCode, msg)
+	case e.ContextOverflow():
+		return fmt.Sprintf("the request is too long for the context window of model %q (%d: %s): set models.<name>.context_window to the model's real window so yagent compacts the history in time, or use a model with a larger window", e.Model, e.StatusCode, msg)
 	case e.StatusCode >= 500:
 		return fmt.Sprintf("server error at %s (%d: %s): the provider is failing, try again later", e.BaseURL, e.StatusCode, msg)
 	case e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnprocessableEntity:
@@ -75,10 +75,12 @@ func (e *APIError) isModelError() bool {
 }
 
 // Retryable reports whether the same request may succeed later: rate limits
-// (but not an exhausted quota), timeouts, conflicts and server errors.
+// (but not an exhausted quota), timeouts, conflicts and server errors — but
+// never a request too long for the window, whatever its status (llama.cpp
+// answered those with 500).
 func (e *APIError) Retryable() bool {
 	switch {
-	case e.Code == "insufficient_quota":
+	case e.Code == "insufficient_quota", e.ContextOverflow():
 		return false
 	case e.StatusCode == http.StatusRequestTimeout, e.StatusCode == http.StatusConflict,
 		e.StatusCode == http.StatusTooManyRequests, e.StatusCode >= 500:
@@ -153,6 +155,7 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 type streamError struct {
 	msg       string
 	retryable bool
+	overflow  bool // too long for the window (IsContextOverflow)
 }
 
 func (e *streamError) Error() string { return "error event in stream: " + e.msg }
@@ -166,7 +169,10 @@ func newStreamError(data []byte) *streamError {
 	}
 	if n, err := strconv.Atoi(api.Code); err == nil {
 		api.StatusCode = n
-		return &streamError{msg: api.Message, retryable: api.Retryable()}
+		return &streamError{msg: api.Message, retryable: api.Retryable(), overflow: api.ContextOverflow()}
+	}
+	if api.ContextOverflow() {
+		return &streamError{msg: api.Message, overflow: true}
 	}
 	words := strings.ToLower(api.Code + " " + api.Type + " " + api.Message)
 	retryable := false

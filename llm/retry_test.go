@@ -203,7 +203,8 @@ func TestStatusRetryPolicy(t *testing.T) {
 		{404, "", 1, "not found"},
 		{422, "", 1, "rejected the request"},
 		{429, "insufficient_quota", 1, "quota exhausted"},
-		{400, "context_length_exceeded", 1, "/compact"},
+		{400, "context_length_exceeded", 1, "models.<name>.context_window"},
+		{500, "exceed_context_size_error", 1, "models.<name>.context_window"}, // llama.cpp: never retried as is
 		{408, "", 3, "failed (408"},
 		{429, "", 3, "rate limited"},
 		{500, "", 3, "server error"},

@@ -151,6 +151,7 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 		ss.served++
 	}
 	s.render(&a, st, req, rec.Agent, n)
+	rec.PromptTokens = a.usage.PromptTokens
 	return a
 }
 

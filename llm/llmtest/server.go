@@ -52,6 +52,10 @@ type Recorded struct {
 	Fault     string // the fault kind served, "" for a normal answer
 	Status    int    // HTTP status answered (200 for a cut stream)
 	Header    http.Header
+	// PromptTokens is the prompt_tokens the answer reported (bytes of the
+	// request's tools and messages over four, unless the step set it); 0
+	// when the request got an error instead.
+	PromptTokens int
 }
 
 type stepState struct {

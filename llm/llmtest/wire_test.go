@@ -132,6 +132,34 @@ func TestDefaultUsageCachedPrefix(t *testing.T) {
 	}
 }
 
+// TestDefaultUsagePromptFromBody: without a scripted usage, prompt_tokens
+// is the request's tools and messages JSON bytes over four — what windows
+// are tested against — and Recorded.PromptTokens says what was reported.
+func TestDefaultUsagePromptFromBody(t *testing.T) {
+	srv := serve(t, "steps: [{repeat: true, reply: {text: ok}}]")
+	c := client(t, srv)
+	for _, n := range []int{10, 4000} {
+		resp, err := c.Stream(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: "[agent:director] s"}, user(strings.Repeat("x", n))},
+			Tools: []llm.ToolDef{{Name: "read_file", Description: "reads", Parameters: json.RawMessage(`{"type":"object"}`)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		rec := reqs[len(reqs)-1]
+		var body struct {
+			Tools    json.RawMessage `json:"tools"`
+			Messages json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(rec.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		want := (len(body.Tools) + len(body.Messages) + 3) / 4
+		if resp.Usage.PromptTokens != want || rec.PromptTokens != want {
+			t.Errorf("%d-byte message: reported %d, recorded %d prompt tokens; want %d (body bytes / 4)", n, resp.Usage.PromptTokens, rec.PromptTokens, want)
+		}
+	}
+}
+
 func TestEmbeddingsEndpoint(t *testing.T) {
 	srv := serve(t, "steps: [{optional: true}]")
 	oc := openai.NewClient(option.WithBaseURL(srv.URL()), option.WithAPIKey("k"))
