@@ -99,11 +99,32 @@ type Loop struct {
 	Append func(llm.Message) error
 	// OnResponse, when set, sees every model response (usage accounting).
 	OnResponse func(llm.Response)
-	// BeforeCall, when set, sees this turn's messages before every model
-	// call and may shrink their contents in place (a long turn squeezing
-	// its old tool outputs). What was recorded is not changed.
-	BeforeCall func(turn []llm.Message)
-	Now        func() time.Time
+	// Fit, when set, keeps every request inside the model's window: it
+	// runs before every model call with the history the request will carry
+	// and may shrink it (see Fitting). When the provider refuses a request
+	// as too long for its window anyway (llm.IsContextOverflow), Fit runs
+	// once more with Overflow set and the step is retried once; a second
+	// refusal ends the turn. Without Fit, nothing is shrunk or retried.
+	Fit func(ctx context.Context, f *Fitting) error
+	Now func() time.Time
+}
+
+// Fitting is the history of the next request, as Loop.Fit sees it.
+type Fitting struct {
+	// Msgs is the conversation the request carries (the transient tail
+	// comes after it); this turn's messages start at Msgs[Turn]. Fit may
+	// shrink the contents of this turn's messages in place (squeezing old
+	// tool outputs: the recorded messages are not changed) or set Msgs and
+	// Turn to a shorter history (older rounds compacted into a summary).
+	Msgs []llm.Message
+	Turn int
+	// Prefix estimates the tokens of the request's stable prefix: the
+	// system prompt and the tool declarations of this call.
+	Prefix int
+	// Overflow is the provider's refusal of the previous attempt of this
+	// call as too long for the window: the history must get smaller now,
+	// or Fit fails.
+	Overflow error
 }
 
 // Outcome is what a turn produced.
@@ -170,6 +191,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 	}
 	base := StripTail(history)
 	msgs := append(base[:len(base):len(base)], input) // never writes into the caller's array
+	turn := len(base)                                 // where this turn's messages start in msgs
 	if err := l.append(out, input); err != nil {
 		return out, err
 	}
@@ -186,11 +208,8 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 				break
 			}
 		}
-		if l.BeforeCall != nil {
-			l.BeforeCall(msgs[len(base):])
-		}
 		var resp llm.Response
-		resp, err = l.call(ctx, a, msgs, step, wrapUp)
+		resp, err = l.fitAndCall(ctx, a, &msgs, &turn, step, wrapUp)
 		if err != nil {
 			break
 		}
@@ -255,6 +274,35 @@ func (l *Loop) append(out *Outcome, m llm.Message) error {
 		}
 	}
 	return nil
+}
+
+// fitAndCall fits the history to the window (Loop.Fit) and makes the
+// step's request; a refusal as too long for the window gets one more fit,
+// with the refusal, and one retry.
+func (l *Loop) fitAndCall(ctx context.Context, a *Agent, msgs *[]llm.Message, turn *int, step int, wrapUp bool) (llm.Response, error) {
+	var overflow error
+	for {
+		if l.Fit != nil {
+			a.current() // the declarations of this call
+			f := &Fitting{Msgs: *msgs, Turn: *turn, Overflow: overflow,
+				Prefix: llm.EstimateTokens([]llm.Message{{Role: llm.RoleSystem, Content: a.System}}, a.defs)}
+			if err := l.Fit(ctx, f); err != nil {
+				if overflow != nil {
+					return llm.Response{}, fmt.Errorf("%w (%v)", overflow, err)
+				}
+				return llm.Response{}, fmt.Errorf("%s: model call %d: %w", a.Name, step, err)
+			}
+			*msgs, *turn = f.Msgs, f.Turn
+		}
+		resp, err := l.call(ctx, a, *msgs, step, wrapUp)
+		if err == nil || l.Fit == nil || !llm.IsContextOverflow(err) {
+			return resp, err
+		}
+		if overflow != nil {
+			return resp, fmt.Errorf("%w (the history was compacted once and the request was still too long)", err)
+		}
+		overflow = err
+	}
 }
 
 // call makes one model request with the tail rebuilt right now.

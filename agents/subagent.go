@@ -80,9 +80,10 @@ type SubRunner struct {
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
 	// lets sub-agents delegate further).
 	ExtraTools func(depth int) []*Tool
-	// Recorder, when set, is told when a delegation starts, gets every
-	// message and response of the sub-agent, and is told how it finished
-	// (rollouts, spend).
+	// Recorder, when set, is told when a delegation starts (with Model set
+	// to the model name the delegation runs with), gets every message and
+	// response of the sub-agent, fits its requests to the window, and is
+	// told how it finished (rollouts, spend).
 	Recorder func(ctx context.Context, d Delegation) (DelegationHooks, error)
 }
 
@@ -90,7 +91,11 @@ type SubRunner struct {
 type DelegationHooks struct {
 	Append     func(llm.Message) error
 	OnResponse func(llm.Response)
-	Finish     func(DelegationResult)
+	// Fit keeps the sub-agent's requests inside its model's window
+	// (Loop.Fit): the sub-agent's turn squeezes and compacts like the
+	// director's.
+	Fit    func(context.Context, *Fitting) error
+	Finish func(DelegationResult)
 }
 
 // Run runs one delegation to its end and writes exactly one note — unless
@@ -123,7 +128,9 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	res := DelegationResult{}
 	var hooks DelegationHooks
 	if r.Recorder != nil {
-		if hooks, err = r.Recorder(ctx, d); err != nil {
+		rd := d
+		rd.Model = modelName
+		if hooks, err = r.Recorder(ctx, rd); err != nil {
 			return res, fmt.Errorf("record the delegation to %s: %w", def.Name, err)
 		}
 	}
@@ -162,7 +169,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	loop := &Loop{
 		Client: client, Events: r.Events, TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
 		Tail:   func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
-		Append: hooks.Append,
+		Append: hooks.Append, Fit: hooks.Fit,
 		OnResponse: func(resp llm.Response) {
 			if hooks.OnResponse != nil {
 				hooks.OnResponse(resp)

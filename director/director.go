@@ -53,7 +53,7 @@ type Director struct {
 	// after the [window] line, before the board index.
 	State func(ctx context.Context) (string, error)
 
-	squeezed int // tool outputs shrunk in the running turn
+	fit *fitter // keeps the running turn's requests inside the window
 	// book is the lead's notebook (nil when notes.enabled is false);
 	// mode is its mode, fixed for the running turn.
 	book *notebook.Book
@@ -121,7 +121,6 @@ func New(opts Options) (*Director, error) {
 		TokenBudget: a.DelegationTokenBudget, ParallelTools: a.ParallelTools, StallRepeats: a.StallRepeats, TailRole: llm.Role(a.TailRole),
 		Project: project,
 	}
-	runner.Recorder = subRecorder(opts.Session)
 	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
 	if err := reg.Add(del.Tool(1)); err != nil {
 		ws.Close()
@@ -141,10 +140,19 @@ func New(opts Options) (*Director, error) {
 		opts: opts, ws: ws, reg: reg, catalog: catalog, delegator: del,
 		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
 	}
+	runner.Recorder = d.subRecorder(opts.Session)
 	if cfg.ChatSleep.Enabled {
 		if err := d.setupCuration(); err != nil {
 			ws.Close()
 			return nil, err
+		}
+	}
+	// A window that cannot hold the stable prefix is a configuration
+	// error, found now rather than at the first request.
+	if ft := d.newFitter(opts.Session, "the director", "", opts.Session.Info().Kind); ft.window > 0 {
+		if prefix := d.prefixTokens(); prefix >= ft.window {
+			d.Close()
+			return nil, ft.prefixError(prefix)
 		}
 	}
 	return d, nil
@@ -210,7 +218,7 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		}
 	}
 	d.delegator.StartTurn()
-	d.squeezed = 0
+	d.fit = d.newFitter(s, "director", "", s.Info().Kind)
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())
@@ -233,10 +241,10 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
 		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
-			s.Observe(resp)
+			_ = s.Observe(resp)
 			_ = s.RecordUsage(ctx, "turn", resp.Usage)
 		},
-		BeforeCall: d.squeeze,
+		Fit: d.fit.fit,
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
 	d.enterTurn(ctx)

@@ -214,7 +214,11 @@ func assertIndexTransient(t *testing.T, f *fixture) {
 }
 
 func TestDelegationFailureAndAbandon(t *testing.T) {
-	f := newFixture(t, "delegation-failures", nil)
+	f := newFixture(t, "delegation-failures", func(c *config.Config) {
+		m := c.Models["default"]
+		m.ContextWindow = 1_000_000 // the explorer's scripted 600 000-token requests fit its window
+		c.Models["default"] = m
+	})
 	out, err := f.d.Turn(t.Context(), "build and explore")
 	if err != nil {
 		t.Fatal(err)

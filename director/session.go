@@ -41,12 +41,11 @@ func (d *Director) compactionDue() bool {
 // Compact summarises older history now (also /compact). On failure the
 // history is unchanged and the error says so.
 func (d *Director) Compact(ctx context.Context) (memory.CompactResult, error) {
-	cfg := d.opts.Config.Context
-	client, model, err := d.opts.Client(cfg.SummaryModel)
+	o, err := d.compactOptions()
 	if err != nil {
 		return memory.CompactResult{}, err
 	}
-	res, err := memory.Compact(ctx, d.opts.Session, memory.CompactOptions{Client: client, Model: model, KeepTurns: cfg.KeepRecentTurns})
+	res, err := memory.Compact(ctx, d.opts.Session, o)
 	if err == nil {
 		d.notice(fmt.Sprintf("compacted %d older messages into a summary", res.Replaced))
 	}
@@ -71,8 +70,8 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 			state = append(state, block)
 		}
 	}
-	if d.squeezed > 0 {
-		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", d.squeezed))
+	if d.fit != nil && d.fit.squeezed > 0 {
+		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", d.fit.squeezed))
 	}
 	if d.State != nil {
 		extra, err := d.State(ctx)
@@ -94,14 +93,22 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 	return agents.ComposeTail(block, idx), nil
 }
 
-// pressureLine computes the [window] line and records one-time nudges.
+// pressureLine computes the [window] line and records one-time nudges. In
+// a turn it measures the request being sent (as the fitter left it).
 func (d *Director) pressureLine(ctx context.Context) string {
 	s := d.opts.Session
 	window, threshold := d.window()
 	info := s.Info()
 	cfg := d.opts.Config.Context
+	measure := 0
+	if d.fit != nil {
+		measure = d.fit.measure
+	}
+	if measure == 0 {
+		measure = d.Measure()
+	}
 	line, stage := memory.Pressure(memory.PressureInput{
-		Measure: d.Measure(), Threshold: threshold, Window: window, Reserve: cfg.WrapUpReserveTokens,
+		Measure: measure, Threshold: threshold, Window: window, Reserve: cfg.WrapUpReserveTokens,
 		SummaryUpto: info.SummaryUpto, WrapNudgedUpto: info.WrapNudgedUpto, NotesNudgedUpto: info.NotesNudgedUpto,
 	}, memory.PressureTexts{Window: cfg.Pressure.Window, WrapUp: cfg.Pressure.WrapUp, Compacted: cfg.Pressure.Compacted})
 	switch stage {
@@ -113,71 +120,40 @@ func (d *Director) pressureLine(ctx context.Context) string {
 	return line
 }
 
-// squeezeKeep is how many of the turn's newest tool outputs stay whole.
-const squeezeKeep = 3
-
-// squeeze shrinks the older tool outputs of a turn that has grown past
-// turn_squeeze_percent of the compaction threshold. Only the request is
-// affected; the rollout keeps every output whole.
-func (d *Director) squeeze(turn []llm.Message) {
-	pct := d.opts.Config.Context.TurnSqueezePercent
-	_, threshold := d.window()
-	if pct <= 0 || threshold <= 0 || d.Measure()*100 < threshold*pct {
-		return
-	}
-	var tools []int
-	for i, m := range turn {
-		if m.Role == llm.RoleTool {
-			tools = append(tools, i)
-		}
-	}
-	for _, i := range tools[:max(len(tools)-squeezeKeep, 0)] {
-		m := &turn[i]
-		if len(m.Content) <= 400 || strings.HasPrefix(m.Content, "[shrunk") {
-			continue
-		}
-		m.Content = fmt.Sprintf("[shrunk to save room: %d bytes; first line: %s] — run the call again if you need it", len(m.Content), firstLine(m.Content))
-		d.squeezed++
-	}
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	if len(line) > 160 {
-		line = line[:160] + "…"
-	}
-	return line
-}
-
 // subRecorder gives every delegation a sub-agent session of its own (kind
 // subagent, parent = this session, same board), records its start and end
 // in the parent's rollout (synced: a killed process leaves a record of what
-// was in flight) and books its tokens under subagent:<agent>.
-func subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
-	return func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
+// was in flight), books its tokens under subagent:<agent>, and keeps its
+// requests inside its model's window with a fitter of its own (the
+// director's mechanism, on the sub-agent's session).
+func (d *Director) subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+	return func(ctx context.Context, del agents.Delegation) (agents.DelegationHooks, error) {
 		info := parent.Info()
 		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: info.Model,
-			BoardID: d.BoardID, ParentID: info.ID, Title: d.Agent + ": " + d.Task})
+			BoardID: del.BoardID, ParentID: info.ID, Title: del.Agent + ": " + del.Task})
 		if err != nil {
 			return agents.DelegationHooks{}, err
 		}
-		if err := parent.DelegationStarted(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Task: d.Task, SubSession: sub.ID()}); err != nil {
+		if err := parent.DelegationStarted(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Task: del.Task, SubSession: sub.ID()}); err != nil {
 			sub.Close()
 			return agents.DelegationHooks{}, err
 		}
-		label := "subagent:" + d.Agent
+		label := "subagent:" + del.Agent
+		fit := d.newFitter(sub, del.Agent, del.Model, memory.KindSubagent)
 		return agents.DelegationHooks{
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
+				_ = sub.Observe(resp)
 				_ = sub.RecordUsage(ctx, "turn", resp.Usage)
 				_ = parent.RecordUsage(ctx, label, resp.Usage)
 			},
+			Fit: fit.fit,
 			Finish: func(res agents.DelegationResult) {
 				status := string(res.Status)
 				if res.Abandoned {
 					status = "abandoned"
 				}
-				_ = parent.DelegationFinished(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()})
+				_ = parent.DelegationFinished(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()})
 				_ = sub.Close()
 			},
 		}, nil

@@ -185,7 +185,7 @@ func TestPromptCacheStability(t *testing.T) {
 func TestLongTurnSqueezesItsOldOutputs(t *testing.T) {
 	f := newFixture(t, "long-turn", func(c *config.Config) {
 		m := c.Models["default"]
-		m.ContextWindow = 20_000
+		m.ContextWindow = 50_000 // three whole reads of the README fit below the threshold: squeezed, not compacted
 		c.Models["default"] = m
 		c.Context.CompactBudget = 0.8
 		c.Context.TurnSqueezePercent = 30

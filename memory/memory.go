@@ -7,14 +7,23 @@ import (
 // SummaryHeader starts the message that stands in for compacted history.
 const SummaryHeader = "[Summary of the earlier conversation, written at compaction. The messages it replaces are gone; the board and the notebook still hold what was saved there.]"
 
+// TaskHeader introduces, in the summary message, the request a compaction
+// in the middle of a turn cut into, verbatim.
+const TaskHeader = "[The request the summarised part was working on, verbatim:]"
+
 // Memory is the live conversation of a session: the latest compaction
 // summary and the messages after it.
 type Memory struct {
 	Summary string
+	// Task is the request of the turn a mid-turn compaction cut into
+	// (CompactedItem.Task), shown verbatim after the summary.
+	Task string
 	// Base is the global index (over every message the session recorded)
 	// of Messages[0].
 	Base     int
 	Messages []llm.Message
+
+	acct Accountant // the token measure's anchor (tokens.go)
 }
 
 // Total is the number of messages the session has recorded.
@@ -26,7 +35,11 @@ func (m *Memory) Total() int { return m.Base + len(m.Messages) }
 func (m *Memory) History(interrupted map[string]string) []llm.Message {
 	out := make([]llm.Message, 0, len(m.Messages)+1)
 	if m.Summary != "" {
-		out = append(out, llm.Message{Role: llm.RoleUser, Content: SummaryHeader + "\n\n" + m.Summary})
+		text := SummaryHeader + "\n\n" + m.Summary
+		if m.Task != "" {
+			text += "\n\n" + TaskHeader + "\n" + m.Task
+		}
+		out = append(out, llm.Message{Role: llm.RoleUser, Content: text})
 	}
 	return append(out, repair(m.Messages, interrupted)...)
 }
@@ -70,8 +83,9 @@ type PendingDelegation struct {
 	Turn int
 }
 
-// Rebuild replays a rollout's items into memory: messages, then the latest
-// compaction or clear. It also returns the delegations left in flight.
+// Rebuild replays a rollout's items into memory: messages, the latest
+// compaction or clear, and the token anchor recorded since. It also returns
+// the delegations left in flight.
 func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 	m := &Memory{}
 	started := map[string]PendingDelegation{}
@@ -87,10 +101,14 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 			turn = it.Turn
 		case ItemCompacted:
 			if c := it.Compacted; c != nil {
-				m.compactTo(c.Summary, c.Upto)
+				m.compactTo(c.Summary, c.Task, c.Upto)
 			}
 		case ItemCleared:
-			m.compactTo("", it.Upto)
+			m.compactTo("", "", it.Upto)
+		case ItemAnchor:
+			if a := it.Anchor; a != nil && a.PromptTokens > 0 {
+				m.acct = Accountant{anchor: a.PromptTokens, sent: a.HistoryTokens, valid: true}
+			}
 		case ItemDelegationStarted:
 			if d := it.Delegation; d != nil {
 				if _, ok := started[d.CallID]; !ok {
@@ -113,10 +131,12 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 	return m, pending
 }
 
-// compactTo drops messages before global index upto and sets the summary.
-func (m *Memory) compactTo(summary string, upto int) {
+// compactTo drops messages before global index upto, sets the summary and
+// voids the token anchor (it counted the history that is gone).
+func (m *Memory) compactTo(summary, task string, upto int) {
 	drop := min(max(upto-m.Base, 0), len(m.Messages))
 	m.Messages = append([]llm.Message(nil), m.Messages[drop:]...)
 	m.Base += drop
-	m.Summary = summary
+	m.Summary, m.Task = summary, task
+	m.acct = Accountant{}
 }

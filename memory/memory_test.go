@@ -55,6 +55,9 @@ func TestCutPoint(t *testing.T) {
 		{[]llm.Message{u, a, u, a}, 2, 2},
 		{[]llm.Message{u, a, tool, a, u, a, u, a}, 2, 4},
 		{[]llm.Message{u, a, u, a, u, a}, 1, 4},
+		// A leading partial turn (a mid-turn compaction cut into it) is a turn.
+		{[]llm.Message{a, tool, a, u, a}, 1, 3},
+		{[]llm.Message{a, tool, u, a, u, a}, 2, 2},
 	}
 	for i, tt := range tests {
 		if got := cutPoint(tt.msgs, tt.keep); got != tt.want {

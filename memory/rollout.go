@@ -25,6 +25,7 @@ const (
 	ItemCompacted          = "compacted"
 	ItemCleared            = "cleared"
 	ItemUsage              = "usage"
+	ItemAnchor             = "anchor"
 )
 
 // SessionMeta is the first line of every rollout.
@@ -52,10 +53,22 @@ type DelegationItem struct {
 }
 
 // CompactedItem records a compaction: messages [0, Upto) are replaced by
-// Summary. Upto counts every message the session ever recorded.
+// Summary. Upto counts every message the session ever recorded. A
+// compaction in the middle of a turn keeps the request that turn works on
+// verbatim in Task.
 type CompactedItem struct {
 	Summary string `json:"summary"`
 	Upto    int    `json:"upto"`
+	Task    string `json:"task,omitempty"`
+}
+
+// AnchorItem records the provider's prompt_tokens of a response and the
+// estimate (HistoryTokens) of the history that request carried: the anchor
+// of the token measure, so a resumed session measures as its last process
+// did.
+type AnchorItem struct {
+	PromptTokens  int `json:"prompt_tokens"`
+	HistoryTokens int `json:"history_tokens"`
 }
 
 // UsageItem records the tokens of one model response.
@@ -78,6 +91,7 @@ type Item struct {
 	Delegation *DelegationItem `json:"delegation,omitempty"`
 	Compacted  *CompactedItem  `json:"compacted,omitempty"`
 	Usage      *UsageItem      `json:"usage,omitempty"`
+	Anchor     *AnchorItem     `json:"anchor,omitempty"`
 	// Upto is the message count a cleared item drops.
 	Upto int `json:"upto,omitempty"`
 }

@@ -19,8 +19,10 @@ type Session struct {
 	mu   sync.Mutex
 	info Info
 	mem  *Memory
-	acct Accountant
 	turn int
+	// turnStart is the global index of the running turn's first message
+	// (set by BeginTurn; 0 for a sub-agent session, one turn long).
+	turnStart int
 	// interrupted holds tool results for calls cut off by a crash (set on
 	// resume, used when the history is rebuilt).
 	interrupted map[string]string
@@ -119,6 +121,14 @@ func (s *Session) History() []llm.Message {
 	return s.mem.History(s.interrupted)
 }
 
+// TurnStart returns the global index (over every message the session
+// recorded) of the running turn's first message.
+func (s *Session) TurnStart() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turnStart
+}
+
 // Memory returns a snapshot of the memory's counters.
 func (s *Session) Memory() (summary string, base, total int) {
 	s.mu.Lock()
@@ -154,6 +164,7 @@ func (s *Session) BeginTurn(ctx context.Context, prompt string) (int, error) {
 	s.mu.Lock()
 	s.turn++
 	turn := s.turn
+	s.turnStart = s.mem.Total()
 	title := s.info.Title
 	s.mu.Unlock()
 	if err := s.w.Write(Item{Type: ItemTurnStarted, Turn: turn}, true); err != nil {
@@ -203,15 +214,15 @@ func (s *Session) RecordUsage(ctx context.Context, label string, u llm.Usage) er
 		CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
 }
 
-// Compacted replaces messages before upto (a global index) by summary:
-// recorded in the rollout first (synced), then applied.
-func (s *Session) Compacted(ctx context.Context, summary string, upto int) error {
-	if err := s.w.Write(Item{Type: ItemCompacted, Compacted: &CompactedItem{Summary: summary, Upto: upto}}, true); err != nil {
+// Compacted replaces messages before upto (a global index) by summary (and
+// task, the request a mid-turn compaction cut into): recorded in the
+// rollout first (synced), then applied.
+func (s *Session) Compacted(ctx context.Context, summary, task string, upto int) error {
+	if err := s.w.Write(Item{Type: ItemCompacted, Compacted: &CompactedItem{Summary: summary, Upto: upto, Task: task}}, true); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.mem.compactTo(summary, upto)
-	s.acct.reset()
+	s.mem.compactTo(summary, task, upto)
 	s.info.SummaryUpto = upto
 	s.mu.Unlock()
 	return s.st.update(ctx, s.ID(), `summary_upto = ?`, upto)
@@ -226,8 +237,7 @@ func (s *Session) Clear(ctx context.Context) error {
 		return err
 	}
 	s.mu.Lock()
-	s.mem.compactTo("", upto)
-	s.acct.reset()
+	s.mem.compactTo("", "", upto)
 	s.info.SummaryUpto = upto
 	s.info.NotesNudgedUpto = upto // nothing was summarised: no "just compacted" nudge
 	s.mu.Unlock()

@@ -96,7 +96,7 @@ func TestCompact(t *testing.T) {
 	turn(t, s, "what is in go.mod?", "example.com/demo")
 	turn(t, s, "and main.go?", "func main")
 	turn(t, s, "thanks", "welcome")
-	res, err := Compact(t.Context(), s, CompactOptions{Client: client, KeepTurns: 2})
+	res, err := Compact(t.Context(), s, CompactOptions{Client: client, Window: 128_000, KeepTurns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestCompact(t *testing.T) {
 	// A failing summary call changes nothing.
 	turn(t, s, "fail-now please", "ok")
 	before := s.History()
-	if _, err := Compact(t.Context(), s, CompactOptions{Client: client, KeepTurns: 1}); err == nil || !strings.Contains(err.Error(), "the history is unchanged") {
+	if _, err := Compact(t.Context(), s, CompactOptions{Client: client, Window: 128_000, KeepTurns: 1}); err == nil || !strings.Contains(err.Error(), "the history is unchanged") {
 		t.Fatalf("failed compaction = %v", err)
 	}
 	if after := s.History(); len(after) != len(before) || after[0].Content != before[0].Content {
