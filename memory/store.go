@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -218,12 +219,31 @@ func (st *Store) Delete(ctx context.Context, id string) ([]Info, error) {
 		}
 	}
 	removed = append(removed, in)
+	// A session another process is working in is not pulled from under it.
+	var locks []*sessionLock
+	defer func() {
+		for _, l := range locks {
+			l.release()
+		}
+	}()
+	for _, s := range removed {
+		if _, err := os.Stat(filepath.Dir(s.Rollout)); err != nil {
+			continue // no rollout directory: nothing to hold
+		}
+		l, err := lockSession(ctx, s.ID, s.Rollout, st.Now, LockOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("delete session %s: %w", in.ID, err)
+		}
+		locks = append(locks, l)
+	}
 	for _, s := range removed {
 		if _, err := st.DB.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, s.ID); err != nil {
 			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
 		}
-		if err := os.Remove(s.Rollout); err != nil && !os.IsNotExist(err) {
-			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+		for _, p := range []string{s.Rollout, LockPath(s.Rollout)} {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+			}
 		}
 	}
 	return removed, nil
