@@ -121,5 +121,5 @@ func (f *Factory) Board() (*blackboard.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project), nil
+	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
 }
