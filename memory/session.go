@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -59,7 +60,7 @@ func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) 
 	in := Info{ID: o.ID, Kind: o.Kind, Title: o.Title, Cwd: o.Cwd, Model: o.Model, ParentID: o.ParentID,
 		Rollout: RolloutPath(st.Home, now, o.ID), Created: now, Updated: now, BoardID: o.BoardID, NotesMode: "inline", WrapNudgedUpto: -1}
 	if err := os.MkdirAll(filepath.Dir(in.Rollout), 0o755); err != nil {
-		return nil, fmt.Errorf("create rollout %s: %w", in.Rollout, err)
+		return nil, fmt.Errorf("create rollout %s: %w", in.Rollout, readOnly(filepath.Dir(in.Rollout), err))
 	}
 	lock, err := lockSession(ctx, in.ID, in.Rollout, st.Now, LockOptions{})
 	if err != nil {
@@ -76,6 +77,22 @@ func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) 
 		return nil, err
 	}
 	return &Session{st: st, w: w, lock: lock, info: in, mem: &Memory{}}, nil
+}
+
+// readOnly returns err, or — when the nearest existing directory of path
+// cannot be written — an error that says it is read-only.
+func readOnly(path string, err error) error {
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if _, serr := os.Stat(dir); serr == nil {
+			if ro := statedb.CheckWritable(dir); ro != nil {
+				return ro
+			}
+			return err
+		}
+		if dir == filepath.Dir(dir) {
+			return err
+		}
+	}
 }
 
 // ResumeOptions say how Resume takes a session.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,19 @@ type Store struct {
 // NewStore returns a store over an open state database.
 func NewStore(db *statedb.DB, home string) *Store {
 	return &Store{DB: db, Home: home, Now: time.Now}
+}
+
+// CountRollouts counts the session rollouts under home (what a fresh state
+// database would lose track of); unreadable directories count as empty.
+func CountRollouts(home string) int {
+	n := 0
+	_ = filepath.WalkDir(filepath.Join(home, "sessions"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 // NewID returns a sortable, unique session id.
