@@ -74,6 +74,10 @@ func handoffFromOutcome(agent, task string, out *Outcome, runErr error, maxSteps
 		_ = json.Unmarshal(out.Stop.Args, &a) // validated against the schema already
 		h.Status = blackboard.Status(a.Status)
 		h.Reason, h.Conclusion, h.Facts, h.Artifacts = a.Reason, a.Conclusion, a.Facts, a.Artifacts
+	case out.Reason == ReasonLength:
+		h.Status = blackboard.StatusPartial
+		h.Reason = "the answer was cut at the model's output limit; this is what it wrote before the cut"
+		h.Conclusion = firstSentence(out.Final)
 	case out.Reason == ReasonMaxSteps:
 		h.Status = blackboard.StatusPartial
 		h.Reason = fmt.Sprintf("the step budget of %d model calls was reached; this is what was done by then", maxSteps)

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -134,8 +135,9 @@ type Outcome struct {
 	Messages []llm.Message
 	// Final is the text of the last assistant message.
 	Final string
-	// Reason is answer, agent_exit or max_steps (or cancelled/error with
-	// a non-nil error from Run).
+	// Reason is answer, length (an answer the model's output limit cut),
+	// agent_exit or max_steps (or cancelled/error with a non-nil error
+	// from Run).
 	Reason string
 	// Stop is the call that ended the turn (agent_exit), if any.
 	Stop *Call
@@ -151,11 +153,19 @@ type Outcome struct {
 // Turn-end reasons.
 const (
 	ReasonAnswer    = "answer"
+	ReasonLength    = "length" // the answer was cut at the model's output limit
 	ReasonExit      = "agent_exit"
 	ReasonMaxSteps  = "max_steps"
 	ReasonCancelled = "cancelled"
 	ReasonError     = "error"
 )
+
+// ErrEmptyAnswer is a final answer with neither text nor a tool call: it
+// answers nothing, so the turn fails rather than succeed silently.
+var ErrEmptyAnswer = errors.New("the model's final answer was empty (no text, no tool call): ask again, or try another model")
+
+// truncatedText warns that a final answer was cut at the output limit.
+const truncatedText = "warning: the answer was cut at the model's output limit (finish_reason length): it is incomplete"
 
 // wrapUpText is sent when the step budget is spent: one last call without
 // tools hands over what was done, so work already paid for is kept.
@@ -220,6 +230,12 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		if wrapUp {
 			msg.ToolCalls = nil // asked for none; ignore any that came anyway
 		}
+		if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			// Not recorded: an empty assistant message is no answer, and
+			// providers refuse it in a history.
+			err = fmt.Errorf("%s: %w", a.Name, ErrEmptyAnswer)
+			break
+		}
 		msgs = append(msgs, msg)
 		if err = l.append(out, msg); err != nil {
 			break
@@ -229,6 +245,10 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		}
 		if len(msg.ToolCalls) == 0 {
 			out.Reason = ReasonAnswer
+			if resp.FinishReason == llm.FinishLength {
+				out.Reason = ReasonLength
+				l.emit(a, Event{Type: EventNotice, Text: truncatedText})
+			}
 			if wrapUp {
 				out.Reason = ReasonMaxSteps
 			}

@@ -314,3 +314,46 @@ func TestLoopHasNoDefaults(t *testing.T) {
 		t.Errorf("%d model requests; want none", n)
 	}
 }
+
+// TestLoopAnswersThatAreNotAnswers: a final answer cut at the output limit
+// ends the turn with reason length and a warning (the text is kept); an
+// empty final answer is an error and is not recorded.
+func TestLoopAnswersThatAreNotAnswers(t *testing.T) {
+	_, client := scenario(t, "loop-answer-cut")
+	rec := &Recorder{}
+	loop := &Loop{Client: client, Events: rec}
+	out, err := loop.Run(t.Context(), leadAgent(nil), nil, userMsg("write a long story"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != ReasonLength || out.Final != "Once upon a time there was a very long story that" {
+		t.Errorf("cut answer: reason %q, final %q; want length and the text", out.Reason, out.Final)
+	}
+	var warned bool
+	var finished string
+	for _, e := range rec.Events() {
+		switch e.Type {
+		case EventNotice:
+			warned = warned || strings.Contains(e.Text, "cut at the model's output limit (finish_reason length)")
+		case EventTurnFinished:
+			finished = e.Reason
+		}
+	}
+	if !warned || finished != ReasonLength {
+		t.Errorf("cut answer: warning %v, turn_finished reason %q; want a warning and length", warned, finished)
+	}
+	// A sub-agent's cut answer is a partial note that says why.
+	if n := handoffFromOutcome("explorer", "t", out, nil, 5); n.Handoff.Status != "partial" || !strings.Contains(n.Handoff.Reason, "output limit") || !strings.Contains(n.Body, "Once upon a time") {
+		t.Errorf("note of a cut answer: %+v", n)
+	}
+
+	var appended []llm.Message
+	loop = &Loop{Client: client, Append: func(m llm.Message) error { appended = append(appended, m); return nil }}
+	out, err = loop.Run(t.Context(), leadAgent(nil), nil, userMsg("say nothing"))
+	if !errors.Is(err, ErrEmptyAnswer) || out.Reason != ReasonError {
+		t.Errorf("empty answer: %v, reason %q; want ErrEmptyAnswer", err, out.Reason)
+	}
+	if len(appended) != 1 || appended[0].Role != llm.RoleUser {
+		t.Errorf("empty answer recorded: %+v", appended)
+	}
+}

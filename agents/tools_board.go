@@ -62,6 +62,9 @@ func FormatNoteLine(m blackboard.NoteMeta) string {
 	if m.Degraded != "" {
 		status += ", " + string(m.Degraded)
 	}
+	if m.Oversized {
+		status += ", oversized"
+	}
 	concl := strings.Join(strings.Fields(m.Conclusion), " ")
 	if concl == "" {
 		concl = strings.Join(strings.Fields(m.Task), " ")
@@ -102,7 +105,11 @@ func listNotes(ctx context.Context, store *blackboard.Store, a listNotesIn) (Res
 		fmt.Fprintf(&b, "… %d older notes not listed (raise limit)\n", total-a.Limit)
 	}
 	if res.Skipped > 0 {
-		fmt.Fprintf(&b, "(%d unreadable notes skipped)\n", res.Skipped)
+		refs := make([]string, len(res.Unreadable))
+		for i, u := range res.Unreadable {
+			refs[i] = u.Ref
+		}
+		fmt.Fprintf(&b, "(%d unreadable notes skipped: %s)\n", res.Skipped, strings.Join(refs, ", "))
 	}
 	return Result{Content: b.String(), Summary: Count(total, "note", "notes")}, nil
 }
@@ -112,33 +119,32 @@ func readNote(ctx context.Context, store *blackboard.Store, a readNoteIn) (Resul
 	if err != nil {
 		return ErrorResult("%v", err), nil
 	}
-	n, err := store.ReadNote(board, a.Ref)
+	// The body is streamed: only this page is held, whatever the note's size.
+	p, err := store.ReadNotePage(board, a.Ref, a.Offset, a.Limit)
 	if err != nil {
 		if errors.Is(err, blackboard.ErrNoteNotFound) {
 			return ErrorResult("%v: list_notes shows the refs on this board", err), nil
 		}
 		return ErrorResult("%v", err), nil
 	}
-	body := []rune(n.Body)
-	if a.Offset > len(body) {
-		return ErrorResult("offset %d is past the end of the body (%d chars)", a.Offset, len(body)), nil
+	if p.Offset > p.Total {
+		return ErrorResult("offset %d is past the end of the body (%d chars)", a.Offset, p.Total), nil
 	}
-	end := min(len(body), a.Offset+a.Limit)
 	var b strings.Builder
-	fmt.Fprintf(&b, "ref: %s\n", n.Meta.Ref)
-	switch n.Handoff.Degraded {
+	fmt.Fprintf(&b, "ref: %s\n", p.Meta.Ref)
+	switch p.Handoff.Degraded {
 	case blackboard.DegradedV1:
 		b.WriteString("[legacy v1 note: the handoff below is synthesised from its summary]\n")
 	case blackboard.DegradedPartial, blackboard.DegradedAbsent:
-		fmt.Fprintf(&b, "[damaged front matter (%s): the handoff below is what could be read]\n", n.Handoff.Degraded)
+		fmt.Fprintf(&b, "[damaged front matter (%s): the handoff below is what could be read]\n", p.Handoff.Degraded)
 	}
-	b.WriteString(n.Handoff.Render(0))
-	fmt.Fprintf(&b, "\n--- body, chars %d-%d of %d ---\n", a.Offset, end, len(body))
-	b.WriteString(string(body[a.Offset:end]))
-	if end < len(body) {
-		fmt.Fprintf(&b, "\n[more: read_note with offset=%d]", end)
+	b.WriteString(p.Handoff.Render(0))
+	fmt.Fprintf(&b, "\n--- body, chars %d-%d of %d ---\n", p.Offset, p.End, p.Total)
+	b.WriteString(p.Text)
+	if p.End < p.Total {
+		fmt.Fprintf(&b, "\n[more: read_note with offset=%d]", p.End)
 	}
-	return Result{Content: b.String(), Summary: fmt.Sprintf("%s, %d chars", n.Meta.Ref, end-a.Offset)}, nil
+	return Result{Content: b.String(), Summary: fmt.Sprintf("%s, %d chars", p.Meta.Ref, p.End-p.Offset)}, nil
 }
 
 func contextPack(ctx context.Context, store *blackboard.Store, budget int, w *Workspace, a contextPackIn) (Result, error) {

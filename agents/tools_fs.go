@@ -216,6 +216,27 @@ func (w *Workspace) editFile(a editFileIn) (Result, error) {
 
 var tmpSeq atomic.Uint64
 
+// nameMax is the longest file name (bytes) Linux file systems take.
+const nameMax = 255
+
+// tempName names atomicWrite's temporary file for base: hidden, ending in
+// digits (never like the real file), and within nameMax however long base
+// is — a long base is cut at a character boundary.
+func tempName(base string, pid int, seq uint64) string {
+	suffix := fmt.Sprintf(".yagent-tmp-%d-%d", pid, seq)
+	if room := nameMax - 1 - len(suffix); len(base) > room {
+		base = base[:room]
+		// Drop a character the cut split (at most UTFMax-1 bytes).
+		for i := 0; i < utf8.UTFMax-1 && len(base) > 0; i++ {
+			if r, size := utf8.DecodeLastRuneInString(base); r != utf8.RuneError || size != 1 {
+				break
+			}
+			base = base[:len(base)-1]
+		}
+	}
+	return "." + base + suffix
+}
+
 // atomicWrite replaces rel inside the root: a temp file beside it that
 // never looks like the real one, fsync, rename, directory fsync. Parent
 // directories are created.
@@ -239,7 +260,7 @@ func (w *Workspace) atomicWrite(rel string, data []byte) error {
 		}
 		perm = fi.Mode().Perm()
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.yagent-tmp-%d-%d", filepath.Base(rel), os.Getpid(), tmpSeq.Add(1)))
+	tmp := filepath.Join(dir, tempName(filepath.Base(rel), os.Getpid(), tmpSeq.Add(1)))
 	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err

@@ -9,11 +9,14 @@
 // write to one board at once. Stems are unique by construction (timestamp,
 // per-process random tag, pid and an in-process counter), so two writers never
 // pick the same name; each note is written to a temporary file in its own
-// directory whose name never ends in ".md", synced, renamed into place, and
-// the directory is synced after the rename. Readers accept only names of the
+// directory whose name never ends in ".md", synced, moved into place only if
+// no file has that name (a note is never replaced, even by another host on a
+// shared folder), and the directory is synced after the move. Readers accept only names of the
 // note-stem shape, so a half-written file is never taken for a note, and they
-// count damaged notes instead of failing. Notes are never rewritten once
-// written; legacy (v1) notes are read-only.
+// count damaged notes instead of failing. Reads are bounded: listing and
+// the index read a note's front matter only, bodies are paged or streamed,
+// and a note over the store's limit is never loaded whole. Notes are never
+// rewritten once written; legacy (v1) notes are read-only.
 //
 // The package decides neither when nor what to write (the agents' delegation
 // wrap-up does) and stores no artifacts: artifact probing is injected as an

@@ -1,12 +1,10 @@
 package blackboard
 
 import (
-	"bytes"
 	"math"
 	"strings"
 	"time"
 
-	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 )
 
@@ -87,44 +85,42 @@ func ParseHandoff(data []byte) *Handoff {
 // parseNote splits a note into its handoff and body.
 func parseNote(data []byte) (*Handoff, []byte) {
 	fm, body, ok := splitFrontMatter(data)
+	return parseHandoff(fm, body, ok), body
+}
+
+// parseHandoff decodes front matter fm (ok: there was one) tier by tier;
+// body serves the last tier.
+func parseHandoff(fm, body []byte, ok bool) *Handoff {
 	if !ok {
-		return absentHandoff(data), data
+		return absentHandoff(body)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(fm, &doc); err != nil || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return absentHandoff(body), body
+		return absentHandoff(body)
 	}
 	own, extra := splitFields(doc.Content[0])
 	var strict Handoff
 	if err := own.Decode(&strict); err == nil && strict.Version >= HandoffVersion && strict.Status.Valid() {
 		strict.Extra = extra
-		return &strict, body
+		return &strict
 	}
 	var raw map[string]any
 	if err := own.Decode(&raw); err != nil {
-		return absentHandoff(body), body
+		return absentHandoff(body)
 	}
 	h := salvageHandoff(raw)
 	h.Extra = extra
-	return h, body
+	return h
 }
 
-// rawFrontMatter makes adrg/frontmatter hand over the front matter bytes
-// undecoded, so that a reader can tell "no front matter" from "front matter
-// that does not decode" and fall back tier by tier.
-var rawFrontMatter = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
-	*v.(*[]byte) = bytes.Clone(data)
-	return nil
-})
-
-// splitFrontMatter cuts "---\n<yaml>\n---\n<body>".
+// splitFrontMatter cuts "---\n<yaml>\n---\n<body>"; without front matter
+// the whole of data is the body.
 func splitFrontMatter(data []byte) (fm, body []byte, ok bool) {
-	var raw []byte
-	body, err := frontmatter.Parse(bytes.NewReader(data), &raw, rawFrontMatter)
-	if err != nil || raw == nil {
+	fmStart, fmEnd, bodyStart, st := frontMatterBounds(data, true)
+	if st != fmFound {
 		return nil, data, false
 	}
-	return raw, body, true
+	return data[fmStart:fmEnd], data[bodyStart:], true
 }
 
 func absentHandoff(body []byte) *Handoff {

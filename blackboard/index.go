@@ -33,6 +33,8 @@ type Index struct {
 	// Listed is the number of notes on lines, Total the notes on the board,
 	// Skipped the listed candidates that could not be read.
 	Listed, Total, Skipped int
+	// Unreadable names the skipped notes, newest first.
+	Unreadable []Unreadable
 }
 
 // BuildIndex rescans the board and renders its index. Only the newest
@@ -55,12 +57,13 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 	}
 	var lines []string
 	for i := len(files) - 1; i >= 0; i-- {
-		n, err := readNoteFile(dir, files[i])
+		m, _, err := s.readNoteMeta(dir, files[i])
 		if err != nil {
 			idx.Skipped++
+			idx.Unreadable = append(idx.Unreadable, Unreadable{Ref: files[i].ref(), Err: err.Error()})
 			continue
 		}
-		lines = append(lines, FormatIndexLine(n.Meta, opts.LineChars))
+		lines = append(lines, FormatIndexLine(m, opts.LineChars))
 	}
 	idx.Listed = len(lines)
 	var b strings.Builder
@@ -70,7 +73,11 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 		b.WriteString(l)
 	}
 	if idx.Skipped > 0 {
-		fmt.Fprintf(&b, "\n(%d unreadable notes skipped)", idx.Skipped)
+		refs := make([]string, len(idx.Unreadable))
+		for i, u := range idx.Unreadable {
+			refs[i] = u.Ref
+		}
+		fmt.Fprintf(&b, "\n(%d unreadable notes skipped: %s)", idx.Skipped, strings.Join(refs, ", "))
 	}
 	idx.Text = b.String()
 	return idx, nil
@@ -83,6 +90,9 @@ func FormatIndexLine(m NoteMeta, budget int) string {
 	status := string(m.Status)
 	if m.Degraded != DegradedNone {
 		status += ", " + string(m.Degraded)
+	}
+	if m.Oversized {
+		status += ", oversized"
 	}
 	head := "- " + m.Ref + " [" + status + "]"
 	text := m.Conclusion

@@ -2,6 +2,7 @@ package blackboard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -89,8 +90,15 @@ func TestBuildIndexSkippedIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if idx.Skipped != 1 || !strings.Contains(idx.Text, "(1 unreadable notes skipped)") || !strings.HasPrefix(idx.Text, IndexHeaderPrefix) {
-		t.Fatalf("index of a board with one damaged note = %+v; want header and skipped line", idx)
+	if idx.Skipped != 1 || !strings.Contains(idx.Text, "\n(1 unreadable notes skipped: worker/20261129T090000Z_abcd-1-000001)") || !strings.HasPrefix(idx.Text, IndexHeaderPrefix) {
+		t.Fatalf("index of a board with one damaged note = %+v; want header and a skipped line naming it", idx)
+	}
+	res, err := s.ListNotes("b", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Unreadable{{Ref: "worker/20261129T090000Z_abcd-1-000001", Err: errDamaged.Error()}}; res.Skipped != 1 || !slices.Equal(res.Unreadable, want) {
+		t.Errorf("ListNotes skipped %d, unreadable %+v; want %+v", res.Skipped, res.Unreadable, want)
 	}
 }
 

@@ -18,8 +18,16 @@ type ListOptions struct {
 // ListResult is a listing, newest note first.
 type ListResult struct {
 	Notes []NoteMeta
-	// Skipped counts note files that could not be read.
-	Skipped int
+	// Skipped counts note files that could not be read; Unreadable names
+	// them, newest first, with why.
+	Skipped    int
+	Unreadable []Unreadable
+}
+
+// Unreadable is a note file that could not be read.
+type Unreadable struct {
+	Ref string `json:"ref"`
+	Err string `json:"error"`
 }
 
 // ListNotes lists the notes of a board, newest first, without their bodies.
@@ -44,12 +52,13 @@ func (s *Store) ListNotes(board string, opts ListOptions) (ListResult, error) {
 	}
 	var res ListResult
 	for i := len(files) - 1; i >= 0; i-- {
-		n, err := readNoteFile(dir, files[i])
+		m, _, err := s.readNoteMeta(dir, files[i])
 		if err != nil {
 			res.Skipped++
+			res.Unreadable = append(res.Unreadable, Unreadable{Ref: files[i].ref(), Err: err.Error()})
 			continue
 		}
-		res.Notes = append(res.Notes, n.Meta)
+		res.Notes = append(res.Notes, m)
 	}
 	return res, nil
 }
@@ -105,8 +114,8 @@ func (s *Store) FindByKey(board, agent, key string) (NoteMeta, bool, error) {
 		return NoteMeta{}, false, err
 	}
 	for _, m := range res.Notes {
-		n, err := s.ReadNote(board, m.Ref)
-		if err == nil && n.Handoff.Key == key {
+		_, h, err := s.ReadHandoff(board, m.Ref)
+		if err == nil && h.Key == key {
 			return m, true, nil
 		}
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/yagent/yagent/internal/atomicfile"
 )
@@ -40,6 +40,9 @@ type NoteMeta struct {
 	Created    time.Time `json:"created"`
 	BodySize   int       `json:"body_size"`
 	Degraded   Degraded  `json:"degraded"`
+	// Oversized marks a note larger than board.max_note_bytes: it is
+	// never loaded whole, only read in pages or streamed.
+	Oversized bool `json:"oversized"`
 }
 
 // Note is a note read in full.
@@ -47,7 +50,13 @@ type Note struct {
 	Meta    NoteMeta
 	Handoff *Handoff
 	Body    string
+	// partial marks a body that is only the start of an oversized note's.
+	partial bool
 }
+
+// maxNameAttempts bounds the names WriteNote tries when the ones it drew
+// were taken.
+const maxNameAttempts = 64
 
 // WriteNote stores a new note on board and returns its metadata. It never
 // overwrites an existing note.
@@ -94,12 +103,19 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 	if err := s.recordProject(BoardDir(s.root, board)); err != nil {
 		return NoteMeta{}, fmt.Errorf("write note: %w", err)
 	}
-	name := s.namer.next(now) + ".md"
-	f := noteFile{agent: h.Agent, name: name}
-	if err := atomicfile.WriteFile(f.path(BoardDir(s.root, board)), data, 0o644); err != nil {
-		return NoteMeta{}, fmt.Errorf("write note %s: %w", f.ref(), err)
+	// A name is never reused: the write fails rather than replace a note
+	// (another host with the same pid may share the notes root), and the
+	// next name is tried.
+	for attempt := 1; ; attempt++ {
+		f := noteFile{agent: h.Agent, name: s.namer.next(now) + ".md"}
+		err := atomicfile.WriteNew(f.path(BoardDir(s.root, board)), data, 0o644)
+		if err == nil {
+			return metaOf(f, &h, len(body)), nil
+		}
+		if !errors.Is(err, fs.ErrExist) || attempt == maxNameAttempts {
+			return NoteMeta{}, fmt.Errorf("write note %s: %w", f.ref(), err)
+		}
 	}
-	return metaOf(f, &h, len(body)), nil
 }
 
 func encodeNote(h *Handoff, body string) ([]byte, error) {
@@ -140,57 +156,17 @@ func metaOf(f noteFile, h *Handoff, bodySize int) NoteMeta {
 
 // ReadNote reads a note in full by its ref ("{agent}/{stem}"; the agent may
 // be spelled "agent:repo" or "repo_agent"). Legacy v1 notes come back with a
-// synthesised handoff marked Degraded=v1; they are never rewritten.
+// synthesised handoff marked Degraded=v1; they are never rewritten. A note
+// over the store's limit (WithMaxNoteBytes) is ErrNoteTooLarge: read it in
+// pages (ReadNotePage) or stream it (OpenNote).
 func (s *Store) ReadNote(board, ref string) (*Note, error) {
-	if !Enabled() {
-		return nil, ErrDisabled
-	}
-	r, err := ParseNoteRef(ref)
+	dir, f, err := s.noteFileOf(board, ref)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := s.boardDir(board)
+	n, err := s.readNoteFile(dir, f)
 	if err != nil {
-		return nil, err
-	}
-	f := noteFile{agent: r.Agent, name: r.Stem + ".md"}
-	n, err := readNoteFile(dir, f)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("read note %s: %w", ref, ErrNoteNotFound)
-		}
-		return nil, fmt.Errorf("read note %s: %w", ref, err)
+		return nil, noteErr(ref, err)
 	}
 	return n, nil
-}
-
-// errDamaged marks a note file whose bytes are not text.
-var errDamaged = errors.New("note file is damaged (not UTF-8 text)")
-
-func readNoteFile(boardDir string, f noteFile) (*Note, error) {
-	p := f.path(boardDir)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, err
-	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		// A crash can leave a file of zero bytes where the data never
-		// reached the disk; that is damage, not a degraded note.
-		return nil, errDamaged
-	}
-	h, body := parseNote(data)
-	if h.Created.IsZero() {
-		h.Created, _ = stemTime(f.stem())
-	}
-	if h.Agent == "" {
-		h.Agent = f.agent
-	}
-	return &Note{Meta: metaOf(f, h, len(body)), Handoff: h, Body: string(body)}, nil
 }

@@ -51,6 +51,12 @@ func (s *Store) ResolveRefs(board string, refs []string, opts PackOptions) (Cont
 	if err != nil {
 		return pack, err
 	}
+	// An oversized note inlines only the start of its body: no more than
+	// the budget can hold.
+	excerptBytes := s.maxNoteBytes
+	if opts.Budget > 0 {
+		excerptBytes = min(excerptBytes, int64(opts.Budget)*utf8.UTFMax)
+	}
 	seen := map[string]bool{}    // refs as given
 	inlined := map[string]bool{} // canonical refs, so two spellings inline once
 	var notes []*Note
@@ -64,7 +70,7 @@ func (s *Store) ResolveRefs(board string, refs []string, opts PackOptions) (Cont
 			pack.Dropped = append(pack.Dropped, ref)
 			continue
 		}
-		n, err := s.resolveRef(board, dir, ref)
+		n, err := s.resolveRef(board, dir, ref, excerptBytes)
 		if err != nil || n == nil {
 			pack.Unresolved = append(pack.Unresolved, ref)
 			continue
@@ -80,20 +86,20 @@ func (s *Store) ResolveRefs(board string, refs []string, opts PackOptions) (Cont
 	return pack, nil
 }
 
-func (s *Store) resolveRef(board, dir, ref string) (*Note, error) {
+func (s *Store) resolveRef(board, dir, ref string, excerptBytes int64) (*Note, error) {
 	if !strings.Contains(ref, "/") {
-		return s.resolveAgentRef(board, dir, ref)
+		return s.resolveAgentRef(board, dir, ref, excerptBytes)
 	}
 	r, err := ParseNoteRef(ref)
 	if err != nil {
 		return nil, err
 	}
-	return readNoteFile(dir, noteFile{agent: r.Agent, name: r.Stem + ".md"})
+	return s.readNoteUpTo(dir, noteFile{agent: r.Agent, name: r.Stem + ".md"}, excerptBytes)
 }
 
 // resolveAgentRef resolves a bare agent name to its newest readable note,
 // through ListNotesByAgent, the one normalisation exit.
-func (s *Store) resolveAgentRef(board, dir, agent string) (*Note, error) {
+func (s *Store) resolveAgentRef(board, dir, agent string, excerptBytes int64) (*Note, error) {
 	res, err := s.ListNotesByAgent(board, agent)
 	if err != nil {
 		return nil, err
@@ -102,7 +108,7 @@ func (s *Store) resolveAgentRef(board, dir, agent string) (*Note, error) {
 		return nil, nil
 	}
 	m := res.Notes[0]
-	return readNoteFile(dir, noteFile{agent: m.Agent, name: m.Stem + ".md"})
+	return s.readNoteUpTo(dir, noteFile{agent: m.Agent, name: m.Stem + ".md"}, excerptBytes)
 }
 
 func renderPack(notes []*Note, pack ContextPack, opts PackOptions) (string, bool) {
@@ -136,7 +142,12 @@ func renderPack(notes []*Note, pack ContextPack, opts PackOptions) (string, bool
 		b.WriteString("\n\n")
 		b.WriteString(heads[i])
 		body := n.Body
-		if total := utf8.RuneCountInString(body); total > shares[i] {
+		switch total := utf8.RuneCountInString(body); {
+		case n.partial:
+			body = excerpt(body, shares[i])
+			body += fmt.Sprintf("\n[excerpt: %d chars of a %d-byte note; read_note %s pages the rest]", utf8.RuneCountInString(body), n.Meta.BodySize, n.Meta.Ref)
+			truncated = true
+		case total > shares[i]:
 			body = excerpt(body, shares[i]) + fmt.Sprintf("\n[excerpt: %d of %d chars; read_note %s for the rest]", shares[i], total, n.Meta.Ref)
 			truncated = true
 		}

@@ -16,6 +16,9 @@ type Store struct {
 	namer *namer
 	// project is recorded with a board at its first note (WithProject).
 	project string
+	// maxNoteBytes is the largest note loaded whole (WithMaxNoteBytes);
+	// 0 means no limit.
+	maxNoteBytes int64
 }
 
 // Open returns a store rooted at root (usually NotesRootDir()). Nothing is
@@ -52,8 +55,12 @@ func (s *Store) BoardExists(board string) bool {
 }
 
 // agentDirs lists the agent directories of a board (real directories only,
-// never symlinks).
+// never symlinks). A board directory that is a symlink is no board, as for
+// BoardExists.
 func (s *Store) agentDirs(boardDir string) ([]string, error) {
+	if fi, err := os.Lstat(boardDir); err == nil && !fi.IsDir() {
+		return nil, nil
+	}
 	entries, err := os.ReadDir(boardDir)
 	if err != nil {
 		if os.IsNotExist(err) {

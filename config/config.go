@@ -154,6 +154,9 @@ type Blackboard struct {
 	TTL              Duration `yaml:"ttl" json:"ttl"`
 	MaxNotesPerBoard int      `yaml:"max_notes_per_board" json:"max_notes_per_board"`
 	ContextPackChars int      `yaml:"context_pack_chars" json:"context_pack_chars"`
+	// MaxNoteBytes is the largest note loaded whole; larger ones are
+	// listed as oversized and only read in pages (0 = no limit).
+	MaxNoteBytes int64 `yaml:"max_note_bytes" json:"max_note_bytes"`
 }
 
 // Notes configures the lead's notebook (SPEC §7).

@@ -119,6 +119,10 @@ func TestErrorsNameFileLineKey(t *testing.T) {
 		{"model unknown key", "models:\n  fast:\n    modle: x\n", []string{"config.yaml:3: models.fast.modle: unknown key"}},
 		{"syntax", "blackboard:\n  ttl: [\n", []string{"config.yaml:", "YAML syntax"}},
 		{"not a mapping", "- a\n- b\n", []string{"config.yaml:1: the top level must be a mapping"}},
+		// yaml.v3 alone would truncate these to 2 and 128000.
+		{"float for an integer", "agents:\n  max_steps: 2.5\n", []string{"config.yaml:2: agents.max_steps: want an integer, got the number 2.5"}},
+		{"floats in a map and a flow mapping", "models:\n  fast: {model: x, context_window: 1.28e5}\nblackboard: {max_note_bytes: 1.0, ttl: 1d}\n",
+			[]string{"config.yaml:2: models.fast.context_window: want an integer, got the number 1.28e5", "config.yaml:3: blackboard.max_note_bytes: want an integer, got the number 1.0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

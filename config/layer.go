@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 // Error is a problem in a configuration file. It names the file, the line
@@ -62,6 +65,10 @@ func parseLayer(file string, data []byte) (*yaml.Node, error) {
 		return nil, &Error{File: file, Line: root.Line, Msg: "the top level must be a mapping of sections (models, blackboard, …)"}
 	}
 	aliasErrs, aliasLines := checkAliases(file, root)
+	// yaml.v3 truncates a float decoded into an integer (2.5 → 2): refused.
+	for _, f := range yamlstrict.FloatsInIntegers(root, reflect.TypeFor[Config]()) {
+		aliasErrs = append(aliasErrs, &Error{File: file, Line: f.Line, Key: f.Path.String(), Msg: fmt.Sprintf("want an integer, got the number %s", f.Value)})
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var probe Config

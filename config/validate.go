@@ -65,6 +65,7 @@ func (c *Config) validate(layers []layer) error {
 		"notes.compact_notes": n.CompactNotes, "notes.pinned_chars": n.PinnedChars, "notes.pinned_max": n.PinnedMax} {
 		check(v >= 0, key, "want 0 or more (defaults.yaml says what 0 means), got %d", v)
 	}
+	check(c.Blackboard.MaxNoteBytes >= 0, "blackboard.max_note_bytes", "want 0 or more (0 = no limit), got %d", c.Blackboard.MaxNoteBytes)
 	check(c.Context.CompactBudget >= 0 && c.Context.CompactBudget <= 1, "context.compact_budget", "want a share of the window between 0 (off) and 1, got %g", c.Context.CompactBudget)
 	for kind, b := range c.Context.CompactBudgetByKind {
 		check(b > 0 && b <= 1, "context.compact_budget_by_kind."+kind, "want a share of the window between 0 and 1, got %g", b)

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 // Plan is a batch plan (SPEC §4, `yagent batch plan.yaml`): delegations
@@ -88,6 +90,14 @@ func ParsePlan(data []byte, name string) (*Plan, error) {
 	var p Plan
 	if err := dec.Decode(&p); err != nil {
 		return nil, decodeError(name, root, err)
+	}
+	// yaml.v3 truncates a float decoded into an integer (2.5 → 2): refused.
+	if floats := yamlstrict.FloatsInIntegers(root, reflect.TypeFor[Plan]()); len(floats) > 0 {
+		pe := &PlanError{File: name}
+		for _, f := range floats {
+			pe.Problems = append(pe.Problems, PlanProblem{Line: f.Line, Field: f.Path.String(), Msg: fmt.Sprintf("want an integer, got %s", f.Value)})
+		}
+		return nil, pe
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -194,9 +204,16 @@ func decodeError(name string, root *yaml.Node, err error) error {
 			prob.Field = fieldAt(root, line, "")
 			if t := yamlTypeRe.FindStringSubmatch(msg); t != nil {
 				prob.Msg = fmt.Sprintf("want %s, got %q", wantWord(t[3]), t[2])
+				if f := typedField(root, line, t[3], func(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == t[2] }); f != "" {
+					prob.Field = f
+				}
 			} else if k := yamlKindRe.FindStringSubmatch(msg); k != nil {
 				got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
 				prob.Msg = fmt.Sprintf("want %s, got %s", wantWord(k[2]), got)
+				kind := map[string]yaml.Kind{"seq": yaml.SequenceNode, "map": yaml.MappingNode}[k[1]]
+				if f := typedField(root, line, k[2], func(n *yaml.Node) bool { return n.Kind == kind }); f != "" {
+					prob.Field = f
+				}
 			}
 		}
 		pe.Problems = append(pe.Problems, prob)
@@ -245,6 +262,20 @@ func fieldAt(root *yaml.Node, line int, key string) string {
 	}
 	got, _ := walk(root, "", 0)
 	return got
+}
+
+// typedField finds the field of the value on line that decodes into the Go
+// type yaml.v3 named (goType, e.g. "[]string") and that is, so that a
+// flow mapping ({id: b, depends_on: a}) names depends_on rather than the
+// first key on the line; "" when none is.
+func typedField(root *yaml.Node, line int, goType string, is func(*yaml.Node) bool) string {
+	found := ""
+	yamlstrict.Walk(root, reflect.TypeFor[Plan](), func(p yamlstrict.Path, n *yaml.Node, t reflect.Type) {
+		if found == "" && n.Line == line && t.String() == strings.TrimPrefix(goType, "*") && is(n) {
+			found = p.String()
+		}
+	})
+	return found
 }
 
 // knownKeys lists the YAML keys of the plan type named by yaml.v3

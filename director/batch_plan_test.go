@@ -27,6 +27,14 @@ func TestParsePlanErrors(t *testing.T) {
 			[]string{`plan.yaml:1: parallel: want an integer, got "many"`, `plan.yaml:4: delegations[0].depends_on: want a list such as [scan, review], got "b"`,
 				`plan.yaml:5: delegations[0].max_steps: want an integer, got "lots"`}},
 		{"list for a string", "delegations:\n  - id: [a]\n", []string{"plan.yaml:2: delegations[0].id: want a string, got a list"}},
+		// A flow mapping puts every key on one line: the field is found by
+		// its type, not as the first key on the line.
+		{"string for a list in a flow mapping", "delegations:\n  - {id: a, agent: explorer, task: t}\n  - {id: b, agent: explorer, task: t, depends_on: a}\n",
+			[]string{`plan.yaml:3: delegations[1].depends_on: want a list such as [scan, review], got "a"`}},
+		{"list for a string in a flow mapping", "delegations:\n  - {agent: explorer, task: [t], id: a}\n", []string{"plan.yaml:2: delegations[0].task: want a string, got a list"}},
+		// yaml.v3 alone would run these as 2 and 3.
+		{"floats for integers", "parallel: 2.5\ndelegations:\n  - {id: a, agent: explorer, task: t, max_steps: 3.0}\n",
+			[]string{"plan.yaml:1: parallel: want an integer, got 2.5", "plan.yaml:3: delegations[0].max_steps: want an integer, got 3.0"}},
 		{"two documents", "delegations: []\n---\nboard: x\n", []string{"plan.yaml:2: more than one YAML document"}},
 		{"empty", "", []string{"plan.yaml: empty plan"}},
 		{"only a comment", "# nothing\n", []string{"plan.yaml: empty plan"}},

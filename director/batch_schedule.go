@@ -95,16 +95,16 @@ func (b *batchRun) findDone() error {
 		if m.Status != blackboard.StatusOK && m.Status != blackboard.StatusPartial {
 			continue
 		}
-		n, err := store.ReadNote(b.board, m.Ref)
+		_, h, err := store.ReadHandoff(b.board, m.Ref)
 		if err != nil {
 			continue // unreadable: as if absent
 		}
-		i, ok := want[n.Handoff.Key]
+		i, ok := want[h.Key]
 		if !ok || b.terminal[i] || blackboard.NormalizeAgent(b.plan.Delegations[i].Agent) != m.Agent {
 			continue
 		}
 		r := &b.report.Delegations[i]
-		r.Status, r.Ref, r.Conclusion, r.Reason, r.Resumed = string(m.Status), m.Ref, m.Conclusion, n.Handoff.Reason, true
+		r.Status, r.Ref, r.Conclusion, r.Reason, r.Resumed = string(m.Status), m.Ref, m.Conclusion, h.Reason, true
 		b.terminal[i] = true
 	}
 	return nil

@@ -200,7 +200,7 @@ func noteExists(store *blackboard.Store, board, ref string) bool {
 	if board == "" {
 		return false
 	}
-	_, err := store.ReadNote(board, ref)
+	_, _, err := store.ReadHandoff(board, ref)
 	return err == nil
 }
 

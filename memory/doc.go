@@ -9,4 +9,10 @@
 // flight. A torn last line (the crash hit mid-write) is skipped with a
 // warning on read, never fatal. The transient tail of a request is never
 // written. Rollout format version: RolloutVersion.
+//
+// Concurrency: a session has one writing process. Create and Resume take
+// an advisory lock (flock) on a file beside the rollout and keep it until
+// Close; another process gets a *BusyError or waits (LockOptions.Wait).
+// The kernel releases the lock of a process that dies. Within the process,
+// a Session's methods are safe for concurrent use.
 package memory

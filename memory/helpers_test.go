@@ -2,6 +2,7 @@ package memory
 
 import (
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +19,14 @@ func newStore(t *testing.T) *Store {
 	}
 	t.Cleanup(func() { db.Close() })
 	st := NewStore(db, home)
+	var mu sync.Mutex
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
-	st.Now = func() time.Time { now = now.Add(time.Second); return now }
+	st.Now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}
 	return st
 }
 

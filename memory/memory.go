@@ -1,6 +1,9 @@
 package memory
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/yagent/yagent/llm"
 )
 
@@ -30,8 +33,9 @@ type Memory struct {
 func (m *Memory) Total() int { return m.Base + len(m.Messages) }
 
 // History is what the next request carries: the summary (if any) and the
-// messages after it. Tool calls left without a result (the process died
-// during them) get one saying so, so the history stays valid for the API.
+// messages after it, repaired so the API accepts them (see repair). Tool
+// calls left without a result (the process died during them) get one
+// saying so; interrupted holds the text for some of them.
 func (m *Memory) History(interrupted map[string]string) []llm.Message {
 	out := make([]llm.Message, 0, len(m.Messages)+1)
 	if m.Summary != "" {
@@ -41,39 +45,161 @@ func (m *Memory) History(interrupted map[string]string) []llm.Message {
 		}
 		out = append(out, llm.Message{Role: llm.RoleUser, Content: text})
 	}
-	return append(out, repair(m.Messages, interrupted)...)
+	msgs, _ := repair(m.Messages, interrupted)
+	return append(out, msgs...)
 }
 
-// repair adds a result for every tool call that has none: the results of a
-// call follow its assistant message, and missing ones are appended after
-// the present ones.
-func repair(msgs []llm.Message, interrupted map[string]string) []llm.Message {
+// Check reports what History repairs in the recorded messages. The
+// messages themselves are never changed: their count is the index
+// compaction records refer to.
+func (m *Memory) Check() Repairs {
+	_, rep := repair(m.Messages, nil)
+	return rep
+}
+
+// Repairs counts what repair changed.
+type Repairs struct {
+	// Missing are tool calls without a result (answered as interrupted).
+	Missing int
+	// Orphans are tool results that answer no call before them (a
+	// compaction cut or an interleaved write left them); dropped.
+	Orphans int
+	// Duplicates are second results for one call; dropped.
+	Duplicates int
+	// Moved are results found after other messages, moved up to follow
+	// their call.
+	Moved int
+	// Empty are assistant messages with neither text nor tool calls;
+	// dropped (providers refuse them).
+	Empty int
+}
+
+// Damaged reports repairs beyond answering interrupted calls, which a
+// crash alone never needs: the rollout was damaged or written by two
+// processes at once.
+func (r Repairs) Damaged() bool { return r.Orphans+r.Duplicates+r.Moved+r.Empty > 0 }
+
+func (r Repairs) String() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(r.Orphans, "tool result that answers no call dropped", "tool results that answer no call dropped")
+	add(r.Duplicates, "second result of a call dropped", "second results of calls dropped")
+	add(r.Moved, "tool result moved up to its call", "tool results moved up to their calls")
+	add(r.Empty, "empty answer dropped", "empty answers dropped")
+	add(r.Missing, "tool call without a result answered as interrupted", "tool calls without a result answered as interrupted")
+	if len(parts) == 0 {
+		return "nothing to repair"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// interruptedResult answers a call the process died during.
+const interruptedResult = "error: interrupted — yagent stopped before this call finished; its effects, if any, are unknown"
+
+// repair returns msgs as a conversation every provider accepts: each
+// assistant message's tool calls are answered right after it, once each,
+// in the order recorded (a result recorded later, after other messages, is
+// moved up; a missing one is added, saying the call was interrupted); a
+// tool result that answers no call before it is dropped, and so is an
+// assistant message with neither text nor tool calls. A result is looked
+// for up to the next assistant message that makes a call with one of the
+// same ids, so ids reused across turns never pair the wrong result.
+func repair(msgs []llm.Message, interrupted map[string]string) ([]llm.Message, Repairs) {
+	var rep Repairs
 	out := make([]llm.Message, 0, len(msgs))
-	for i := 0; i < len(msgs); {
+	var used []bool // results taken out of order; allocated when needed
+	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
+		switch {
+		case used != nil && used[i]:
+			continue
+		case m.Role == llm.RoleTool:
+			rep.Orphans++
+			continue
+		case m.Role == llm.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0:
+			rep.Empty++
+			continue
+		}
 		out = append(out, m)
-		i++
 		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
-		got := map[string]bool{}
-		for i < len(msgs) && msgs[i].Role == llm.RoleTool {
-			got[msgs[i].ToolCallID] = true
-			out = append(out, msgs[i])
-			i++
-		}
-		for _, c := range m.ToolCalls {
-			if got[c.ID] {
+		answered := make([]bool, len(m.ToolCalls))
+		block := true // still in the results right after the call
+		j := i + 1
+	scan:
+		for ; j < len(msgs); j++ {
+			r := msgs[j]
+			if r.Role != llm.RoleTool {
+				block = false
+				if r.Role == llm.RoleAssistant {
+					for _, c := range r.ToolCalls {
+						if callIndex(m.ToolCalls, c.ID) >= 0 {
+							break scan // that call claims the id from here on
+						}
+					}
+				}
 				continue
 			}
+			if used != nil && used[j] {
+				continue
+			}
+			k := callIndex(m.ToolCalls, r.ToolCallID)
+			switch {
+			case k < 0:
+				if block {
+					rep.Orphans++
+					i = j // skip it where it stands
+				}
+				continue
+			case answered[k]:
+				rep.Duplicates++
+			default:
+				answered[k] = true
+				out = append(out, r)
+				if !block {
+					rep.Moved++
+				}
+			}
+			if block {
+				i = j
+			} else {
+				if used == nil {
+					used = make([]bool, len(msgs))
+				}
+				used[j] = true
+			}
+		}
+		for k, c := range m.ToolCalls {
+			if answered[k] {
+				continue
+			}
+			rep.Missing++
 			text := interrupted[c.ID]
 			if text == "" {
-				text = "error: interrupted — yagent stopped before this call finished; its effects, if any, are unknown"
+				text = interruptedResult
 			}
 			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: text})
 		}
 	}
-	return out
+	return out, rep
+}
+
+// callIndex is the index of the call with id among calls, or -1.
+func callIndex(calls []llm.ToolCall, id string) int {
+	for i, c := range calls {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // PendingDelegation is a delegation that started and never finished: the

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -169,9 +170,15 @@ func (w *RolloutWriter) terminateTornLine() error {
 // Path returns the file's path.
 func (w *RolloutWriter) Path() string { return w.path }
 
+// errReadOnly is what recording into a session opened read-only returns.
+var errReadOnly = errors.New("the session is open read-only: nothing can be recorded")
+
 // Write appends one item as one line (a single write), and syncs the file
-// when sync is true.
+// when sync is true. A nil writer (a session opened read-only) refuses.
 func (w *RolloutWriter) Write(it Item, sync bool) error {
+	if w == nil {
+		return errReadOnly
+	}
 	if it.Time.IsZero() {
 		it.Time = w.now().UTC()
 	}
@@ -198,6 +205,9 @@ func (w *RolloutWriter) Write(it Item, sync bool) error {
 
 // Close syncs and closes the file.
 func (w *RolloutWriter) Close() error {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {

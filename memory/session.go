@@ -3,10 +3,13 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -14,7 +17,9 @@ import (
 // Methods are safe for concurrent use (parallel delegations record at once).
 type Session struct {
 	st *Store
-	w  *RolloutWriter
+	w  *RolloutWriter // nil: opened read-only
+	// lock is this process's hold on the session (nil: read-only).
+	lock *sessionLock
 
 	mu   sync.Mutex
 	info Info
@@ -45,7 +50,7 @@ type CreateOptions struct {
 }
 
 // Create starts a new session: its rollout (session_meta first, synced) and
-// its row.
+// its row. The session is held by this process until Close.
 func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) {
 	now := st.Now().UTC()
 	if o.ID == "" {
@@ -56,24 +61,83 @@ func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) 
 	}
 	in := Info{ID: o.ID, Kind: o.Kind, Title: o.Title, Cwd: o.Cwd, Model: o.Model, ParentID: o.ParentID,
 		Rollout: RolloutPath(st.Home, now, o.ID), Created: now, Updated: now, BoardID: o.BoardID, NotesMode: "inline", WrapNudgedUpto: -1}
+	if err := os.MkdirAll(filepath.Dir(in.Rollout), 0o755); err != nil {
+		return nil, fmt.Errorf("create rollout %s: %w", in.Rollout, readOnly(filepath.Dir(in.Rollout), err))
+	}
+	lock, err := lockSession(ctx, in.ID, in.Rollout, st.Now, LockOptions{})
+	if err != nil {
+		return nil, err
+	}
 	w, err := CreateRollout(in.Rollout, SessionMeta{ID: in.ID, Kind: in.Kind, Created: now, Cwd: in.Cwd, Model: in.Model, BoardID: in.BoardID, ParentID: in.ParentID}, st.Now)
 	if err != nil {
+		lock.release()
 		return nil, err
 	}
 	if err := st.insert(ctx, in); err != nil {
 		w.Close()
+		lock.release()
 		return nil, err
 	}
-	return &Session{st: st, w: w, info: in, mem: &Memory{}}, nil
+	return &Session{st: st, w: w, lock: lock, info: in, mem: &Memory{}}, nil
 }
 
-// Resume reopens a session: the history is rebuilt from its rollout (the
-// latest compaction summary plus the messages after it) and the board comes
-// from session_meta.board_id (the task id for rollouts without one).
+// readOnly returns err, or — when the nearest existing directory of path
+// cannot be written — an error that says it is read-only.
+func readOnly(path string, err error) error {
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if _, serr := os.Stat(dir); serr == nil {
+			if ro := statedb.CheckWritable(dir); ro != nil {
+				return ro
+			}
+			return err
+		}
+		if dir == filepath.Dir(dir) {
+			return err
+		}
+	}
+}
+
+// ResumeOptions say how Resume takes a session.
+type ResumeOptions struct {
+	// LockOptions apply when another process holds the session.
+	LockOptions
+	// ReadOnly opens the session to look at it: no lock is taken and
+	// nothing can be recorded (every write fails).
+	ReadOnly bool
+}
+
+// Resume reopens a session for this process alone; a session another
+// process holds is a *BusyError. See ResumeWith.
 func (st *Store) Resume(ctx context.Context, ref string) (*Session, error) {
+	return st.ResumeWith(ctx, ref, ResumeOptions{})
+}
+
+// ResumeWith reopens a session: it takes the session's lock (one writing
+// process per session), then rebuilds the history from its rollout (the
+// latest compaction summary plus the messages after it) and takes the
+// board from session_meta.board_id (the task id for rollouts without one).
+// The rebuilt history is checked: what History will repair so the API
+// accepts it (results that answer no call, duplicates, empty answers) is
+// reported in Warnings.
+func (st *Store) ResumeWith(ctx context.Context, ref string, o ResumeOptions) (_ *Session, err error) {
 	in, err := st.Get(ctx, ref)
 	if err != nil {
 		return nil, err
+	}
+	var lock *sessionLock
+	if !o.ReadOnly {
+		if lock, err = lockSession(ctx, in.ID, in.Rollout, st.Now, o.LockOptions); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				lock.release()
+			}
+		}()
+		// The process that held it may have changed the row meanwhile.
+		if in, err = st.Get(ctx, in.ID); err != nil {
+			return nil, err
+		}
 	}
 	r, err := LoadRollout(in.Rollout)
 	if err != nil {
@@ -85,11 +149,17 @@ func (st *Store) Resume(ctx context.Context, ref string) (*Session, error) {
 	} else if r.Meta.TaskID != "" {
 		in.BoardID = r.Meta.TaskID
 	}
-	w, err := AppendRollout(in.Rollout, st.Now)
-	if err != nil {
-		return nil, err
+	warnings := r.Warnings
+	if rep := mem.Check(); rep.Damaged() {
+		warnings = append(warnings, fmt.Sprintf("%s: the history is repaired before it is sent: %s", in.Rollout, rep))
 	}
-	s := &Session{st: st, w: w, info: in, mem: mem, Warnings: r.Warnings, Pending: pending, interrupted: map[string]string{}}
+	var w *RolloutWriter
+	if !o.ReadOnly {
+		if w, err = AppendRollout(in.Rollout, st.Now); err != nil {
+			return nil, err
+		}
+	}
+	s := &Session{st: st, w: w, lock: lock, info: in, mem: mem, Warnings: warnings, Pending: pending, interrupted: map[string]string{}}
 	for _, it := range r.Items {
 		if it.Type == ItemTurnStarted && it.Turn > s.turn {
 			s.turn = it.Turn
@@ -260,8 +330,14 @@ func (s *Session) SetNudged(ctx context.Context, column string, upto int) error 
 	return s.st.update(ctx, s.ID(), column+` = ?`, upto)
 }
 
-// Close syncs and closes the rollout.
-func (s *Session) Close() error { return s.w.Close() }
+// Close syncs and closes the rollout and lets the session go.
+func (s *Session) Close() error {
+	err := s.w.Close()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	return err
+}
 
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -65,6 +67,19 @@ type Store struct {
 // NewStore returns a store over an open state database.
 func NewStore(db *statedb.DB, home string) *Store {
 	return &Store{DB: db, Home: home, Now: time.Now}
+}
+
+// CountRollouts counts the session rollouts under home (what a fresh state
+// database would lose track of); unreadable directories count as empty.
+func CountRollouts(home string) int {
+	n := 0
+	_ = filepath.WalkDir(filepath.Join(home, "sessions"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 // NewID returns a sortable, unique session id.
@@ -218,12 +233,31 @@ func (st *Store) Delete(ctx context.Context, id string) ([]Info, error) {
 		}
 	}
 	removed = append(removed, in)
+	// A session another process is working in is not pulled from under it.
+	var locks []*sessionLock
+	defer func() {
+		for _, l := range locks {
+			l.release()
+		}
+	}()
+	for _, s := range removed {
+		if _, err := os.Stat(filepath.Dir(s.Rollout)); err != nil {
+			continue // no rollout directory: nothing to hold
+		}
+		l, err := lockSession(ctx, s.ID, s.Rollout, st.Now, LockOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("delete session %s: %w", in.ID, err)
+		}
+		locks = append(locks, l)
+	}
 	for _, s := range removed {
 		if _, err := st.DB.ExecContext(ctx, `DELETE FROM chats WHERE id = ?`, s.ID); err != nil {
 			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
 		}
-		if err := os.Remove(s.Rollout); err != nil && !os.IsNotExist(err) {
-			return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+		for _, p := range []string{s.Rollout, LockPath(s.Rollout)} {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return nil, fmt.Errorf("delete session %s: %w", s.ID, err)
+			}
 		}
 	}
 	return removed, nil

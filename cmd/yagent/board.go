@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -135,7 +136,7 @@ func NewCmdBoardLs(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "only this agent's notes (agent:repo and repo_agent both work)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the newest N notes")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {notes: [{ref, agent, stem, status, task, conclusion, facts, artifacts, created, body_size, degraded}], skipped}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {notes: [{ref, agent, stem, status, task, conclusion, facts, artifacts, created, body_size, degraded, oversized}], skipped, unreadable: [{ref, error}]}")
 	required(cmd, "board")
 	return cmd
 }
@@ -151,16 +152,24 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {
-			Notes   []blackboard.NoteMeta `json:"notes"`
-			Skipped int                   `json:"skipped"`
-		}{nonNil(res.Notes), res.Skipped})
+			Notes      []blackboard.NoteMeta   `json:"notes"`
+			Skipped    int                     `json:"skipped"`
+			Unreadable []blackboard.Unreadable `json:"unreadable"`
+		}{nonNil(res.Notes), res.Skipped, nonNil(res.Unreadable)})
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REF\tSTATUS\tCREATED\tBODY\tCONCLUSION")
 	for _, m := range res.Notes {
 		status := string(m.Status)
+		var marks []string
 		if m.Degraded != "" {
-			status += " (" + string(m.Degraded) + ")"
+			marks = append(marks, string(m.Degraded))
+		}
+		if m.Oversized {
+			marks = append(marks, "oversized")
+		}
+		if len(marks) > 0 {
+			status += " (" + strings.Join(marks, ", ") + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Ref, status, m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), oneLine(m.Conclusion, 80))
 	}
@@ -168,7 +177,10 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 		return err
 	}
 	if res.Skipped > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%d unreadable notes skipped\n", res.Skipped)
+		fmt.Fprintf(f.IO.ErrOut, "%d unreadable notes skipped:\n", res.Skipped)
+		for _, u := range res.Unreadable {
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", u.Ref, u.Err)
+		}
 	}
 	return nil
 }
@@ -207,6 +219,12 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 	if errors.Is(err, blackboard.ErrNoteNotFound) {
 		return fmt.Errorf("%w: `yagent board ls --board %s` lists the refs", err, opts.Board)
 	}
+	if errors.Is(err, blackboard.ErrNoteTooLarge) && !opts.JSON {
+		return boardShowStream(f, store, opts)
+	}
+	if errors.Is(err, blackboard.ErrNoteTooLarge) {
+		return fmt.Errorf("%w; without --json board show streams it", err)
+	}
 	if err != nil {
 		return boardErr(err)
 	}
@@ -220,6 +238,21 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", n.Meta.Ref, n.Handoff.Render(0), n.Body)
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(f.IO.Out)
+	}
+	return nil
+}
+
+// boardShowStream prints a note too large to load whole by copying its
+// body from the file.
+func boardShowStream(f *Factory, store *blackboard.Store, opts *boardShowOptions) error {
+	r, err := store.OpenNote(opts.Board, opts.Ref)
+	if err != nil {
+		return boardErr(err)
+	}
+	defer r.Close()
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", r.Meta.Ref, r.Handoff.Render(0))
+	if _, err := io.Copy(f.IO.Out, r); err != nil {
+		return fmt.Errorf("show note %s: %w", opts.Ref, err)
 	}
 	return nil
 }

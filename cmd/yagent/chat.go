@@ -183,6 +183,10 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 		if err != nil || ref == "" {
 			return false, err
 		}
+		if in, err := c.s.sess.Store().Get(ctx, ref); err == nil && in.ID == c.s.sess.ID() {
+			fmt.Fprintf(w, "already in session %s\n", in.ID)
+			return false, nil
+		}
 		next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref})
 		if err != nil {
 			return false, err

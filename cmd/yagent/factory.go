@@ -71,7 +71,17 @@ func (f *Factory) Sessions(ctx context.Context) (*memory.Store, error) {
 		return nil, err
 	}
 	f.dbOnce.Do(func() {
-		f.db, f.dbErr = statedb.Open(ctx, filepath.Join(cfg.Home, "state.db"))
+		// Rollouts without their database are never a silent fresh start.
+		f.db, f.dbErr = statedb.Open(ctx, filepath.Join(cfg.Home, "state.db"), statedb.RefuseFresh(func() string {
+			switch n := memory.CountRollouts(cfg.Home); n {
+			case 0:
+				return ""
+			case 1:
+				return "1 session rollout exists under " + filepath.Join(cfg.Home, "sessions")
+			default:
+				return fmt.Sprintf("%d session rollouts exist under %s", n, filepath.Join(cfg.Home, "sessions"))
+			}
+		}))
 	})
 	if f.dbErr != nil {
 		return nil, f.dbErr
@@ -121,5 +131,5 @@ func (f *Factory) Board() (*blackboard.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project), nil
+	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
 }

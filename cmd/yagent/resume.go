@@ -15,6 +15,8 @@ type resumeOptions struct {
 	Last  bool
 	All   bool
 	Agent agentFlags
+	// AllowTruncated accepts an answer the model's output limit cut.
+	AllowTruncated bool
 }
 
 // NewCmdResume builds `yagent resume`.
@@ -31,7 +33,10 @@ becomes one note with status degraded holding the sub-agent's last output.
 With a PROMPT it runs one turn and exits (like yagent run --session);
 without, it opens the session interactively. Without an ID, --last takes
 this directory's newest session, else a picker lists them (--all: every
-directory).`,
+directory).
+
+A session another yagent process is working in is refused (exit 1); --wait
+waits for it instead.`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
@@ -41,6 +46,7 @@ directory).`,
 	opts.Agent.register(cmd.Flags())
 	cmd.Flags().BoolVar(&opts.Last, "last", false, "the newest session of this directory")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "with --last or the picker: every directory")
+	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "with a PROMPT: exit 0 even when the answer was cut at the model's output limit")
 	return cmd
 }
 
@@ -57,7 +63,7 @@ func resumeRun(ctx context.Context, f *Factory, opts *resumeOptions) error {
 		return err
 	}
 	defer s.close()
-	return oneTurn(ctx, f, s, prompt)
+	return oneTurn(ctx, f, s, prompt, opts.AllowTruncated)
 }
 
 // resumeArgs resolves the session to resume ("" when the person picked

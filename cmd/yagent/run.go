@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,8 @@ type runOptions struct {
 	Session string
 	Board   string
 	Agent   agentFlags
+	// AllowTruncated accepts an answer the model's output limit cut.
+	AllowTruncated bool
 }
 
 // NewCmdRun builds `yagent run`.
@@ -32,6 +35,12 @@ event per line instead (see README.md, "Run JSON").
 
 Every run is a session: --session ID continues an earlier one (its history
 and its board); yagent resume does the same and can open it interactively.
+A session in use by another yagent process is refused (exit 1) unless
+--wait waits for it.
+
+An answer cut at the model's output limit (finish_reason length) is printed
+with a warning and exits 1 unless --allow-truncated; an empty answer is an
+error.
 
 The model endpoint comes from OPENAI_BASE_URL, OPENAI_API_KEY and
 YAGENT_MODEL, or from models.default in the configuration. --replay FILE
@@ -53,6 +62,7 @@ not confine. See README.md, "Safety".`,
 	opts.Agent.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Session, "session", "", "continue this session (id, id prefix or name)")
 	cmd.Flags().StringVar(&opts.Board, "board", "", "a new session's board instead of its own")
+	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "exit 0 even when the answer was cut at the model's output limit")
 	return cmd
 }
 
@@ -65,11 +75,12 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		return err
 	}
 	defer s.close()
-	return oneTurn(ctx, f, s, opts.Prompt)
+	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated)
 }
 
-// oneTurn runs a headless turn and maps its outcome to the exit code.
-func oneTurn(ctx context.Context, f *Factory, s *session, prompt string) error {
+// oneTurn runs a headless turn and maps its outcome to the exit code: an
+// answer cut at the model's output limit fails unless allowTruncated.
+func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool) error {
 	out, err := s.turn(ctx, prompt)
 	if s.human != nil {
 		board := s.sess.BoardID()
@@ -77,6 +88,9 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if out.Reason == agents.ReasonLength && !allowTruncated {
+		return errors.New("the answer was cut at the model's output limit (finish_reason length) and is incomplete: raise the model's output limit, ask for a shorter answer, or pass --allow-truncated to accept it")
 	}
 	if out.Reason == agents.ReasonMaxSteps {
 		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", s.d.Agent(agents.Gates{}).MaxSteps)

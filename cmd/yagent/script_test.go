@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -47,6 +48,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"stdoutvar":     cmdStdoutVar,
 			"scenario-done": cmdScenarioDone,
 			"waitfile":      cmdWaitFile,
+			"rolloutcheck":  cmdRolloutCheck,
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -133,4 +135,35 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("waitfile: no file matching %s contains %q after 30s", args[0], args[1])
+}
+
+// cmdRolloutCheck implements "rolloutcheck GLOB": every rollout matching
+// GLOB (under $WORK) numbers its turns without repeating one (two writers
+// of one session would both take the next number) and rebuilds to a
+// history that needs no repair beyond answering interrupted calls.
+func cmdRolloutCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: rolloutcheck GLOB")
+	}
+	matches, _ := filepath.Glob(ts.MkAbs(args[0]))
+	if len(matches) == 0 {
+		ts.Fatalf("rolloutcheck: no file matches %s", args[0])
+	}
+	for _, m := range matches {
+		r, err := memory.LoadRollout(m)
+		ts.Check(err)
+		seen := map[int]bool{}
+		for _, it := range r.Items {
+			if it.Type == memory.ItemTurnStarted {
+				if seen[it.Turn] {
+					ts.Fatalf("rolloutcheck: %s: turn %d started twice", m, it.Turn)
+				}
+				seen[it.Turn] = true
+			}
+		}
+		mem, _ := memory.Rebuild(r.Items)
+		if rep := mem.Check(); rep.Damaged() {
+			ts.Fatalf("rolloutcheck: %s: the history needs repairs: %s", m, rep)
+		}
+	}
 }

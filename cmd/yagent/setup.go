@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -24,6 +25,8 @@ type agentFlags struct {
 	Approval   approvalFlag
 	Toolset    string
 	Sandbox    sandboxFlag
+	// Wait waits for a session another process holds instead of failing.
+	Wait bool
 }
 
 // registerIO registers the flags batch shares with the other director
@@ -43,6 +46,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.Var(&a.MaxSteps, "max-steps", "the director's model calls per turn (default agents.max_steps)")
 	fl.Var(&a.Approval, "approval", "untrusted, on-request or never (default agents.approval)")
 	fl.StringVar(&a.Toolset, "toolset", "", "limit the director's tools to this toolset (toolsets: in the configuration); no curation then")
+	fl.BoolVar(&a.Wait, "wait", false, "when another yagent process is working in the session, wait for it instead of failing")
 }
 
 // session is a director over an open session, with what it printed
@@ -162,7 +166,13 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	}
 	var sess *memory.Session
 	if req.Resume != "" {
-		sess, err = sessions.Resume(ctx, req.Resume)
+		sess, err = sessions.ResumeWith(ctx, req.Resume, memory.ResumeOptions{ReadOnly: req.Inspect, LockOptions: memory.LockOptions{
+			Wait:   fl.Wait,
+			OnWait: func(b *memory.BusyError) { out.notice(f, b.Error()+": waiting for it to finish (--wait)") },
+		}})
+		if errors.Is(err, memory.ErrSessionBusy) && !fl.Wait {
+			err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", err)
+		}
 	} else {
 		sess, err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
 	}

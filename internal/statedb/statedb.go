@@ -6,7 +6,11 @@
 // this package, run on open inside one immediate transaction (two processes
 // opening a fresh file cannot both migrate). A database written by a newer
 // yagent, or one that is damaged, is refused with an error naming the file,
-// and is never modified.
+// and is never modified. So is a database yagent did not create (it holds
+// other tables), and — with RefuseFresh — an empty or missing one while
+// data that belongs to it exists: state that looks new but is not is never
+// a silent fresh start. A directory that cannot be written says it is
+// read-only.
 package statedb
 
 import (
@@ -14,10 +18,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -26,18 +33,61 @@ import (
 type DB struct {
 	*sql.DB
 	Path string
+
+	inUse func() string // RefuseFresh
+	// existed and size describe the file before Open touched it.
+	existed bool
+	size    int64
 }
 
-// ErrNewerSchema reports a database written by a newer yagent.
-var ErrNewerSchema = errors.New("written by a newer yagent")
+// Errors of a database Open refuses.
+var (
+	// ErrNewerSchema reports a database written by a newer yagent.
+	ErrNewerSchema = errors.New("written by a newer yagent")
+	// ErrNotYagent reports a SQLite database of another program.
+	ErrNotYagent = errors.New("not a yagent state database")
+	// ErrLooksNew reports a missing or empty database while data that
+	// belongs to it exists (RefuseFresh).
+	ErrLooksNew = errors.New("looks new but is not")
+	// ErrReadOnly is wrapped by the error of a directory or file yagent
+	// cannot write to.
+	ErrReadOnly = errors.New("read-only")
+)
+
+// Option configures Open.
+type Option func(*DB)
+
+// RefuseFresh makes Open ask inUse before it creates the schema in a
+// database that has none (a new file, or one of zero bytes). When inUse
+// names data that such a fresh start would leave out ("12 session rollouts
+// exist under …"), Open refuses with ErrLooksNew and changes nothing.
+func RefuseFresh(inUse func() string) Option {
+	return func(db *DB) { db.inUse = inUse }
+}
 
 // Open opens (creating when missing) the database at path and migrates it.
-func Open(ctx context.Context, path string) (*DB, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("state database %s: %w", path, err)
+		return nil, fmt.Errorf("state database %s: %w", path, readOnly(filepath.Dir(path), err))
 	}
+	db := &DB{Path: path}
+	for _, o := range opts {
+		o(db)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		db.existed, db.size = true, fi.Size()
+	}
+	// A missing or empty file is decided before SQLite touches it.
+	if (!db.existed || db.size == 0) && db.inUse != nil {
+		if err := db.looksNew(); err != nil {
+			return nil, err
+		}
+	}
+	// journal_mode(WAL) is not among the pragmas of every connection: it
+	// is persistent and set once the file is known to be ours (migrate),
+	// so a database of another program is refused as it was.
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -45,7 +95,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state database %s: %w", path, err)
 	}
-	db := &DB{DB: sqldb, Path: path}
+	db.DB = sqldb
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err
@@ -53,9 +103,37 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+// CheckWritable reports, wrapping ErrReadOnly, when no file can be created
+// in dir (a read-only file system, permissions, an immutable directory);
+// nil when one can, or when the probe fails for another reason.
+func CheckWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".yagent-probe-")
+	if err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("%s is %w (%v): make it writable, or set YAGENT_HOME to a writable directory", dir, ErrReadOnly, err)
+	}
+	return nil
+}
+
+// readOnly returns err, or what CheckWritable says of dir when dir cannot
+// be written.
+func readOnly(dir string, err error) error {
+	if ro := CheckWritable(dir); ro != nil {
+		return ro
+	}
+	return err
+}
+
 func (db *DB) damaged(err error) error {
+	if strings.Contains(err.Error(), "readonly") {
+		return fmt.Errorf("state database %s is %w (%v): make it writable, or set YAGENT_HOME to a writable directory", db.Path, ErrReadOnly, err)
+	}
 	if !isNotADatabase(err) {
-		return fmt.Errorf("state database %s: %w", db.Path, err)
+		return fmt.Errorf("state database %s: %w", db.Path, readOnly(filepath.Dir(db.Path), err))
 	}
 	return fmt.Errorf("state database %s is unreadable (%v): move it aside to start afresh — yagent did not change it", db.Path, err)
 }
@@ -68,6 +146,18 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("state database %s is %w (schema %d; this one knows %d): upgrade yagent — the file was not changed", db.Path, ErrNewerSchema, version, len(migrations))
+	}
+	if err := db.checkOwn(ctx, version); err != nil {
+		return err
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return db.damaged(err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+			return db.damaged(err)
+		}
 	}
 	if version == len(migrations) {
 		return nil
@@ -96,6 +186,55 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("state database %s: %w", db.Path, err)
 	}
 	return nil
+}
+
+// checkOwn refuses a database yagent did not create, and (RefuseFresh) an
+// empty one while data that belongs to it exists. Migration 1 creates the
+// chats table; a yagent database at version 0 has no tables at all.
+func (db *DB) checkOwn(ctx context.Context, version int) error {
+	var tables []string
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return db.damaged(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return db.damaged(err)
+		}
+		tables = append(tables, name)
+	}
+	if err := rows.Err(); err != nil {
+		return db.damaged(err)
+	}
+	foreign := version == 0 && len(tables) > 0 || version > 0 && !slices.Contains(tables, "chats")
+	if foreign {
+		if len(tables) > 5 {
+			tables = append(tables[:5], "…")
+		}
+		return fmt.Errorf("state database %s is %w: it is a SQLite database of another program (tables: %s; schema version %d): move it aside or set YAGENT_HOME to another directory — yagent did not change it",
+			db.Path, ErrNotYagent, strings.Join(tables, ", "), version)
+	}
+	if version > 0 || db.inUse == nil {
+		return nil
+	}
+	return db.looksNew()
+}
+
+// looksNew refuses a database without a schema (missing, empty, or a bare
+// SQLite header) while inUse names data that belongs to it.
+func (db *DB) looksNew() error {
+	what := db.inUse()
+	if what == "" {
+		return nil
+	}
+	state := "missing"
+	if db.existed {
+		state = fmt.Sprintf("empty (%d bytes, no tables)", db.size)
+	}
+	return fmt.Errorf("state database %s %w: it is %s, but %s: a fresh database would lose track of them. Restore state.db from a backup, or move them aside to start afresh — yagent changed nothing",
+		db.Path, ErrLooksNew, state, what)
 }
 
 func isNotADatabase(err error) bool {

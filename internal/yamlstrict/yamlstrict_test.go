@@ -1,0 +1,61 @@
+package yamlstrict
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+type dur time.Duration
+
+func (d *dur) UnmarshalYAML(n *yaml.Node) error { return nil }
+
+type inner struct {
+	N int `yaml:"n"`
+}
+
+type doc struct {
+	Count  int              `yaml:"count"`
+	Ratio  float64          `yaml:"ratio"`
+	Items  []inner          `yaml:"items"`
+	ByName map[string]inner `yaml:"by_name"`
+	Ptr    *inner           `yaml:"ptr"`
+	Wait   dur              `yaml:"wait"`
+	Any    map[string]any   `yaml:"any"`
+	inner  `yaml:",inline"`
+	Plain  uint
+}
+
+// TestFloatsInIntegers: every float that would land in an integer is
+// found, with its path and line, through lists, maps, pointers, inline
+// structs and aliases; floats in float fields, in types with their own
+// UnmarshalYAML and in free-form values are not.
+func TestFloatsInIntegers(t *testing.T) {
+	src := `count: 2.5
+ratio: 0.5
+items: [{n: 1}, {n: 1e3}]
+by_name: {a: {n: 7.0}}
+ptr: &p {n: .5}
+again: *p
+wait: 1.5
+any: {x: 2.5}
+n: 3.25
+plain: 4.0
+`
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range FloatsInIntegers(&n, reflect.TypeFor[doc]()) {
+		got = append(got, fmt.Sprintf("%s=%s@%d", f.Path, f.Value, f.Line))
+	}
+	want := []string{"count=2.5@1", "items[1].n=1e3@3", "by_name.a.n=7.0@4", "ptr.n=.5@5", "n=3.25@9", "plain=4.0@10"}
+	if !slices.Equal(got, want) {
+		t.Errorf("FloatsInIntegers = %v; want %v", got, want)
+	}
+}
