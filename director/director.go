@@ -257,7 +257,7 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 	}
 	d.recordTurn(context.WithoutCancel(ctx), turn, gates, out)
 	if runErr == nil {
-		d.rebuildNotebook(ctx) // after the answer; it never fails the turn
+		d.rebuildNotebook(ctx, turn) // after the answer; it never fails the turn
 	}
 	return out, runErr
 }
