@@ -394,6 +394,11 @@ func TestToolsProfileCountsMatchRequest(t *testing.T) {
 	if run, err := f.d.Curator().Run(t.Context(), f.sess.ID(), sleep.Options{Manual: true}); err != nil || run.Status != "ok" {
 		t.Fatalf("curation = %+v, %v", run, err)
 	}
+	// Right after the sleep, before any turn, the session still reaches
+	// every tool (its MasterOnly ones too).
+	if v, err := f.d.Curator().Overview(t.Context(), f.sess.ID()); err != nil || *v.Reachable != all {
+		t.Errorf("reachable right after the sleep = %d, %v; want %d", *v.Reachable, err, all)
+	}
 	if _, err := f.d.Turn(t.Context(), "plain turn after the sleep"); err != nil {
 		t.Fatal(err)
 	}

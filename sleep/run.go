@@ -263,7 +263,7 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	progress(fmt.Sprintf("asking the model (%d tools, %d tokens of schemas, budget %d)", len(reachable), cost, budget))
 	proposed, reason, usage, err := c.ask(ctx, env, profile, reachable, table, cost, budget)
 	if c.Spend != nil && usage.PromptTokens+usage.CompletionTokens > 0 {
-		c.Spend(ctx, chatID, usage)
+		c.Spend(context.WithoutCancel(ctx), chatID, usage) // a call cut short still cost what it cost
 	}
 	if err != nil && ctx.Err() != nil {
 		// Cut short (the end of a one-shot run): not a failure of the
@@ -296,8 +296,11 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	if err := c.Store.SaveProfile(ctx, chatID, profile); err != nil {
 		return run, err
 	}
-	// A new cycle: the gates accumulate afresh from the next turn.
-	env.Gates = 0
+	// A new cycle: the gates accumulate afresh from the next turn. The
+	// master bit stays — every turn of the lead is the person's — or until
+	// that turn (a second sleep, tools profile) the MasterOnly tools would
+	// not count as reachable, and a plan made then would hide them.
+	env.Gates &= GateMaster
 	if err := c.Store.SaveEnv(ctx, chatID, env); err != nil {
 		// The next turn writes the snapshot again; until then the old
 		// gates count, which only widens what is reachable.
