@@ -417,7 +417,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 			names := Names(tools)
 			slices.Sort(names)
 			results[i] = ErrorResult("there is no tool %q in this turn; the tools you have are: %s", c.Name, strings.Join(names, ", "))
-		case stall.limit > 0 && stall.see(c) >= stall.limit:
+		case stall.limit > 0 && !t.Flags.Has(Uneventful) && stall.see(c) >= stall.limit:
 			results[i] = ErrorResult("this is call number %d of %s with the same arguments in a row; the result will not change. Use what you have, try something different, or give your answer", stall.count, c.Name)
 		default:
 			if err := t.validate(json.RawMessage(c.Arguments)); err != nil {

@@ -192,6 +192,35 @@ func TestLoopStallCheck(t *testing.T) {
 	}
 }
 
+// TestLoopStallCheckSkipsUneventful: results flagged Uneventful (the
+// notebook's) do not count as progress — a notebook write beside each of
+// three identical calls does not hide the stall — and they are not
+// stall-checked themselves.
+func TestLoopStallCheckSkipsUneventful(t *testing.T) {
+	srv, client := scenario(t, "loop-stall-uneventful")
+	w := demoWorkspace(t)
+	jot, err := NewDynamicTool(Tool{Name: "jot", Family: "chat", Description: "Write a note.", Flags: Uneventful,
+		Schema: []byte(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		func(context.Context, *Call) (Result, error) { return Result{Content: "noted"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := (&Loop{Client: client, StallRepeats: 3}).Run(t.Context(), leadAgent(append(FSTools(w, ShellPolicy{}), jot)), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	var results []string
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 6 || !strings.Contains(results[4], "call number 3 of list_dir with the same arguments") || results[5] != "noted" {
+		t.Errorf("results = %q; want the third list_dir stopped and every jot run", results)
+	}
+}
+
 func TestLoopMaxStepsWrapUp(t *testing.T) {
 	srv, client := scenario(t, "loop-max-steps")
 	w := demoWorkspace(t)

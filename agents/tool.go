@@ -27,7 +27,9 @@ const (
 	IndexedNotesOnly
 	// Quiet tools are not echoed in human output.
 	Quiet
-	// Uneventful results do not count as progress (e.g. for stall checks).
+	// Uneventful results do not count as progress: the stall check
+	// neither counts such a call nor lets it break a run of identical
+	// calls (a notebook write beside each repeat hides no stall).
 	Uneventful
 	// Writes marks tools that change state; read-only agents and tokens
 	// never get them.

@@ -2,7 +2,9 @@ package director
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/agents"
@@ -22,10 +24,15 @@ type curation struct {
 	profile sleep.Profile  // read at turn entry
 	hidden  []*agents.Tool // the running turn's hidden tools
 	loaded  *agents.Loaded // tools brought back in the running turn
-	env     *sleep.Env     // the last snapshot written (nil: none yet)
-	envRead bool
-	due     *time.Time // in-memory copy of chats.next_sleep_at
-	nudged  bool
+
+	mu sync.Mutex // guards due and pending: the scheduler reports from its goroutine
+	// due is the in-memory copy of chats.next_sleep_at (nil: never
+	// scheduled), read at open and kept current by the scheduler's OnDue,
+	// so the due check of a turn makes no database query.
+	due *time.Time
+	// pending is true from a nudge until the scheduler reports the due
+	// time it left: one nudge at a time.
+	pending bool
 }
 
 // enterTurn reads the session's tool profile for the turn (the curation
@@ -44,9 +51,18 @@ func (d *Director) enterTurn(ctx context.Context) {
 func (d *Director) setupCuration() error {
 	cfg := d.opts.Config
 	s := d.opts.Session
-	st := &sleep.Store{DB: s.Store().DB, Now: s.Store().Now}
+	st := &sleep.Store{DB: s.Store().DB, Now: d.now}
 	cur := &sleep.Curator{
-		Store: st, Config: cfg.ChatSleep, Toolsets: cfg.Toolsets, Registry: d.reg, Client: d.opts.Client,
+		Store: st, Config: cfg.ChatSleep, Toolsets: cfg.Toolsets, Registry: d.reg,
+		// The snapshot names the session's model; this session's own is
+		// the director's client (--model included), so a raw model id
+		// needs no alias.
+		Client: func(name string) (llm.Client, string, error) {
+			if name == d.modelName() {
+				name = ""
+			}
+			return d.opts.Client(name)
+		},
 		Spend: func(ctx context.Context, chatID string, u llm.Usage) {
 			_ = s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
 				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
@@ -55,11 +71,25 @@ func (d *Director) setupCuration() error {
 	}
 	d.cur = curation{store: st, curator: cur, sched: sleep.NewScheduler(cur), due: s.Info().NextSleepAt, loaded: &agents.Loaded{}}
 	d.cur.sched.OnRun = func(r sleep.Run, err error) {
-		if err != nil {
+		switch {
+		case errors.Is(err, context.Canceled):
+			// The session closed mid-sleep: it is due again after retry_after.
+		case err != nil:
 			d.notice("tool curation failed: " + err.Error())
-		} else if r.Status == "ok" && len(r.Added)+len(r.Removed) > 0 {
+		case r.Status == "ok" && len(r.Added)+len(r.Removed) > 0:
 			d.notice("tool curation: " + r.Summary() + " (from the next turn)")
 		}
+	}
+	d.cur.sched.OnDue = func(_ string, due *time.Time, ok bool) {
+		d.cur.mu.Lock()
+		defer d.cur.mu.Unlock()
+		if ok {
+			d.cur.due = due
+		}
+		d.cur.pending = false
+	}
+	for _, w := range cur.UnknownCore() {
+		d.notice("warning: " + w)
 	}
 	hidden := func() []*agents.Tool { return d.cur.hidden }
 	loaded := func() *agents.Loaded { return d.cur.loaded }
@@ -93,43 +123,70 @@ func (d *Director) curationApplies() bool {
 }
 
 // curatedTools splits the reachable tools into those in the request, those
-// only in the catalogue (hidden) and the catalogue text. tool_find and
-// tool_load are there only when something is hidden. It has no side
-// effects: Turn keeps the hidden list for tool_load.
+// only in the catalogue (hidden) and the catalogue text, with
+// sleep.TurnSplit — the function `yagent tools profile` counts with.
+// tool_find and tool_load are there only when something is hidden. It has
+// no side effects: Turn keeps the hidden list for tool_load.
 func (d *Director) curatedTools(g agents.Gates) (in, hidden []*agents.Tool, catalogue string) {
-	reachable := d.reg.Reachable(g)
-	if !d.curationApplies() {
-		return withoutCuration(reachable), nil, ""
-	}
 	cfg := d.opts.Config
-	in, hidden = sleep.Split(d.cur.profile, reachable, cfg.ChatSleep.Tools.Core, cfg.Toolsets)
+	in, hidden = sleep.TurnSplit(d.cur.profile, d.reg.Reachable(g), cfg.ChatSleep.Tools.Core, cfg.Toolsets, d.curationApplies())
 	if len(hidden) == 0 {
-		return withoutCuration(in), nil, ""
+		return in, nil, ""
 	}
-	window, _ := d.window()
-	return in, hidden, sleep.Catalogue(hidden, cfg.Toolsets, sleep.CatalogueLimit(window))
+	return in, hidden, sleep.Catalogue(hidden, cfg.Toolsets, sleep.CatalogueLimit(d.modelWindow()))
 }
 
-// withoutCuration drops tool_find and tool_load: with nothing hidden they
-// would only cost room.
-func withoutCuration(tools []*agents.Tool) []*agents.Tool {
-	return slices.DeleteFunc(slices.Clone(tools), func(t *agents.Tool) bool { return slices.Contains(sleep.Always, t.Name) })
-}
-
-// nudgeSleep sends a nudge when the session's curation is due: an
-// in-memory check, no database query, and the turn never waits.
-func (d *Director) nudgeSleep() {
-	if d.cur.sched == nil || d.cur.nudged || !d.curationApplies() {
+// CheckSleep nudges the scheduler when the session's curation is due. The
+// due time is read from memory — kept current by the scheduler after every
+// nudge it serves — so the check makes no database query, and the turn
+// never waits. Turn calls it at entry (the first message after the due
+// time); a long-lived chat also calls it after every turn, so a session
+// that becomes due while it is open is curated between turns. One nudge at
+// a time: a nudge in flight is not repeated.
+func (d *Director) CheckSleep() {
+	if d.cur.sched == nil || !d.curationApplies() {
 		return
 	}
-	if due := d.cur.due; due == nil || !time.Now().Before(*due) {
-		d.cur.nudged = d.cur.sched.Nudge(d.opts.Session.ID())
+	d.cur.mu.Lock()
+	defer d.cur.mu.Unlock()
+	if d.cur.pending {
+		return
 	}
+	if due := d.cur.due; due == nil || !d.now().Before(*due) {
+		d.cur.pending = d.cur.sched.Nudge(d.opts.Session.ID())
+	}
+}
+
+// now is the session store's clock (tests move it).
+func (d *Director) now() time.Time { return d.opts.Session.Store().Now() }
+
+// modelName is the session's model as the person named it (--model), or
+// "default": what the environment snapshot records and a later curation
+// asks for.
+func (d *Director) modelName() string {
+	if d.opts.Model != "" {
+		return d.opts.Model
+	}
+	return "default"
+}
+
+// modelWindow is the context window of the session's model (models.NAME
+// when --model names one, else models.default's).
+func (d *Director) modelWindow() int {
+	cfg := d.opts.Config
+	m, err := cfg.Model(d.opts.Model)
+	if err != nil {
+		m, _ = cfg.Model("default")
+	}
+	return m.ContextWindow
 }
 
 // recordTurn stores the turn's tool statistics and, only when access,
 // gates or model changed, the environment snapshot (gates OR-accumulated
-// over the curation cycle; access and model from this turn).
+// over the curation cycle; access and model from this turn). The stored
+// snapshot is read again every time, after the turn: a curation — in this
+// process or another — resets its gates, and a copy kept in memory would
+// then never write them back (the next cycle would lose MasterOnly tools).
 func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out *agents.Outcome) {
 	if d.cur.store == nil {
 		return
@@ -142,24 +199,22 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 		}
 	}
 	_ = d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls})
-	window, _ := d.window()
 	access := ""
 	if d.opts.Toolset != "" {
 		access = "set:" + d.opts.Toolset
 	}
-	if !d.cur.envRead {
-		d.cur.envRead = true
-		if env, ok, err := d.cur.store.LoadEnv(ctx, id); err == nil && ok {
-			d.cur.env = &env
-		}
+	old, ok, err := d.cur.store.LoadEnv(ctx, id)
+	if err != nil {
+		d.notice("warning: reading the tool curation's snapshot: " + err.Error())
+		return
 	}
-	env := sleep.Env{Access: access, Gates: sleep.GatesOf(g), Model: "", Window: window}
-	if d.cur.env != nil {
-		env.Gates |= d.cur.env.Gates
+	env := sleep.Env{Access: access, Gates: sleep.GatesOf(g), Model: d.modelName(), Window: d.modelWindow()}
+	if ok {
+		env.Gates |= old.Gates
 	}
-	if d.cur.env == nil || *d.cur.env != env {
-		if err := d.cur.store.SaveEnv(ctx, id, env); err == nil {
-			d.cur.env = &env
+	if !ok || old != env {
+		if err := d.cur.store.SaveEnv(ctx, id, env); err != nil {
+			d.notice("warning: saving the tool curation's snapshot: " + err.Error())
 		}
 	}
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// Toolset, when set, names a toolset (config toolsets:) that limits
 	// the lead's tools; tool curation does not apply then.
 	Toolset string
+	// Model is the session's model as the person named it (--model: a
+	// name under models: or a model id); "" = models.default. Client("")
+	// resolves it; the curation's environment snapshot records it, so a
+	// sleep run later, from any process, asks the session's own model.
+	Model string
 }
 
 // Director is the lead of a session: it talks to the person, delegates, and
@@ -228,7 +233,10 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 	if err != nil {
 		return &agents.Outcome{Reason: agents.ReasonError}, err
 	}
-	d.nudgeSleep()
+	// The profile is read before the nudge: a sleep it starts applies from
+	// the next turn, never to this one.
+	d.enterTurn(ctx)
+	d.CheckSleep()
 	gates := agents.Gates{Master: true}
 	if d.book != nil {
 		if d.mode, err = d.book.EnterTurn(ctx); err != nil {
@@ -247,7 +255,6 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		Fit: d.fit.fit,
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
-	d.enterTurn(ctx)
 	agent, hidden := d.agent(gates)
 	d.cur.hidden = hidden
 	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: input})
@@ -258,7 +265,7 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 	}
 	d.recordTurn(context.WithoutCancel(ctx), turn, gates, out)
 	if runErr == nil {
-		d.rebuildNotebook(ctx) // after the answer; it never fails the turn
+		d.rebuildNotebook(ctx, turn) // after the answer; it never fails the turn
 	}
 	return out, runErr
 }

@@ -53,6 +53,11 @@ type testEnv struct {
 	extra  []*agents.Tool
 	// workspace is the tools' root; default the repository (the demo reads it).
 	workspace string
+	// toolset and model are the director's Options.Toolset and Model
+	// (--toolset, --model).
+	toolset, model string
+	// client, when set, resolves model names instead of the scripted one.
+	client agents.ClientFunc
 }
 
 // testDirector builds a director over a scripted server with its own
@@ -89,10 +94,14 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	if e.workspace == "" {
 		e.workspace = ".."
 	}
+	resolve := e.client
+	if resolve == nil {
+		resolve = func(string) (llm.Client, string, error) { return client, "scripted", nil }
+	}
 	d, err := New(Options{
-		Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
+		Config: cfg, Client: resolve,
 		Workspace: e.workspace, Board: e.store, BoardID: e.id, Events: e.events, Session: sess, Tools: e.extra,
-		Policy: agents.ShellPolicy{Approval: agents.ApproveNever},
+		Policy: agents.ShellPolicy{Approval: agents.ApproveNever}, Toolset: e.toolset, Model: e.model,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -146,3 +146,45 @@ func TestNotebookModeDoesNotFlipToolList(t *testing.T) {
 		t.Errorf("%d requests, tool list changed %d times; want %d requests and 2 changes", len(lists), changes, len(sizes))
 	}
 }
+
+// TestNotebookRebuildBacksOffAcrossTurns: a notebook rebuild that keeps
+// failing does not cost two extra model calls after every turn: after a
+// failing turn the next try waits 2, then 4… turns, and the warning says
+// when.
+func TestNotebookRebuildBacksOffAcrossTurns(t *testing.T) {
+	f := newFixture(t, "notebook-rebuild-fails", func(c *config.Config) { c.Notes.CompactNotes = 3 })
+	for i := range 5 {
+		if _, err := f.d.Notebook().Save(t.Context(), fmt.Sprintf("n%d", i), "a note", "short"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuilds := func() int {
+		n := 0
+		for _, r := range f.srv.Requests() {
+			if r.StepID == "grow" {
+				n++
+			}
+		}
+		return n
+	}
+	var perTurn []int
+	for i := 1; i <= 4; i++ {
+		before := rebuilds()
+		if _, err := f.d.Turn(t.Context(), fmt.Sprintf("turn %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		perTurn = append(perTurn, rebuilds()-before)
+	}
+	if want := []int{2, 0, 2, 0}; !slices.Equal(perTurn, want) {
+		t.Errorf("rebuild calls per turn = %v; want %v", perTurn, want)
+	}
+	var warned bool
+	for _, e := range f.rec.Events() {
+		if e.Type == agents.EventNotice && strings.Contains(e.Text, "notebook rebuild rejected") && strings.Contains(e.Text, "(next try after turn 3)") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no warning saying when the rebuild is tried again")
+	}
+}

@@ -66,7 +66,7 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if block := notebook.Block(notes, d.mode, line != "", d.book.PinnedBudget()); block != "" {
+		if block := notebook.Block(notes, d.mode, line != "", d.book.PinLimits()); block != "" {
 			state = append(state, block)
 		}
 	}
@@ -195,10 +195,12 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 	return notes, nil
 }
 
-// rebuildNotebook rebuilds the notebook after a turn when it is past the
+// rebuildNotebook rebuilds the notebook after turn when it is past the
 // compact thresholds, with the session's model (notes.model overrides). A
-// failure keeps the old notebook and is shown as a warning.
-func (d *Director) rebuildNotebook(ctx context.Context) {
+// failure keeps the old notebook and is shown as a warning; failures back
+// off (2, 4, 8… turns, counted in the state database), so a rebuild that
+// keeps failing does not cost two model calls after every turn.
+func (d *Director) rebuildNotebook(ctx context.Context, turn int) {
 	if d.book == nil {
 		return
 	}
@@ -212,12 +214,17 @@ func (d *Director) rebuildNotebook(ctx context.Context) {
 		return
 	}
 	summary, _, _ := d.opts.Session.Memory()
-	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
+	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Turn: turn,
+		Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
 	if res.Usage.PromptTokens+res.Usage.CompletionTokens > 0 {
 		_ = d.opts.Session.RecordUsage(ctx, "notes", res.Usage)
 	}
 	if err != nil {
-		d.notice("warning: " + err.Error())
+		retry := ""
+		if res.RetryTurn > 0 {
+			retry = fmt.Sprintf(" (next try after turn %d)", res.RetryTurn)
+		}
+		d.notice("warning: " + err.Error() + retry)
 		return
 	}
 	if res.Rebuilt {

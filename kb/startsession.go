@@ -176,7 +176,10 @@ func projectProfile(ctx context.Context, q querier, c Caller, p project, persona
 // delta to show. Calls by the same session within VisitIdle of each other
 // are one visit and see the same delta; a new session or a pause begins a
 // new visit, whose delta starts where the previous visit started (changes
-// made during a visit show in the next one).
+// made during a visit show in the next one). The session is c.Session: the
+// MCP gateway names one per connection (a client that reconnects is a new
+// visitor), yagent's own agents use their session id; callers without one
+// share "" and only the pause separates their visits.
 func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int64, first bool, err error) {
 	now := s.nowMicro()
 	err = s.inTx(ctx, func(tx *sql.Tx) error {

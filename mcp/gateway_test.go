@@ -312,10 +312,10 @@ func TestWriteHandlersRecheckAccess(t *testing.T) {
 	}
 	readScope := connect(t, f.gw.newServer(true, func(context.Context, *sdk.CallToolRequest) (grant, error) {
 		return grant{caller: writer, write: false}, nil
-	}))
+	}, sessionKey))
 	readCaller := connect(t, f.gw.newServer(true, func(context.Context, *sdk.CallToolRequest) (grant, error) {
 		return grant{caller: reader, write: true}, nil
-	}))
+	}, sessionKey))
 	for _, ti := range kb.Tools() {
 		if ti.ReadOnly {
 			continue

@@ -63,11 +63,12 @@ func (g *Gateway) HTTPHandler() http.Handler {
 			return grant{}, fmt.Errorf("bearer token carries no kb caller")
 		}
 		c.Client = clientName(req, "mcp-http")
+		c.Session = g.conns.name(bearerKey(req))
 		return grant{caller: c, write: slices.Contains(ti.Scopes, scopeWrite)}, nil
 	}
 	servers := func(r *http.Request) *sdk.Server {
 		once.Do(func() {
-			read, write = g.newServer(false, caller), g.newServer(true, caller)
+			read, write = g.newServer(false, caller, bearerKey), g.newServer(true, caller, bearerKey)
 		})
 		ti := auth.TokenInfoFromContext(r.Context())
 		if c, ok := ti.Extra[callerExtra].(kb.Caller); ok && c.Write {
@@ -86,6 +87,23 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		endpoint.ServeHTTP(w, r)
 	}))
 }
+
+// bearerKey keys a stateless HTTP connection by its bearer token (every
+// request is a session of its own there): a connection runs from the
+// token's initialize to its next.
+func bearerKey(req sdk.Request) any {
+	extra := req.GetExtra()
+	if extra == nil || extra.TokenInfo == nil {
+		return nil
+	}
+	if c, ok := extra.TokenInfo.Extra[callerExtra].(kb.Caller); ok {
+		return bearerConn(c.TokenID)
+	}
+	return nil
+}
+
+// bearerConn is a bearer token's connection key.
+type bearerConn int64
 
 // CheckOrigins checks origins for Gateway.AllowedOrigins: each is
 // scheme://host[:port] with scheme http or https, and nothing more.

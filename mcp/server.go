@@ -33,6 +33,9 @@ type Gateway struct {
 	// ones; their hosts are also accepted in the Host header of a request
 	// that arrives on a loopback address (a reverse proxy keeping the Host).
 	AllowedOrigins []string
+
+	// conns names the connections, for start_session's visits.
+	conns connections
 }
 
 // grant is who makes one tool call and whether the transport's credential
@@ -49,10 +52,12 @@ type callerFunc func(ctx context.Context, req *sdk.CallToolRequest) (grant, erro
 
 // newServer builds the server of one token class: every tool for a write
 // token, read tools only for a read token (kb.ToolsFor decides), then the
-// board tools, which are read-only.
-func (g *Gateway) newServer(write bool, caller callerFunc) *sdk.Server {
+// board tools, which are read-only. conn keys a request's connection
+// (connections).
+func (g *Gateway) newServer(write bool, caller callerFunc, conn keyFunc) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "yagent", Title: "yagent knowledge base", Version: g.version()},
 		&sdk.ServerOptions{Instructions: strings.TrimSpace(instructions)})
+	s.AddReceivingMiddleware(g.conns.middleware(conn))
 	for _, t := range kb.ToolsFor(kb.Caller{Write: write}) {
 		s.AddTool(kbTool(t), g.kbHandler(t, caller))
 	}
@@ -71,7 +76,8 @@ func (g *Gateway) version() string {
 
 // ServerForToken authenticates a kb token and returns the server of its
 // class. Every call authenticates the token again, so a token revoked
-// while a client is connected stops working at its next call.
+// while a client is connected stops working at its next call. Each
+// connection is a session of its own for start_session's visits.
 func (g *Gateway) ServerForToken(ctx context.Context, token string) (*sdk.Server, error) {
 	c, err := g.Store.Authenticate(ctx, token)
 	if err != nil {
@@ -83,8 +89,9 @@ func (g *Gateway) ServerForToken(ctx context.Context, token string) (*sdk.Server
 			return grant{}, err
 		}
 		c.Client = clientName(req, "mcp-stdio")
+		c.Session = g.conns.name(sessionKey(req))
 		return grant{caller: c, write: c.Write}, nil
-	}), nil
+	}, sessionKey), nil
 }
 
 // kbTool is the MCP declaration of an intent tool. All four annotations

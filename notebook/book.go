@@ -27,13 +27,19 @@ var nameRe = regexp.MustCompile(`^[a-z0-9_-]+$`)
 
 // Note is one note of a session's notebook.
 type Note struct {
-	Name        string    `json:"name"`
-	Description string    `json:"description"`
-	Body        string    `json:"body"`
-	PrevBody    string    `json:"prev_body"`
-	Pinned      bool      `json:"pinned"`
-	Created     time.Time `json:"created"`
-	Updated     time.Time `json:"updated"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Body        string `json:"body"`
+	PrevBody    string `json:"prev_body"`
+	Pinned      bool   `json:"pinned"`
+	// PinnedAt is when the pin was admitted by the budget check (zero when
+	// not pinned). Over the budget, pins keep their place in this order:
+	// one that arrived without the check (restored, rewritten by a
+	// rebuild, or past a ceiling lowered since) is the one named instead
+	// of quoted, never an older one.
+	PinnedAt time.Time `json:"pinned_at,omitzero"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
 	// New is true when the note changed since the person last looked.
 	New bool `json:"new"`
 }
@@ -76,8 +82,9 @@ func Open(db *statedb.DB, chatID string, cfg config.Notes) *Book {
 // note of legal size could never be pinned.
 func (b *Book) pinnedBudget() int { return max(b.cfg.PinnedChars, b.cfg.MaxNoteChars) }
 
-// PinnedBudget is the character budget of pinned notes shown verbatim.
-func (b *Book) PinnedBudget() int { return b.pinnedBudget() }
+// PinLimits are the budget of pinned notes shown verbatim: pinned_chars
+// (never below max_note_chars) and pinned_max.
+func (b *Book) PinLimits() PinLimits { return PinLimits{Chars: b.pinnedBudget(), Max: b.cfg.PinnedMax} }
 
 // List returns the notes, pinned first, then by name; New marks notes that
 // changed since the visit mark.
@@ -87,7 +94,7 @@ func (b *Book) List(ctx context.Context) ([]Note, error) {
 		return nil, fmt.Errorf("notebook of %s: %w", b.chatID, err)
 	}
 	rows, err := b.db.QueryContext(ctx, `SELECT name, description, body, prev_body, pinned, created, updated FROM chat_notes
-		WHERE chat_id = ? ORDER BY pinned DESC, name`, b.chatID)
+		WHERE chat_id = ? ORDER BY pinned != 0 DESC, name`, b.chatID)
 	if err != nil {
 		return nil, fmt.Errorf("notebook of %s: %w", b.chatID, err)
 	}
@@ -95,9 +102,13 @@ func (b *Book) List(ctx context.Context) ([]Note, error) {
 	var out []Note
 	for rows.Next() {
 		var n Note
-		var created, updated int64
-		if err := rows.Scan(&n.Name, &n.Description, &n.Body, &n.PrevBody, &n.Pinned, &created, &updated); err != nil {
+		var pinned, created, updated int64
+		if err := rows.Scan(&n.Name, &n.Description, &n.Body, &n.PrevBody, &pinned, &created, &updated); err != nil {
 			return nil, err
+		}
+		n.Pinned = pinned != 0
+		if n.Pinned {
+			n.PinnedAt = time.UnixMilli(pinned).UTC()
 		}
 		n.Created, n.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 		n.New = updated > seen
@@ -230,7 +241,9 @@ func (b *Book) checkPinBudget(notes []Note, name, body string) error {
 	return nil
 }
 
-// Pin pins or unpins a note.
+// Pin pins or unpins a note. A new pin passes the budget check and is
+// stamped with the time it was admitted (chat_notes.pinned holds it, 0 =
+// not pinned); pinning a pinned note again keeps its place.
 func (b *Book) Pin(ctx context.Context, name string, pinned bool) (Note, error) {
 	notes, err := b.List(ctx)
 	if err != nil {
@@ -240,18 +253,37 @@ func (b *Book) Pin(ctx context.Context, name string, pinned bool) (Note, error) 
 	if i < 0 {
 		return Note{}, refuse("there is no note %q%s", name, nameHint(notes))
 	}
-	if pinned && !notes[i].Pinned {
-		if err := b.checkPinBudget(notes, name, notes[i].Body); err != nil {
+	n := notes[i]
+	now := b.now().UTC()
+	switch {
+	case pinned && !n.Pinned:
+		if err := b.checkPinBudget(notes, name, n.Body); err != nil {
 			return Note{}, err
 		}
+		n.PinnedAt = now.Truncate(time.Millisecond)
+	case !pinned:
+		n.PinnedAt = time.Time{}
 	}
+	n.Pinned = pinned
 	if _, err := b.db.ExecContext(ctx, `UPDATE chat_notes SET pinned = ?, updated = ? WHERE chat_id = ? AND name = ?`,
-		pinned, b.now().UTC().UnixMilli(), b.chatID, name); err != nil {
+		pinStamp(n), now.UnixMilli(), b.chatID, name); err != nil {
 		return Note{}, fmt.Errorf("pin note %s: %w", name, err)
 	}
-	n := notes[i]
-	n.Pinned = pinned
 	return n, nil
+}
+
+// pinStamp is a note's chat_notes.pinned value: 0 when not pinned, else
+// the admission time in milliseconds (1 for a pin whose time is unknown —
+// an archive written before pins were stamped — so it ranks first, as it
+// was there before any stamped one).
+func pinStamp(n Note) int64 {
+	switch {
+	case !n.Pinned:
+		return 0
+	case n.PinnedAt.IsZero() || n.PinnedAt.UnixMilli() < 1:
+		return 1
+	}
+	return n.PinnedAt.UnixMilli()
 }
 
 // MarkSeen advances the person's visit mark: notes changed before now are
@@ -281,7 +313,7 @@ func (b *Book) archive(ctx context.Context, tx *sql.Tx, notes []Note) error {
 }
 
 // replace swaps the notebook for notes in one transaction, archiving the
-// current one first.
+// current one first; the rebuild's backoff starts afresh (a new notebook).
 func (b *Book) replace(ctx context.Context, current, next []Note) error {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -294,9 +326,12 @@ func (b *Book) replace(ctx context.Context, current, next []Note) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chat_notes WHERE chat_id = ?`, b.chatID); err != nil {
 		return fmt.Errorf("notebook swap: %w", err)
 	}
+	if _, err := tx.ExecContext(ctx, `UPDATE chats SET notes_rebuild_failures = 0, notes_rebuild_after = 0 WHERE id = ?`, b.chatID); err != nil {
+		return fmt.Errorf("notebook swap: %w", err)
+	}
 	for _, n := range next {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_notes(chat_id, name, description, body, prev_body, pinned, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			b.chatID, n.Name, n.Description, n.Body, n.PrevBody, n.Pinned, n.Created.UnixMilli(), n.Updated.UnixMilli()); err != nil {
+			b.chatID, n.Name, n.Description, n.Body, n.PrevBody, pinStamp(n), n.Created.UnixMilli(), n.Updated.UnixMilli()); err != nil {
 			return fmt.Errorf("notebook swap: note %s: %w", n.Name, err)
 		}
 	}
@@ -304,8 +339,11 @@ func (b *Book) replace(ctx context.Context, current, next []Note) error {
 }
 
 // Restore brings back the archived notebook as the same notes (names,
-// pins, creation dates); the current notebook takes its place in the
-// archive, so a restore can itself be undone.
+// pins and their order, creation dates); the current notebook takes its
+// place in the archive, so a restore can itself be undone. A restored
+// notebook past the compact thresholds (OverCompact) is rebuilt after the
+// session's next turn — the backoff of earlier failures is reset — and
+// that rebuild archives it in turn: the caller says so.
 func (b *Book) Restore(ctx context.Context) ([]Note, error) {
 	var data string
 	err := b.db.QueryRowContext(ctx, `SELECT notes FROM chat_notes_archive WHERE chat_id = ?`, b.chatID).Scan(&data)

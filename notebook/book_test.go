@@ -3,6 +3,8 @@ package notebook
 import (
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/config"
 )
 
 // TestLimitsRefuseNeverCut pins the seed's limits: name ≤ 48 of
@@ -114,8 +116,9 @@ func TestRestoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := b.List(t.Context())
-	if len(after) != 1 || after[0].Name != "goal" || !after[0].Pinned || !after[0].Created.Equal(before[0].Created) || len(restored) != 1 {
-		t.Errorf("after restore: %+v", after)
+	if len(after) != 1 || after[0].Name != "goal" || !after[0].Pinned || !after[0].Created.Equal(before[0].Created) || len(restored) != 1 ||
+		after[0].PinnedAt.IsZero() || !after[0].PinnedAt.Equal(before[0].PinnedAt) {
+		t.Errorf("after restore: %+v; want the same note, pinned at the same time", after)
 	}
 	again, _ := b.Restore(t.Context())
 	if len(again) != 1 || again[0].Name != "merged" {
@@ -174,5 +177,53 @@ func TestBlindOverwriteGuard(t *testing.T) {
 	b.EnterTurn(t.Context()) // a new turn forgets the read
 	if got := run("chat_note_save", `{"name":"na","description":"d","body":"again"}`); !strings.Contains(got, "have not read it") {
 		t.Errorf("the read carried over to the next turn: %q", got)
+	}
+}
+
+// TestOverBudgetPinIsTheOneWithoutTheCheck: when pins exceed their budget
+// — a ceiling lowered by hand, fewer pins allowed, a pin a rebuild
+// rewrote — the pin named with a "read for the body" marker is the one
+// that got in without the budget check, never an older pin by name order.
+func TestOverBudgetPinIsTheOneWithoutTheCheck(t *testing.T) {
+	b, _, id := newBook(t)
+	save(t, b, "zzz", "admitted first", strings.Repeat("z", 140))
+	save(t, b, "aaa", "admitted second", strings.Repeat("a", 140))
+	save(t, b, "mid", "unpinned", "m")
+	for _, n := range []string{"zzz", "aaa"} { // 280 of the 300 budget: both fit
+		if _, err := b.Pin(t.Context(), n, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes, _ := b.List(t.Context())
+	named := func(block, name string) bool {
+		return strings.Contains(block, "over the pin budget — chat_note_read "+name+" for the body")
+	}
+	quoted := func(block, name string) bool { return strings.Contains(block, "## "+name+" | ") && !named(block, name) }
+	for _, tc := range []struct {
+		name string
+		cfg  func(*config.Notes)
+	}{
+		{"pinned_chars lowered", func(c *config.Notes) { c.PinnedChars = 200 }},
+		{"pinned_max lowered", func(c *config.Notes) { c.PinnedMax = 1 }},
+	} {
+		cfg := testConfig()
+		tc.cfg(&cfg)
+		lowered := Open(b.db, id, cfg)
+		block := Block(notes, Index, false, lowered.PinLimits())
+		if !strings.Contains(block, "zzz | admitted first (pinned)\n"+strings.Repeat("z", 140)) || !named(block, "aaa") || named(block, "zzz") {
+			t.Errorf("%s: want zzz quoted and aaa (pinned later) named:\n%s", tc.name, block)
+		}
+	}
+	// A rebuild that rewrites zzz's body lets it in without the check:
+	// now zzz is the one named.
+	next, _, err := b.check(notes, "## zzz | admitted first\n"+strings.Repeat("y", 130)+"\n## aaa | admitted second\n"+strings.Repeat("a", 140), func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.PinnedChars = 200
+	block := Block(next, Index, false, Open(b.db, id, cfg).PinLimits())
+	if !quoted(block, "aaa") || !named(block, "zzz") {
+		t.Errorf("after a rebuild rewrote zzz: want aaa quoted and zzz named:\n%s", block)
 	}
 }

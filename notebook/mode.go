@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"context"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/yagent/yagent/config"
@@ -45,9 +46,19 @@ func NextMode(prev Mode, chars, count int, c config.Notes) Mode {
 
 // NeedsRebuild reports whether the notebook is past the compact
 // thresholds (the "compact" event after a turn).
-func NeedsRebuild(notes []Note, c config.Notes) bool {
+func NeedsRebuild(notes []Note, c config.Notes) bool { return OverCompact(notes, c) != "" }
+
+// OverCompact says which compact threshold the notebook is past ("" when
+// none): "18000 characters, over notes.compact_chars (16000)".
+func OverCompact(notes []Note, c config.Notes) string {
 	chars, count := Size(notes)
-	return chars > c.CompactChars || count > c.CompactNotes
+	switch {
+	case chars > c.CompactChars:
+		return fmt.Sprintf("%d characters, over notes.compact_chars (%d)", chars, c.CompactChars)
+	case count > c.CompactNotes:
+		return fmt.Sprintf("%d notes, over notes.compact_notes (%d)", count, c.CompactNotes)
+	}
+	return ""
 }
 
 // EnterTurn computes the mode at turn entry from the notebook's size and

@@ -57,13 +57,13 @@ func TestBlock(t *testing.T) {
 		{Name: "goal", Description: "the goal", Body: "ship v1", Pinned: true},
 		{Name: "todo", Description: "open items", Body: "- tests"},
 	}
-	inline := Block(notes, Inline, false, 300)
+	inline := Block(notes, Inline, false, PinLimits{Chars: 300, Max: 2})
 	for _, w := range []string{"[notebook] 3 notes", "## todo | open items\n- tests", "## goal | the goal (pinned)\nship v1"} {
 		if !strings.Contains(inline, w) {
 			t.Errorf("inline block lacks %q:\n%s", w, inline)
 		}
 	}
-	index := Block(notes, Index, false, 200)
+	index := Block(notes, Index, false, PinLimits{Chars: 200, Max: 2})
 	for _, w := range []string{"index mode: chat_note_read NAME gives a body", "- todo — open items",
 		"## big-pin | a long pinned note (pinned; over the pin budget — chat_note_read big-pin for the body)", "## goal | the goal (pinned)\nship v1"} {
 		if !strings.Contains(index, w) {
@@ -73,10 +73,10 @@ func TestBlock(t *testing.T) {
 	if strings.Contains(index, "- tests") || strings.Contains(index, "ppppp") {
 		t.Errorf("index block shows an unpinned body or the over-budget pin's body:\n%s", index)
 	}
-	if Block(nil, Inline, false, 300) != "" {
+	if Block(nil, Inline, false, PinLimits{Chars: 300, Max: 2}) != "" {
 		t.Error("an empty notebook without pressure got a block")
 	}
-	if b := Block(nil, Inline, true, 300); !strings.Contains(b, "[notebook] empty") {
+	if b := Block(nil, Inline, true, PinLimits{Chars: 300, Max: 2}); !strings.Contains(b, "[notebook] empty") {
 		t.Errorf("an empty notebook under pressure got %q; want a block", b)
 	}
 }

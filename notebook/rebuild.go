@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/yagent/yagent/internal/prompt"
@@ -22,6 +23,10 @@ type RebuildOptions struct {
 	Summary string
 	// Logf receives what the checks cut or restored.
 	Logf func(format string, args ...any)
+	// Turn is the turn just finished. A rebuild that failed backs off: the
+	// next one is tried only 2, 4, 8… (at most 64) turns later, counted in
+	// the state database so one-shot resumes back off too. 0 = no backoff.
+	Turn int
 }
 
 // RebuildResult says what a rebuild did.
@@ -32,7 +37,15 @@ type RebuildResult struct {
 	Attempts                 int
 	Restored                 []string // pinned notes the model dropped, put back verbatim
 	Usage                    llm.Usage
+	// Deferred is true when earlier failures put this turn inside the
+	// backoff: no model call was made. RetryTurn is the first turn that
+	// tries again (also set after a failure).
+	Deferred  bool
+	RetryTurn int
 }
+
+// maxBackoffTurns caps the rebuild's backoff.
+const maxBackoffTurns = 64
 
 // ErrRebuildRejected is returned when both attempts failed the checks; the
 // old notebook is kept.
@@ -58,6 +71,16 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 	if !NeedsRebuild(old, b.cfg) {
 		return res, nil
 	}
+	if o.Turn > 0 {
+		var after int
+		if err := b.db.QueryRowContext(ctx, `SELECT notes_rebuild_after FROM chats WHERE id = ?`, b.chatID).Scan(&after); err != nil {
+			return res, fmt.Errorf("notebook rebuild: %w", err)
+		}
+		if o.Turn < after {
+			res.Deferred, res.RetryTurn = true, after
+			return res, nil
+		}
+	}
 	target, maxNotes := b.cfg.CompactTargetChars, b.cfg.MaxNotes
 	var lastErr error
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -67,6 +90,9 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 		res.Usage.CachedPromptTokens += usage.CachedPromptTokens
 		res.Usage.CompletionTokens += usage.CompletionTokens
 		if err != nil {
+			if ctx.Err() == nil {
+				b.backOff(ctx, o.Turn, &res, logf)
+			}
 			return res, fmt.Errorf("notebook rebuild: %w; the old notebook is kept", err)
 		}
 		next, restored, err := b.check(old, text, logf)
@@ -82,7 +108,25 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 		lastErr = err
 		target, maxNotes = target/2, max(maxNotes/2, 1) // one retry, twice as strict
 	}
+	b.backOff(ctx, o.Turn, &res, logf)
 	return res, fmt.Errorf("%w: %v", ErrRebuildRejected, lastErr)
+}
+
+// backOff counts a failed rebuild and sets the first turn that may try
+// again: 2^failures turns after this one, at most maxBackoffTurns. A
+// failure to record it is logged; the next turn then simply tries again.
+func (b *Book) backOff(ctx context.Context, turn int, res *RebuildResult, logf func(string, ...any)) {
+	if turn <= 0 {
+		return
+	}
+	// One statement: the right-hand sides see the old failure count.
+	err := b.db.QueryRowContext(ctx, `UPDATE chats SET notes_rebuild_failures = notes_rebuild_failures + 1,
+		notes_rebuild_after = ? + min(1 << min(notes_rebuild_failures + 1, 30), ?) WHERE id = ? RETURNING notes_rebuild_after`,
+		turn, maxBackoffTurns, b.chatID).Scan(&res.RetryTurn)
+	if err != nil {
+		res.RetryTurn = 0
+		logf("notebook rebuild: recording the failure: %v", err)
+	}
 }
 
 func (b *Book) ask(ctx context.Context, o RebuildOptions, old []Note, target, maxNotes int) (string, llm.Usage, error) {
@@ -184,8 +228,13 @@ func (b *Book) check(old []Note, text string, logf func(string, ...any)) ([]Note
 		}
 		n.Name, n.Updated, n.New = name, now, true
 		if prev, ok := byName[name]; ok {
-			// A survivor: its body before the rebuild goes to prev_body.
-			n.Created, n.PrevBody, n.Pinned = prev.Created, prev.Body, prev.Pinned
+			// A survivor: its body before the rebuild goes to prev_body. A
+			// pin the model rewrote got in without the budget check: it
+			// ranks after the pins admitted by it.
+			n.Created, n.PrevBody, n.Pinned, n.PinnedAt = prev.Created, prev.Body, prev.Pinned, prev.PinnedAt
+			if n.Pinned && n.Body != prev.Body {
+				n.PinnedAt = now.Truncate(time.Millisecond)
+			}
 		} else {
 			n.Created, n.PrevBody = now, "" // born in a merge: new
 		}

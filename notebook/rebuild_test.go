@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +108,52 @@ func TestRebuildThatGrowsIsRejected(t *testing.T) {
 	}
 	if _, err := b.Restore(t.Context()); !IsRefusal(err) {
 		t.Error("a rejected rebuild left an archive")
+	}
+}
+
+// TestRebuildBacksOff: a rebuild that keeps failing is not retried after
+// every turn: after a failure (two calls: the attempt and its stricter
+// retry) the next try waits 2, then 4, 8… turns; the wait is in the state
+// database, so another process (a one-shot resume) waits too; a success
+// (here: a restore, any swap) starts afresh.
+func TestRebuildBacksOff(t *testing.T) {
+	srv, client := scripted(t, "notebook-rebuild-fails")
+	b, _, id := newBook(t)
+	oversized(t, b)
+	calls := func() int { return len(srv.Requests()) }
+	var perTurn []int
+	for turn := 1; turn <= 8; turn++ {
+		book := b
+		if turn == 5 {
+			book = Open(b.db, id, testConfig()) // another process
+			book.now = b.now
+		}
+		before := calls()
+		res, err := book.Rebuild(t.Context(), RebuildOptions{Client: client, Turn: turn})
+		perTurn = append(perTurn, calls()-before)
+		switch {
+		case res.Deferred:
+			if err != nil || res.RetryTurn <= turn {
+				t.Errorf("turn %d: deferred with %v, retry at %d", turn, err, res.RetryTurn)
+			}
+		case !errors.Is(err, ErrRebuildRejected):
+			t.Errorf("turn %d: %+v, %v; want rejected", turn, res, err)
+		}
+	}
+	// Turn 1 fails (retry at 3), turn 3 fails (retry at 7), turn 7 fails.
+	if want := []int{2, 0, 2, 0, 0, 0, 2, 0}; !slices.Equal(perTurn, want) {
+		t.Errorf("model calls per turn = %v; want %v", perTurn, want)
+	}
+	if _, err := b.Restore(t.Context()); !IsRefusal(err) { // nothing archived: no swap happened
+		t.Fatalf("restore = %v", err)
+	}
+	notes, _ := b.List(t.Context())
+	if err := b.replace(t.Context(), notes, notes); err != nil {
+		t.Fatal(err)
+	}
+	before := calls()
+	if res, _ := b.Rebuild(t.Context(), RebuildOptions{Client: client, Turn: 9}); res.Deferred || calls()-before != 2 {
+		t.Errorf("after a swap the rebuild is still deferred: %+v", res)
 	}
 }
 

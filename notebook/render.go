@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,10 +10,14 @@ import (
 // BlockHeader starts the notebook's part of the [state] block.
 const BlockHeader = "[notebook]"
 
+// PinLimits are the pinned notes' own budget in the index-mode block:
+// Chars (pinned_chars, never below max_note_chars) and Max (pinned_max).
+type PinLimits struct{ Chars, Max int }
+
 // Block renders the notebook for the tail's [state] block. An empty
 // notebook gets a block only under pressure — silence there would miss the
 // main case: a long session that has not written anything yet.
-func Block(notes []Note, mode Mode, underPressure bool, pinnedBudget int) string {
+func Block(notes []Note, mode Mode, underPressure bool, pins PinLimits) string {
 	var b strings.Builder
 	if len(notes) == 0 {
 		if !underPressure {
@@ -38,21 +43,46 @@ func Block(notes []Note, mode Mode, underPressure bool, pinnedBudget int) string
 			fmt.Fprintf(&b, "\n- %s — %s", n.Name, n.Description)
 		}
 	}
-	// Pinned notes verbatim, within their budget. A pin over the budget
-	// (restored from the archive, a lowered ceiling) is named with a
-	// marker and does not push the others out.
-	used := 0
+	quoted := quotedPins(notes, pins)
 	for _, n := range notes {
-		if !n.Pinned {
-			continue
-		}
-		size := utf8.RuneCountInString(n.Body)
-		if used+size > pinnedBudget {
+		switch {
+		case !n.Pinned:
+		case quoted[n.Name]:
+			fmt.Fprintf(&b, "\n## %s | %s (pinned)\n%s", n.Name, n.Description, strings.TrimRight(n.Body, "\n"))
+		default:
 			fmt.Fprintf(&b, "\n## %s | %s (pinned; over the pin budget — chat_note_read %s for the body)", n.Name, n.Description, n.Name)
-			continue
 		}
-		used += size
-		fmt.Fprintf(&b, "\n## %s | %s (pinned)\n%s", n.Name, n.Description, strings.TrimRight(n.Body, "\n"))
 	}
 	return b.String()
+}
+
+// quotedPins decides which pinned notes are quoted verbatim within the pin
+// budget. Pins that passed the budget check hold their place in the order
+// they were admitted (PinnedAt, then name); a pin that arrived past the
+// check — restored from the archive, rewritten by a rebuild, or over a
+// ceiling lowered since — comes after them, so it is the one named with a
+// marker instead of quoted, and pushes no other pin out.
+func quotedPins(notes []Note, pins PinLimits) map[string]bool {
+	var pinned []Note
+	for _, n := range notes {
+		if n.Pinned {
+			pinned = append(pinned, n)
+		}
+	}
+	slices.SortStableFunc(pinned, func(a, b Note) int {
+		if c := a.PinnedAt.Compare(b.PinnedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	quoted := map[string]bool{}
+	used := 0
+	for _, n := range pinned {
+		size := utf8.RuneCountInString(n.Body)
+		if len(quoted) < pins.Max && used+size <= pins.Chars {
+			quoted[n.Name] = true
+			used += size
+		}
+	}
+	return quoted
 }

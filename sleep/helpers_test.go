@@ -114,6 +114,24 @@ func (f *fixture) countTurns() int {
 	return n
 }
 
+// setDue sets the session's due time.
+func (f *fixture) setDue(at time.Time) {
+	f.t.Helper()
+	if _, err := f.db.Exec(`UPDATE chats SET next_sleep_at = ? WHERE id = ?`, at.UnixMilli(), f.chatID); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// due reads the session's due time.
+func (f *fixture) due() time.Time {
+	f.t.Helper()
+	d, err := f.cur.Due(f.t.Context(), f.chatID)
+	if err != nil || d == nil {
+		f.t.Fatalf("due = %v, %v", d, err)
+	}
+	return *d
+}
+
 func (f *fixture) profile() Profile {
 	f.t.Helper()
 	p, err := f.st.Profile(f.t.Context(), f.chatID)

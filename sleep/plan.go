@@ -66,6 +66,22 @@ func Split(p Profile, reachable []*agents.Tool, core []string, toolsets map[stri
 	return in, hidden
 }
 
+// TurnSplit is the split one turn applies, the director's and the
+// overview's alike: with curation (applies: no explicit toolset, a kind
+// that is curated) the profile's Split; without it everything reachable.
+// When nothing ends up hidden, tool_find and tool_load are left out of the
+// request — they would only cost room.
+func TurnSplit(p Profile, reachable []*agents.Tool, core []string, toolsets map[string][]string, applies bool) (in, hidden []*agents.Tool) {
+	in = reachable
+	if applies {
+		in, hidden = Split(p, reachable, core, toolsets)
+	}
+	if len(hidden) == 0 {
+		in = slices.DeleteFunc(slices.Clone(in), func(t *agents.Tool) bool { return slices.Contains(Always, t.Name) })
+	}
+	return in, hidden
+}
+
 // PlanInput is what the safeguards judge a model's plan against.
 type PlanInput struct {
 	Reachable []*agents.Tool

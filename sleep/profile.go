@@ -22,8 +22,12 @@ var (
 
 // Overview is what a session sees by default (`yagent tools profile`):
 // the stored profile, the visible entries expanded to tool names, and
-// how many tools are in context and reachable under the gates of the
-// current cycle (nil before the session ran a turn).
+// how many tools are in context and reachable under the gates and access
+// (--toolset) of the current cycle (nil before the session ran a turn).
+// The counts are those of the session's requests: InContext is what the
+// director declares (TurnSplit, the same function), Reachable what it
+// could; neither counts tool_find and tool_load, the curation's own
+// machinery, so with nothing hidden the two are equal.
 type Overview struct {
 	Session   string   `json:"session"`
 	Visible   []string `json:"visible"`
@@ -59,12 +63,28 @@ func (c *Curator) Overview(ctx context.Context, chatID string) (Overview, error)
 		return Overview{}, err
 	}
 	if ok {
-		reach := c.reachable(env.Gates)
-		in, _ := Split(p, reach, c.Config.Tools.Core, c.Toolsets)
-		r, i := len(reach), len(in)
+		var kind string
+		if err := c.Store.DB.QueryRowContext(ctx, `SELECT kind FROM chats WHERE id = ?`, chatID).Scan(&kind); err != nil {
+			return Overview{}, fmt.Errorf("tool profile of %s: %w", chatID, err)
+		}
+		applies := env.Access == "" && !slices.Contains(c.Config.SkipKinds, kind)
+		reach := c.reachable(env.Gates, env.Access)
+		in, _ := TurnSplit(p, reach, c.Config.Tools.Core, c.Toolsets, applies)
+		r, i := countTools(reach), countTools(in)
 		v.Reachable, v.InContext = &r, &i
 	}
 	return v, nil
+}
+
+// countTools counts tools other than the curation's own (Always).
+func countTools(tools []*agents.Tool) int {
+	n := 0
+	for _, t := range tools {
+		if !slices.Contains(Always, t.Name) {
+			n++
+		}
+	}
+	return n
 }
 
 // Stats is the statistics table the curation model would see, over the

@@ -37,8 +37,17 @@ func TestHandEdits(t *testing.T) {
 		t.Errorf("overview before a turn = %+v (effective %v); want effective %v and no counts", v, v.Effective, want)
 	}
 	f.turns(1, 1, "read_file")
-	if v, err = f.cur.Overview(ctx, id); err != nil || v.Reachable == nil || *v.Reachable != 6 || *v.InContext != 5 {
-		t.Errorf("overview after a turn = %+v, %v; want 6 reachable, 5 in context", v, err)
+	// tool_find and tool_load are not counted: 4 reachable, tool_02 hidden.
+	if v, err = f.cur.Overview(ctx, id); err != nil || v.Reachable == nil || *v.Reachable != 4 || *v.InContext != 3 {
+		t.Errorf("overview after a turn = %+v, %v; want 4 reachable, 3 in context", v, err)
+	}
+	// Under an explicit toolset the counts are the toolset's, uncurated.
+	f.cur.Toolsets = map[string][]string{"two": {"tool_01", "tool_02"}}
+	if err := f.st.SaveEnv(ctx, id, Env{Access: "set:two", Gates: GateMaster, Window: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = f.cur.Overview(ctx, id); err != nil || *v.Reachable != 2 || *v.InContext != 2 {
+		t.Errorf("overview under --toolset = %d reachable, %d in context, %v; want 2 and 2", *v.Reachable, *v.InContext, err)
 	}
 	if p, err = f.cur.Reset(ctx, id); err != nil || p.Curated || len(p.Visible) != 0 || !slices.Equal(p.Pinned, []string{"tool_00"}) {
 		t.Errorf("reset = %+v, %v; want uncurated with the pin kept", p, err)

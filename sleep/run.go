@@ -61,14 +61,12 @@ type Curator struct {
 	Client agents.ClientFunc
 	// Spend records tokens under the label "sleep".
 	Spend func(ctx context.Context, chatID string, u llm.Usage)
-	// Logf receives warnings the person should see (a typo in
-	// chat_sleep.tools.core, a bookkeeping write that failed); the
-	// director shows them as notices.
+	// Logf receives warnings the person should see (a bookkeeping write
+	// that failed); the director shows them as notices.
 	Logf func(format string, args ...any)
 
-	checkOnce sync.Once
-	mu        sync.Mutex
-	running   map[string]bool
+	mu      sync.Mutex
+	running map[string]bool
 }
 
 // Options of one run.
@@ -84,15 +82,23 @@ type Options struct {
 // ErrRunning is returned when a sleep of the session is already running.
 var ErrRunning = errors.New("a sleep of this session is already running")
 
-// checkCore logs, loudly and once, core names that are not in the registry.
-func (c *Curator) checkCore() {
-	c.checkOnce.Do(func() {
-		for _, n := range c.Config.Tools.Core {
-			if _, ok := c.Registry.Get(n); !ok && !slices.Contains(Always, n) {
-				c.logf("chat_sleep.tools.core names %q, which is not a tool: check the spelling (it protects nothing)", n)
-			}
+// UnknownCore returns a warning for every chat_sleep.tools.core name that
+// is no tool at all — neither in the registry nor a built-in switched off
+// by the configuration (chat_note_save with notes.enabled: false): a typo
+// protects nothing, silently. The director shows them when a session
+// opens, so run, chat, sleep and tools profile all say so.
+func (c *Curator) UnknownCore() []string {
+	var out []string
+	for _, n := range c.Config.Tools.Core {
+		if _, ok := c.Registry.Get(n); ok || slices.Contains(Always, n) {
+			continue
 		}
-	})
+		if _, builtin := toolspec.Lookup(n); builtin {
+			continue
+		}
+		out = append(out, fmt.Sprintf("chat_sleep.tools.core names %q, which is not a tool: check the spelling (it protects nothing)", n))
+	}
+	return out
 }
 
 // capture takes the session for a sleep with one UPDATE that also moves
@@ -116,14 +122,37 @@ func (c *Curator) capture(ctx context.Context, chatID string, manual bool) (bool
 	return n == 1, nil
 }
 
-// release ends a sleep and sets the next due time. A failure leaves the
-// latch set until retry_after passes: the session is curated again then,
-// so it is a warning, not an error of the run.
-func (c *Curator) release(ctx context.Context, chatID string) {
-	next := c.Store.Now().UTC().Add(c.Config.Interval.D())
-	if _, err := c.Store.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE chats SET sleep_started = NULL, next_sleep_at = ? WHERE id = ?`, next.UnixMilli(), chatID); err != nil {
+// release ends a sleep. A sleep that came to an outcome (journaled ok,
+// skipped, dropped or failed) is next due an interval from now; one cut
+// short — cancelled at the end of a one-shot run, or an error before any
+// outcome — keeps the due time its capture set, retry_after from the
+// capture, exactly like a crash. A failure to write leaves the latch set
+// until retry_after passes: the session is curated again then, so it is a
+// warning, not an error of the run.
+func (c *Curator) release(ctx context.Context, chatID string, completed bool) {
+	q, args := `UPDATE chats SET sleep_started = NULL WHERE id = ?`, []any{chatID}
+	if completed {
+		next := c.Store.Now().UTC().Add(c.Config.Interval.D())
+		q, args = `UPDATE chats SET sleep_started = NULL, next_sleep_at = ? WHERE id = ?`, []any{next.UnixMilli(), chatID}
+	}
+	if _, err := c.Store.DB.ExecContext(context.WithoutCancel(ctx), q, args...); err != nil {
 		c.logf("ending the sleep of %s: %v (it is retried after chat_sleep.retry_after)", chatID, err)
 	}
+}
+
+// Due returns a session's due time (nil: never scheduled). The scheduler
+// reads it after every nudge it served, off the hot path, so the director
+// can keep its in-memory copy current.
+func (c *Curator) Due(ctx context.Context, chatID string) (*time.Time, error) {
+	var due sql.NullInt64
+	if err := c.Store.DB.QueryRowContext(ctx, `SELECT next_sleep_at FROM chats WHERE id = ?`, chatID).Scan(&due); err != nil {
+		return nil, fmt.Errorf("the due time of %s: %w", chatID, err)
+	}
+	if !due.Valid {
+		return nil, nil
+	}
+	t := time.UnixMilli(due.Int64).UTC()
+	return &t, nil
 }
 
 // logf reports a warning through Logf, when set.
@@ -148,7 +177,6 @@ func (c *Curator) SetDueIfUnset(ctx context.Context, chatID string) (bool, error
 // Run runs the tools stage for a session and journals the outcome. It
 // calls no model and spends nothing when a threshold says no.
 func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error) {
-	c.checkCore()
 	progress := func(s string) {
 		if o.Progress != nil {
 			o.Progress(s)
@@ -176,13 +204,15 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 		}
 		return Run{Status: "skipped", Reason: "not due"}, nil
 	}
-	defer c.release(ctx, chatID)
+	completed := false
+	defer func() { c.release(ctx, chatID, completed) }()
 	run := Run{ChatID: chatID, Started: c.Store.Now().UTC(), DryRun: o.DryRun}
 	finish := func(status, reason string) (Run, error) {
 		run.Status, run.Reason, run.Finished = status, reason, c.Store.Now().UTC()
 		if err := c.Store.journal(context.WithoutCancel(ctx), run); err != nil {
 			return run, err
 		}
+		completed = status != "cancelled"
 		progress(fmt.Sprintf("sleep %s: %s (%s)", status, reason, run.Summary()))
 		return run, nil
 	}
@@ -213,7 +243,7 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	if env.Access != "" {
 		return finish("skipped", "an explicit toolset is active ("+env.Access+")")
 	}
-	reachable := c.reachable(env.Gates)
+	reachable := c.reachable(env.Gates, "")
 	cost := llm.EstimateTokens(nil, agents.Defs(reachable))
 	budget := int(float64(env.Window) * c.Config.Tools.BudgetPercent / 100)
 	if cost <= budget {
@@ -233,7 +263,15 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	progress(fmt.Sprintf("asking the model (%d tools, %d tokens of schemas, budget %d)", len(reachable), cost, budget))
 	proposed, reason, usage, err := c.ask(ctx, env, profile, reachable, table, cost, budget)
 	if c.Spend != nil && usage.PromptTokens+usage.CompletionTokens > 0 {
-		c.Spend(ctx, chatID, usage)
+		c.Spend(context.WithoutCancel(ctx), chatID, usage) // a call cut short still cost what it cost
+	}
+	if err != nil && ctx.Err() != nil {
+		// Cut short (the end of a one-shot run): not a failure of the
+		// curation. It is due again retry_after from the capture.
+		if _, jerr := finish("cancelled", fmt.Sprintf("cut short (%v); retried after chat_sleep.retry_after", ctx.Err())); jerr != nil {
+			return run, jerr
+		}
+		return run, ctx.Err()
 	}
 	if err != nil {
 		return finish("failed", err.Error())
@@ -258,8 +296,11 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	if err := c.Store.SaveProfile(ctx, chatID, profile); err != nil {
 		return run, err
 	}
-	// A new cycle: the gates accumulate afresh from the next turn.
-	env.Gates = 0
+	// A new cycle: the gates accumulate afresh from the next turn. The
+	// master bit stays — every turn of the lead is the person's — or until
+	// that turn (a second sleep, tools profile) the MasterOnly tools would
+	// not count as reachable, and a plan made then would hide them.
+	env.Gates &= GateMaster
 	if err := c.Store.SaveEnv(ctx, chatID, env); err != nil {
 		// The next turn writes the snapshot again; until then the old
 		// gates count, which only widens what is reachable.
@@ -269,10 +310,14 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 }
 
 // reachable is the union of the tools reachable under every gate seen in
-// the cycle, in name order.
-func (c *Curator) reachable(bits int) []*agents.Tool {
+// the cycle, in name order, within access (an explicit toolset "set:NAME";
+// "" = no limit).
+func (c *Curator) reachable(bits int, access string) []*agents.Tool {
 	seen := map[string]*agents.Tool{}
 	for _, g := range GatesFrom(bits) {
+		if set, ok := strings.CutPrefix(access, "set:"); ok {
+			g.Allow = append([]string{}, c.Toolsets[set]...) // an empty or unknown toolset allows nothing
+		}
 		for _, t := range c.Registry.Reachable(g) {
 			seen[t.Name] = t
 		}

@@ -3,6 +3,7 @@ package sleep
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Scheduler runs nudged sleeps in the background: at most MaxParallel at
@@ -14,6 +15,12 @@ type Scheduler struct {
 	wg      sync.WaitGroup
 	// OnRun, when set, sees every finished run.
 	OnRun func(Run, error)
+	// OnDue, when set, gets a session's due time (nil: never scheduled)
+	// after every nudge the scheduler served — set, captured, curated or
+	// found not due — so a long-lived caller keeps a current copy in
+	// memory and its hot path never asks the database. ok is false when
+	// the due time could not be read; the caller keeps its copy.
+	OnDue func(chatID string, due *time.Time, ok bool)
 }
 
 // NewScheduler returns a scheduler with a bounded nudge channel, running at
@@ -50,6 +57,7 @@ func (s *Scheduler) Start(ctx context.Context) {
 				return
 			case id := <-s.ch:
 				if set, err := s.curator.SetDueIfUnset(ctx, id); err != nil || set {
+					s.served(ctx, id)
 					continue
 				}
 				if s.sem != nil {
@@ -69,10 +77,21 @@ func (s *Scheduler) Start(ctx context.Context) {
 					if s.OnRun != nil && (err != nil || run.Status != "skipped" || run.Reason != "not due") {
 						s.OnRun(run, err)
 					}
+					s.served(ctx, id)
 				}()
 			}
 		}
 	}()
+}
+
+// served reports the session's due time after a nudge was served; nothing
+// once ctx is done (the caller is closing).
+func (s *Scheduler) served(ctx context.Context, id string) {
+	if s.OnDue == nil || ctx.Err() != nil {
+		return
+	}
+	due, err := s.curator.Due(ctx, id)
+	s.OnDue(id, due, err == nil)
 }
 
 // Wait waits for running sleeps (after ctx is cancelled, for the loop).

@@ -1,12 +1,15 @@
 package sleep
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/toolspec"
 )
 
@@ -22,25 +25,45 @@ func TestCurationUnderBudgetCallsNoModel(t *testing.T) {
 	}
 }
 
+// TestCurationHidesAndJournals: a plan keeping four of twelve extra tools
+// hides exactly the others the per-run cap allows (eight; the ninth comes
+// back), stores the decision in the profile, journals the run with the
+// model's plan and the safeguards' notes, and the one request showed the
+// statistics: coverage and calls of every tool per window, the windows
+// cut to the data's 11 days, the 1-day window marked thin.
 func TestCurationHidesAndJournals(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file", "tool_00")
 	r := f.run(Options{})
-	if r.Status != "ok" || len(r.Removed) != 8 || r.Summary() != "+0/−8 tools" {
-		t.Fatalf("run = %+v", r)
+	hidden := []string{"tool_04", "tool_05", "tool_06", "tool_07", "tool_08", "tool_09", "tool_10", "tool_11"}
+	if r.Status != "ok" || !slices.Equal(r.Removed, hidden) || len(r.Added) != 0 || r.Summary() != "+0/−8 tools" {
+		t.Fatalf("run = %+v; want %v hidden", r, hidden)
 	}
 	p := f.profile()
-	if !p.Curated || !slices.Contains(p.Visible, "tool_00") || slices.Contains(p.Visible, "tool_11") {
-		t.Errorf("profile = %+v", p)
+	want := []string{"case_hide_rare", "read_file", "tool_00", "tool_01", "tool_02", "tool_03", "tool_find", "tool_load"}
+	if !p.Curated || !slices.Equal(p.Visible, want) {
+		t.Errorf("profile = %+v; want curated, visible %v", p, want)
 	}
-	runs, _ := f.st.Runs(t.Context(), f.chatID, 10)
-	if len(runs) != 1 || runs[0].Summary() != "+0/−8 tools" || !strings.Contains(runs[0].Plan, "keep what is used") {
-		t.Errorf("journal = %+v", runs)
+	runs, err := f.st.Runs(t.Context(), f.chatID, 10)
+	if err != nil || len(runs) != 1 || runs[0].Status != "ok" || !slices.Equal(runs[0].Removed, hidden) ||
+		!strings.Contains(runs[0].Plan, `"reason":"keep what is used"`) || !strings.Contains(runs[0].Plan, "kept by the per-run cap of 8 (highest coverage first): tool_03") {
+		t.Errorf("journal = %+v, %v", runs, err)
 	}
-	// The request showed the statistics table with coverage per window.
+	if n := len(f.srv.Requests()); n != 1 {
+		t.Fatalf("%d model calls; want 1", n)
+	}
 	req := f.srv.Requests()[0].Messages[0].Content
-	if !strings.Contains(req, "tool_00  1/1 turns") && !strings.Contains(req, "tool_00  2/2 turns") && !strings.Contains(req, "20/20 turns, 20 calls") {
-		t.Errorf("the statistics are not in the request:\n%s", req)
+	for _, line := range []string{
+		"statistics over 20 turns, 11 days of data",
+		"  1d        1         4            1  thin",
+		"  7d       13        52            7\n",
+		" 11d       20        80           10\n",
+		"tool_00  1/1 turns, 1 calls  13/13 turns, 13 calls  20/20 turns, 20 calls  loads 0",
+		"tool_11  0/1 turns, 0 calls  0/13 turns, 0 calls  0/20 turns, 0 calls  loads 0",
+	} {
+		if !strings.Contains(req, line) {
+			t.Errorf("the request lacks %q:\n%s", line, req)
+		}
 	}
 }
 
@@ -118,6 +141,8 @@ func TestCurationDryRunAppliesNothing(t *testing.T) {
 	}
 }
 
+// TestCurationSkips: a skipped kind, too few turns, no snapshot and an
+// explicit toolset each skip the stage without a model call.
 func TestCurationSkips(t *testing.T) {
 	f := newFixture(t, "subagent", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
@@ -133,15 +158,25 @@ func TestCurationSkips(t *testing.T) {
 	if r := h.run(Options{}); r.Status != "skipped" || !strings.Contains(r.Reason, "no environment snapshot") {
 		t.Errorf("never ran = %+v", r)
 	}
-	if len(f.srv.Requests())+len(g.srv.Requests())+len(h.srv.Requests()) != 0 {
+	// No curation under --toolset: the snapshot records the access.
+	k := newFixture(t, "interactive", 12, "case_hide_rare")
+	k.turns(20, 10, "read_file")
+	if err := k.st.SaveEnv(t.Context(), k.chatID, Env{Access: "set:mine", Gates: GateMaster, Window: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	if r := k.run(Options{}); r.Status != "skipped" || !strings.Contains(r.Reason, "explicit toolset is active (set:mine)") || k.profile().Curated {
+		t.Errorf("explicit toolset = %+v", r)
+	}
+	if len(f.srv.Requests())+len(g.srv.Requests())+len(h.srv.Requests())+len(k.srv.Requests()) != 0 {
 		t.Error("a skipped run called the model")
 	}
 }
 
 // TestCurationLatchAndCrash: a second run over a running one is refused
-// (the latch); a crash between capture and finish loses nothing — the
-// capture moved the due time by retry_after and the sleep runs again after
-// it.
+// (the latch), manual or scheduled; a crash between capture and finish
+// loses nothing — the capture moved the due time by retry_after and the
+// sleep runs again after it; a finished run sets the next due time an
+// interval away.
 func TestCurationLatchAndCrash(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
@@ -155,17 +190,139 @@ func TestCurationLatchAndCrash(t *testing.T) {
 	if r, _ := f.cur.Run(t.Context(), f.chatID, Options{}); r.Status != "skipped" || r.Reason != "not due" {
 		t.Errorf("a scheduled run during the capture = %+v", r)
 	}
+	if due := f.due(); !due.Equal(f.now.Add(time.Hour)) {
+		t.Errorf("due after the capture = %v; want retry_after (1h) later, %v", due, f.now.Add(time.Hour))
+	}
 	f.now = f.now.Add(61 * time.Minute) // past retry_after: the dead capture expired
 	r, err := f.cur.Run(t.Context(), f.chatID, Options{})
 	if err != nil || r.Status != "ok" {
 		t.Fatalf("the sleep after the crash = %+v, %v", r, err)
 	}
-	// After a run the next due time is an interval away, and min_gap keeps
-	// a second scheduled run off.
-	var next int64
-	f.db.QueryRow(`SELECT next_sleep_at FROM chats WHERE id = ?`, f.chatID).Scan(&next)
-	if due := time.UnixMilli(next).UTC(); !due.Equal(f.now.Add(24 * time.Hour)) {
-		t.Errorf("next_sleep_at = %v; want %v", due, f.now.Add(24*time.Hour))
+	if due := f.due(); !due.Equal(f.now.Add(24 * time.Hour)) {
+		t.Errorf("next_sleep_at = %v; want an interval later, %v", due, f.now.Add(24*time.Hour))
+	}
+}
+
+// TestCurationCancelledRetriesAfterRetryAfter: a due curation cut short —
+// the end of a one-shot `yagent run` or `resume ID "…"` cancels it during
+// its model call — is journaled as cancelled and due again retry_after
+// (1 h) after its capture, not a whole interval later; it then runs.
+func TestCurationCancelledRetriesAfterRetryAfter(t *testing.T) {
+	f := newFixture(t, "interactive", 12, "case_hide_rare")
+	f.turns(20, 10, "read_file")
+	f.setDue(f.now)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, err := f.cur.Run(ctx, f.chatID, Options{Progress: func(p string) {
+		if strings.HasPrefix(p, "asking the model") {
+			cancel() // the process ends while the curation call runs
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run = %v; want context.Canceled", err)
+	}
+	captured := f.now
+	if due := f.due(); !due.Equal(captured.Add(time.Hour)) {
+		t.Errorf("due after the cancelled sleep = %v; want retry_after (1h) after the capture, %v", due, captured.Add(time.Hour))
+	}
+	runs, _ := f.st.Runs(t.Context(), f.chatID, 10)
+	if len(runs) != 1 || runs[0].Status != "cancelled" || f.profile().Curated {
+		t.Errorf("journal = %+v; want one cancelled run and nothing applied", runs)
+	}
+	f.now = captured.Add(59 * time.Minute)
+	if r, _ := f.cur.Run(t.Context(), f.chatID, Options{}); r.Status != "skipped" || r.Reason != "not due" {
+		t.Errorf("a nudge before retry_after = %+v; want not due", r)
+	}
+	f.now = captured.Add(61 * time.Minute)
+	if r, err := f.cur.Run(t.Context(), f.chatID, Options{}); err != nil || r.Status != "ok" || !f.profile().Curated {
+		t.Errorf("the retry after retry_after = %+v, %v; want a curation", r, err)
+	}
+}
+
+// TestCurationMinGap: min_gap (20 h) keeps a second scheduled curation off
+// even when the session is due (a message at 23:59 and one at 00:05); past
+// it the session is curated again. Manual runs ignore it.
+func TestCurationMinGap(t *testing.T) {
+	f := newFixture(t, "interactive", 12, "case_hide_rare")
+	f.turns(20, 10, "read_file")
+	f.setDue(f.now)
+	if r, err := f.cur.Run(t.Context(), f.chatID, Options{}); err != nil || r.Status != "ok" {
+		t.Fatalf("first curation = %+v, %v", r, err)
+	}
+	first := f.now
+	f.now = first.Add(19 * time.Hour)
+	f.setDue(f.now)
+	r, err := f.cur.Run(t.Context(), f.chatID, Options{})
+	if err != nil || r.Status != "skipped" || !strings.Contains(r.Reason, "chat_sleep.min_gap") || len(f.srv.Requests()) != 1 {
+		t.Errorf("a due run 19h after a curation = %+v, %v (%d model calls); want skipped by min_gap, no call", r, err, len(f.srv.Requests()))
+	}
+	f.now = first.Add(21 * time.Hour)
+	f.setDue(f.now)
+	if r, err := f.cur.Run(t.Context(), f.chatID, Options{}); err != nil || r.Status != "ok" || len(f.srv.Requests()) != 2 {
+		t.Errorf("a due run 21h after a curation = %+v, %v; want a curation", r, err)
+	}
+}
+
+// TestCoreAndPinnedNeverHidden pins both enforcement points: the plan's
+// safeguards put core (chat_sleep.tools.core, the Core flag) and pinned
+// tools back whatever the model answered, and a turn's split keeps them in
+// context whatever the stored profile says (a hand-set list, an old one).
+func TestCoreAndPinnedNeverHidden(t *testing.T) {
+	f := newFixture(t, "interactive", 6)
+	core := []string{"read_file"}
+	pinned := []string{"tool_05"}
+	reach := f.reg.Reachable(GatesFrom(GateMaster)[0])
+	never := []string{"read_file", "tool_05", "tool_find", "tool_load"} // config core, pinned, Core flag
+	t.Run("plan", func(t *testing.T) {
+		plenty := Table{Windows: []Window{{Days: 30, Turns: 50}}} // not thin: the set may shrink
+		plan, err := ApplySafeguards(PlanInput{Reachable: reach, Old: Profile{Pinned: pinned}, Proposed: []string{"tool_00"}, Core: core, Table: plenty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range never {
+			if !slices.Contains(plan.Visible, n) || slices.Contains(plan.Removed, n) {
+				t.Errorf("the plan hid %s: visible %v, removed %v", n, plan.Visible, plan.Removed)
+			}
+		}
+		if len(plan.Removed) != 4 {
+			t.Errorf("removed %v; want tool_01…tool_04", plan.Removed)
+		}
+	})
+	t.Run("turn", func(t *testing.T) {
+		in, hidden := Split(Profile{Visible: []string{"tool_00"}, Pinned: pinned, Curated: true}, reach, core, nil)
+		for _, n := range never {
+			if !slices.Contains(agents.Names(in), n) || slices.Contains(agents.Names(hidden), n) {
+				t.Errorf("the turn hid %s: in context %v", n, agents.Names(in))
+			}
+		}
+		if len(hidden) != 4 {
+			t.Errorf("hidden %v; want tool_01…tool_04", agents.Names(hidden))
+		}
+	})
+}
+
+// TestCurationToolsLeadOnly: tool_find and tool_load never reach a
+// sub-agent's turn (it has no catalogue; the lead decides its tools).
+func TestCurationToolsLeadOnly(t *testing.T) {
+	f := newFixture(t, "interactive", 1)
+	sub := agents.Names(f.reg.Reachable(agents.Gates{SubAgent: true, Master: true}))
+	lead := agents.Names(f.reg.Reachable(agents.Gates{Master: true}))
+	for _, n := range Always {
+		if slices.Contains(sub, n) || !slices.Contains(lead, n) {
+			t.Errorf("%s: in a sub-agent's turn %v, in the lead's %v; want the lead's only", n, slices.Contains(sub, n), slices.Contains(lead, n))
+		}
+	}
+}
+
+// TestUnknownCore: a core name that is no tool is reported; a tool of the
+// registry, a curation tool and a built-in switched off by the
+// configuration (chat_note_save without a notebook) are not.
+func TestUnknownCore(t *testing.T) {
+	f := newFixture(t, "interactive", 1)
+	f.cur.Config.Tools.Core = []string{"read_file", "raed_file", "tool_find", "chat_note_save", "tool_00"}
+	got := f.cur.UnknownCore()
+	if len(got) != 1 || !strings.Contains(got[0], `"raed_file", which is not a tool: check the spelling`) {
+		t.Errorf("UnknownCore = %q; want raed_file only", got)
 	}
 }
 

@@ -161,7 +161,7 @@ type Run struct {
 	ChatID   string    `json:"chat_id"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished"`
-	Status   string    `json:"status"` // ok, skipped, failed, dropped
+	Status   string    `json:"status"` // ok, skipped, failed, dropped, cancelled
 	Reason   string    `json:"reason"`
 	DryRun   bool      `json:"dry_run"`
 	Added    []string  `json:"added"`

@@ -142,6 +142,10 @@ func (c *chat) turn(ctx context.Context, prompt string) error {
 		cancel()
 	}()
 	_, err := c.s.turn(tctx, prompt)
+	// A session open for long becomes due for its tool curation while it
+	// is open: check after every turn (in memory), so it sleeps between
+	// turns and the next one gets the curated list.
+	c.s.d.CheckSleep()
 	return err
 }
 

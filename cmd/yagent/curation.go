@@ -152,7 +152,7 @@ func NewCmdToolsProfile(f *Factory) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return toolsProfileRun(cmd.Context(), f, opts) },
 	}
 	opts.Target.register(cmd)
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {session, visible, effective, pinned, curated, in_context, reachable} (the counts are null before the session ran)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {session, visible, effective, pinned, curated, in_context, reachable} (the counts are null before the session ran; neither counts tool_find/tool_load)")
 	return cmd
 }
 

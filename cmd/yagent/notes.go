@@ -74,7 +74,7 @@ func NewCmdNotesLs(f *Factory) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return notesLsRun(cmd.Context(), f, opts) },
 	}
-	opts.register(cmd, "print JSON: [{name, description, body, prev_body, pinned, created, updated, new}]")
+	opts.register(cmd, "print JSON: [{name, description, body, prev_body, pinned, pinned_at, created, updated, new}] (pinned_at only on pinned notes)")
 	return cmd
 }
 
@@ -128,7 +128,7 @@ func NewCmdNotesShow(f *Factory) *cobra.Command {
 			return notesShowRun(cmd.Context(), f, opts)
 		},
 	}
-	opts.register(cmd, "print JSON: {name, description, body, prev_body, pinned, created, updated, new}")
+	opts.register(cmd, "print JSON: {name, description, body, prev_body, pinned, pinned_at, created, updated, new} (pinned_at only on a pinned note)")
 	return cmd
 }
 
@@ -293,13 +293,21 @@ func NewCmdNotesRestore(f *Factory) *cobra.Command {
 }
 
 func notesRestoreRun(ctx context.Context, f *Factory, opts *notesOptions) error {
-	book, _, err := openNotebook(ctx, f, &opts.Target)
+	book, in, err := openNotebook(ctx, f, &opts.Target)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
 	notes, err := book.Restore(ctx)
 	if err != nil {
 		return err
+	}
+	if over := notebook.OverCompact(notes, cfg.Notes); over != "" {
+		fmt.Fprintf(f.IO.ErrOut, "note: the restored notebook is %s: the next turn of session %s rebuilds it, "+
+			"archiving it in place of the notebook it replaced now (raise the threshold to keep it as it is)\n", over, in.ID)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(notes))

@@ -194,7 +194,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
-		Events: out.sink, Policy: policy, Session: sess, Toolset: fl.Toolset, Tools: extra,
+		Events: out.sink, Policy: policy, Session: sess, Toolset: fl.Toolset, Tools: extra, Model: fl.Model,
 	})
 	if err != nil {
 		return nil, err

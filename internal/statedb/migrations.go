@@ -112,4 +112,10 @@ CREATE TABLE sleep_runs (
 CREATE INDEX sleep_runs_chat ON sleep_runs(chat_id, started);
 ALTER TABLE chats ADD COLUMN sleep_started INTEGER;
 `,
+	// 4: the notebook rebuild's backoff: failed rebuilds in a row and the
+	// first turn that may try again.
+	`
+ALTER TABLE chats ADD COLUMN notes_rebuild_failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chats ADD COLUMN notes_rebuild_after INTEGER NOT NULL DEFAULT 0;
+`,
 }
