@@ -33,6 +33,9 @@ type WorkerOptions struct {
 	Events agents.Sink
 	// FetchCooldown is River's pause between fetches (0: 20 ms).
 	FetchCooldown time.Duration
+	// Drain makes Serve return nil once the queue has no job left to run
+	// (none available, scheduled, retryable or running anywhere).
+	Drain bool
 }
 
 // Serve runs delegation jobs until ctx ends. Jobs running then are handed
@@ -51,7 +54,12 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if cooldown <= 0 {
 		cooldown = 20 * time.Millisecond
 	}
+	id := ""
+	if opts.Name != "" { // River's leader table then names the host
+		id = fmt.Sprintf("%.60s-%d", opts.Name, time.Now().UnixNano())
+	}
 	client, err := q.client(&river.Config{
+		ID:                id,
 		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: opts.Concurrency}},
 		Workers:           workers,
 		FetchCooldown:     cooldown,
@@ -65,14 +73,49 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start the worker on %s: %w", q.addr, err)
 	}
-	<-ctx.Done()
+	drained := false
+	if opts.Drain {
+		drained = q.waitDrained(ctx)
+	} else {
+		<-ctx.Done()
+	}
 	w.stopping.Store(true)
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if err := client.StopAndCancel(stop); err != nil {
 		return fmt.Errorf("stop the worker: %w", err)
 	}
+	if drained {
+		return nil
+	}
 	return ctx.Err()
+}
+
+// waitDrained returns true once two looks half a second apart find no
+// job of the queue left to run, false when ctx ends first.
+func (q *Queue) waitDrained(ctx context.Context) bool {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	empty := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		var n int
+		err := q.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1
+			AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`, QueueName).Scan(&n)
+		switch {
+		case err != nil || n > 0:
+			empty = 0
+		default:
+			empty++
+		}
+		if empty == 2 {
+			return true
+		}
+	}
 }
 
 type delegationWorker struct {
