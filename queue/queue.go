@@ -38,9 +38,10 @@ type Options struct {
 	// Source names where DSN came from, for errors: "queue.dsn" or
 	// "--queue".
 	Source string
-	// RescueAfter is how long a job may run before River takes its worker
-	// for dead and retries it (River's RescueStuckJobsAfter). It must be
-	// longer than the longest delegation.
+	// RescueAfter is how long a job may run: a worker stops a delegation
+	// still running then, and River takes a job still marked running then
+	// for a dead worker's and retries it (River's JobTimeout and
+	// RescueStuckJobsAfter). Set it above the longest delegation.
 	RescueAfter time.Duration
 	// MaxAttempts is how often a delegation is tried before its failure
 	// lands as a degraded note.
@@ -215,8 +216,10 @@ func (q *Queue) migrate(ctx context.Context) (err error) {
 func (q *Queue) client(cfg *river.Config) (*river.Client[pgx.Tx], error) {
 	cfg.Logger = q.logger
 	cfg.MaxAttempts = q.opts.MaxAttempts
+	// River rescues a job only past its timeout: rescue_after is both how
+	// long a delegation may run and when a dead worker's job is retried.
+	cfg.JobTimeout = q.opts.RescueAfter
 	cfg.RescueStuckJobsAfter = q.opts.RescueAfter
-	cfg.JobTimeout = -1 // a delegation has its own step and token budgets
 	cfg.RetryPolicy = retryPolicy{}
 	cfg.CompletedJobRetentionPeriod = 7 * 24 * time.Hour // --resume collects outputs days later
 	return river.NewClient(q.driver, cfg)

@@ -31,7 +31,7 @@ type WorkerOptions struct {
 	Name string
 	// Events receives a notice per job started and finished.
 	Events agents.Sink
-	// FetchCooldown is River's pause between fetches (0: 20 ms).
+	// FetchCooldown is River's pause between fetches (0: 5 ms).
 	FetchCooldown time.Duration
 	// Drain makes Serve return nil once the queue has no job left to run
 	// (none available, scheduled, retryable or running anywhere).
@@ -52,7 +52,7 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	}
 	cooldown := opts.FetchCooldown
 	if cooldown <= 0 {
-		cooldown = 20 * time.Millisecond
+		cooldown = 5 * time.Millisecond
 	}
 	id := ""
 	if opts.Name != "" { // River's leader table then names the host
