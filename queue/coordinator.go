@@ -55,6 +55,7 @@ type Coordinator struct {
 	waiting map[int64]*waiter
 	stop    context.CancelFunc
 	done    chan struct{}
+	closed  sync.Once
 }
 
 type waiter struct {
@@ -355,23 +356,28 @@ func (c *Coordinator) poll(ctx context.Context) {
 		c.mu.Unlock()
 		for start := 0; start < len(ids); start += 1000 {
 			chunk := ids[start:min(start+1000, len(ids))]
-			c.collect(ctx, chunk, rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled)
-			if tick%4 == 0 {
-				c.collect(ctx, chunk, rivertype.JobStateRetryable)
+			c.collect(ctx, river.NewJobListParams().IDs(chunk...).First(len(chunk)).
+				States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled))
+			if tick%4 == 0 { // failed attempts, for the progress
+				c.collect(ctx, river.NewJobListParams().IDs(chunk...).First(len(chunk)).Where("cardinality(errors) > 0").
+					States(rivertype.JobStateAvailable, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled))
 			}
 		}
 	}
 }
 
-func (c *Coordinator) collect(ctx context.Context, ids []int64, states ...rivertype.JobState) {
-	res, err := c.client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(states...).First(len(ids)))
+// collect hands the finished jobs among params' to their waiters and
+// shows the failed attempts of the others.
+func (c *Coordinator) collect(ctx context.Context, params *river.JobListParams) {
+	res, err := c.client.JobList(ctx, params)
 	if err != nil {
 		return // the next tick tries again
 	}
 	for _, row := range res.Jobs {
 		c.mu.Lock()
 		w := c.waiting[row.ID]
-		if w != nil && row.State != rivertype.JobStateRetryable {
+		final := row.FinalizedAt != nil
+		if w != nil && final {
 			delete(c.waiting, row.ID)
 		}
 		var fresh []rivertype.AttemptError
@@ -383,7 +389,7 @@ func (c *Coordinator) collect(ctx context.Context, ids []int64, states ...rivert
 		if w == nil {
 			continue
 		}
-		if row.State == rivertype.JobStateRetryable {
+		if !final {
 			for _, e := range fresh {
 				c.notice(fmt.Sprintf("queue: %s attempt %d of %d failed: %s; River retries it", w.id, e.Attempt, row.MaxAttempts, firstLine(e.Error)))
 			}
@@ -396,6 +402,10 @@ func (c *Coordinator) collect(ctx context.Context, ids []int64, states ...rivert
 // Close stops watching the queue and releases the run; finished marks
 // the run done, so a later --resume starts a new one.
 func (c *Coordinator) Close(finished bool) {
+	c.closed.Do(func() { c.close(finished) })
+}
+
+func (c *Coordinator) close(finished bool) {
 	if c.stop != nil {
 		c.stop()
 		<-c.done

@@ -180,14 +180,21 @@ func (q *Queue) migrate(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	existing, err := m.ExistingVersions(ctx)
-	if err != nil {
+	// rivermigrate fails on a version it does not know; read the newest
+	// one first to say what is wrong.
+	var river *int
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('river_migration') IS NOT NULL`).Scan(&exists); err != nil {
 		return err
 	}
+	if exists {
+		if err := conn.QueryRow(ctx, `SELECT max(version) FROM river_migration WHERE line = 'main'`).Scan(&river); err != nil {
+			return err
+		}
+	}
 	all := m.AllVersions()
-	known := all[len(all)-1].Version
-	if n := len(existing); n > 0 && existing[n-1].Version > known {
-		return fmt.Errorf("%w: %s has River schema version %d, this yagent's River knows up to %d: upgrade yagent on this host", ErrSchemaNewer, q.addr, existing[n-1].Version, known)
+	if known := all[len(all)-1].Version; river != nil && *river > known {
+		return fmt.Errorf("%w: %s has River schema version %d, this yagent's River knows up to %d: upgrade yagent on this host", ErrSchemaNewer, q.addr, *river, known)
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return err
