@@ -27,6 +27,21 @@ type Delegation struct {
 	// plan's per-delegation model and max_steps).
 	Model    string
 	MaxSteps int
+	// Prepared, when set, is the delegation's input made ready elsewhere
+	// (a distributed batch's coordinator, SubRunner.Prepare): the runner
+	// then looks up no agent and reads nothing from the board.
+	Prepared *Prepared
+}
+
+// Prepared is what a sub-agent starts from besides the task: its
+// definition (with the prompt), the board index as it was when the
+// delegation started, and the context pack of its refs.
+type Prepared struct {
+	Definition Definition
+	Prompt     string
+	Index      string
+	Pack       string
+	Unresolved []string
 }
 
 // DelegationResult is what the delegator learns. The note's body is not in
@@ -85,6 +100,10 @@ type SubRunner struct {
 	// response of the sub-agent, fits its requests to the window, and is
 	// told how it finished (rollouts, spend).
 	Recorder func(ctx context.Context, d Delegation) (DelegationHooks, error)
+	// Land, when set, receives the finished delegation's note instead of
+	// the board (a queue worker returns it as its job's output; the
+	// coordinator writes it).
+	Land func(board string, n blackboard.NewNote) (blackboard.NoteMeta, error)
 }
 
 // DelegationHooks receive one delegation's record.
@@ -98,15 +117,43 @@ type DelegationHooks struct {
 	Finish func(DelegationResult)
 }
 
+// Prepare resolves what d starts from: its agent's definition, the board
+// index as it is right now and the context pack of the refs the delegator
+// stressed. Run calls it unless d carries its Prepared already.
+func (r *SubRunner) Prepare(d Delegation) (*Prepared, error) {
+	def, ok := r.Catalog.Get(d.Agent)
+	if !ok {
+		return nil, fmt.Errorf("there is no sub-agent %q; the catalog has: %s", d.Agent, strings.Join(catalogNames(r.Catalog), ", "))
+	}
+	p := &Prepared{Definition: *def, Prompt: def.Prompt}
+	idx, err := r.Board.BuildIndex(d.BoardID, r.Index)
+	if err != nil {
+		return nil, fmt.Errorf("build the board index for %s: %w", def.Name, err)
+	}
+	p.Index = idx.Text
+	if len(d.ContextRefs) > 0 {
+		pack, err := r.Board.ResolveRefs(d.BoardID, d.ContextRefs, blackboard.PackOptions{Budget: r.PackChars, ArtifactInfo: r.Workspace.ArtifactInfo})
+		if err != nil {
+			return nil, fmt.Errorf("context refs: %w", err)
+		}
+		p.Pack, p.Unresolved = pack.Text, pack.Unresolved
+	}
+	return p, nil
+}
+
 // Run runs one delegation to its end and writes exactly one note — unless
 // a gate abandoned it, in which case nothing is written. The error is for
 // the model (an unknown agent, say) and means nothing ran.
 func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, error) {
 	start := time.Now()
-	def, ok := r.Catalog.Get(d.Agent)
-	if !ok {
-		return DelegationResult{}, fmt.Errorf("there is no sub-agent %q; the catalog has: %s", d.Agent, strings.Join(catalogNames(r.Catalog), ", "))
+	prep := d.Prepared
+	if prep == nil {
+		var err error
+		if prep, err = r.Prepare(d); err != nil {
+			return DelegationResult{}, err
+		}
 	}
+	def := &prep.Definition
 	modelName := def.Model
 	if d.Model != "" {
 		modelName = d.Model
@@ -125,7 +172,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	if steps <= 0 {
 		return DelegationResult{}, fmt.Errorf("sub-agent %s has no step budget: set max_steps in its definition or agents.subagent_max_steps", def.Name)
 	}
-	res := DelegationResult{}
+	res := DelegationResult{Unresolved: prep.Unresolved}
 	var hooks DelegationHooks
 	if r.Recorder != nil {
 		rd := d
@@ -137,26 +184,15 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	if hooks.Finish != nil {
 		defer func() { hooks.Finish(res) }()
 	}
-	// The delegation prefix: the board index as it is right now, and the
-	// context pack of the refs the delegator stressed.
-	idx, err := r.Board.BuildIndex(d.BoardID, r.Index)
-	if err != nil {
-		return res, fmt.Errorf("build the board index for %s: %w", def.Name, err)
-	}
+	// The delegation prefix: the board index as it was when it started,
+	// and the context pack of the refs the delegator stressed.
 	input := "Task:\n" + d.Task
-	if len(d.ContextRefs) > 0 {
-		pack, err := r.Board.ResolveRefs(d.BoardID, d.ContextRefs, blackboard.PackOptions{Budget: r.PackChars, ArtifactInfo: r.Workspace.ArtifactInfo})
-		if err != nil {
-			return res, fmt.Errorf("context refs: %w", err)
-		}
-		res.Unresolved = pack.Unresolved
-		if pack.Text != "" {
-			input = pack.Text + "\n\n" + input
-		}
+	if prep.Pack != "" {
+		input = prep.Pack + "\n\n" + input
 	}
 	agent := &Agent{
 		Name:     def.Name,
-		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": r.Workspace.Dir()}), def.Prompt, Prompt("subagent", nil), r.Project),
+		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": r.Workspace.Dir()}), prep.Prompt, Prompt("subagent", nil), r.Project),
 		Tools:    r.tools(def, d.Depth),
 		Model:    model,
 		MaxSteps: steps,
@@ -168,7 +204,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	spent := 0
 	loop := &Loop{
 		Client: client, Events: r.Events, TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
-		Tail:   func(context.Context) (string, error) { return ComposeTail(idx.Text), nil },
+		Tail:   func(context.Context) (string, error) { return ComposeTail(prep.Index), nil },
 		Append: hooks.Append, Fit: hooks.Fit,
 		OnResponse: func(resp llm.Response) {
 			if hooks.OnResponse != nil {
@@ -200,7 +236,11 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	}
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
 	note.Handoff.Key = d.Key
-	meta, err := r.Board.WriteNote(d.BoardID, note)
+	land := r.Board.WriteNote
+	if r.Land != nil {
+		land = r.Land
+	}
+	meta, err := land(d.BoardID, note)
 	if err != nil {
 		return res, fmt.Errorf("write the handoff note of %s: %w", def.Name, err)
 	}

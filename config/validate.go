@@ -96,6 +96,9 @@ func (c *Config) validate(layers []layer) error {
 		_, ok := c.Models[e.Endpoint]
 		check(ok, "kb.embeddings.endpoint", "%q is not a model under models: (it serves /embeddings for kb.embeddings.model)", e.Endpoint)
 	}
+	check(c.Queue.RescueAfter.D() > 0, "queue.rescue_after", "want a duration above 0 (longer than your longest delegation), got %s", c.Queue.RescueAfter)
+	check(c.Queue.MaxAttempts >= 1, "queue.max_attempts", "want 1 or more, got %d", c.Queue.MaxAttempts)
+	check(c.Queue.Concurrency >= 1, "queue.concurrency", "want 1 or more, got %d", c.Queue.Concurrency)
 	if len(ps) == 0 {
 		return nil
 	}

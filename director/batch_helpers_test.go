@@ -1,6 +1,7 @@
 package director
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,31 +12,54 @@ import (
 	"github.com/yagent/yagent/memory"
 )
 
-// batchFixture runs plans against a scripted scenario: the workspace is the
-// repository (the example plan reads it), the board lives in a temp dir.
+// batchFixture runs plans against a scripted scenario on one backend (see
+// batch_backend_test.go): the workspace is the repository (the example
+// plan reads it), the board lives in a temp dir.
 type batchFixture struct {
-	srv    *llmtest.Server
-	runner *agents.SubRunner
-	store  *blackboard.Store
-	rec    *agents.Recorder
+	backend backend
+	srv     *llmtest.Server
+	runner  *agents.SubRunner
+	store   *blackboard.Store
+	rec     *agents.Recorder
+	queue   *queueBackend // the River backend's database and worker
 }
 
-func newBatchFixture(t *testing.T, scenario string) *batchFixture {
+func newBatchFixture(t *testing.T, be backend, scenario string) *batchFixture {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", scenario+".yaml"))
-	return newBatchFixtureOn(t, srv, blackboard.Open(filepath.Join(t.TempDir(), "notes")))
+	return newBatchFixtureOn(t, be, srv, blackboard.Open(filepath.Join(t.TempDir(), "notes")), nil)
 }
 
-// newBatchFixtureOn builds a fixture over an existing server and store (a
-// second run of the same plan).
-func newBatchFixtureOn(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *batchFixture {
+// newBatchFixtureOn builds a fixture over an existing server, store and
+// (River) queue: a second run of the same plan.
+func newBatchFixtureOn(t *testing.T, be backend, srv *llmtest.Server, store *blackboard.Store, qb *queueBackend) *batchFixture {
 	t.Helper()
 	d, _, _ := testDirector(t, testEnv{srv: srv, home: t.TempDir(), store: store, kind: memory.KindBatch, id: "unused"})
-	return &batchFixture{srv: srv, runner: d.SubRunner(), store: store, rec: &agents.Recorder{}}
+	f := &batchFixture{backend: be, srv: srv, runner: d.SubRunner(), store: store, rec: &agents.Recorder{}, queue: qb}
+	if be == backendRiver && qb == nil {
+		f.queue = newQueueBackend(t, f.runner)
+	}
+	return f
+}
+
+// again is a fixture for a second run on the same server, board and queue.
+func (f *batchFixture) again(t *testing.T) *batchFixture {
+	t.Helper()
+	return newBatchFixtureOn(t, f.backend, f.srv, f.store, f.queue)
 }
 
 func (f *batchFixture) options(board string) BatchOptions {
 	return BatchOptions{Runner: f.runner, Board: board, Events: f.rec}
+}
+
+// run runs the plan on the fixture's backend: in this process, or through
+// a River coordinator whose jobs the fixture's worker runs.
+func (f *batchFixture) run(ctx context.Context, t *testing.T, p *Plan, opts BatchOptions) (*BatchReport, error) {
+	t.Helper()
+	if f.backend == backendInProcess {
+		return RunPlan(ctx, p, opts)
+	}
+	return f.queue.run(ctx, t, p, opts)
 }
 
 // notes reads every note of board in full.

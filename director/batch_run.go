@@ -2,8 +2,12 @@ package director
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/yagent/yagent/agents"
@@ -19,14 +23,49 @@ const (
 )
 
 // KeyPrefix starts the key a batch delegation's note carries
-// ("batch:<id>"), by which --resume finds it.
+// ("batch:<id>", or "batch:<id>@<run>" when a queue landed it), by which
+// --resume finds it.
 const KeyPrefix = "batch:"
+
+// KeyID returns the delegation id a batch note's key names ("" when key is
+// not a batch key).
+func KeyID(key string) string {
+	id, ok := strings.CutPrefix(key, KeyPrefix)
+	if !ok {
+		return ""
+	}
+	id, _, _ = strings.Cut(id, "@")
+	return id
+}
+
+// Executor runs one delegation of a plan to its end, as agents.SubRunner
+// does in this process (the default): it writes at most one note and
+// reports it; an abandoned delegation writes nothing. The queue package's
+// coordinator is the other one: River workers on other hosts run the
+// delegation and the coordinator lands the handoff on the board.
+type Executor interface {
+	Run(ctx context.Context, d agents.Delegation) (agents.DelegationResult, error)
+}
+
+var _ Executor = (*agents.SubRunner)(nil)
+
+// Digest identifies the plan's delegations (ids, agents, tasks,
+// dependencies, refs, overrides): a distributed batch's --resume reattaches
+// to the unfinished run of the same board and digest.
+func (p *Plan) Digest() string {
+	data, _ := json.Marshal(p.Delegations)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
 
 // BatchOptions are what RunPlan needs besides the plan.
 type BatchOptions struct {
-	// Runner runs each delegation; its Catalog and Board are the ones the
-	// plan is checked against.
+	// Runner's Catalog and Board are the ones the plan is checked against;
+	// it runs each delegation unless Executor is set.
 	Runner *agents.SubRunner
+	// Executor, when set, runs the delegations instead of Runner (a
+	// distributed batch: queue.Coordinator).
+	Executor Executor
 	// Board overrides the plan's board; one of them must be set.
 	Board string
 	// Parallel overrides the plan's parallel when positive; when neither

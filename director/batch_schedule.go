@@ -85,7 +85,7 @@ func (b *batchRun) findDone() error {
 	}
 	want := map[string]int{}
 	for i, d := range b.plan.Delegations {
-		want[KeyPrefix+d.ID] = i
+		want[d.ID] = i
 	}
 	list, err := store.ListNotes(b.board, blackboard.ListOptions{})
 	if err != nil {
@@ -99,7 +99,7 @@ func (b *batchRun) findDone() error {
 		if err != nil {
 			continue // unreadable: as if absent
 		}
-		i, ok := want[h.Key]
+		i, ok := want[KeyID(h.Key)]
 		if !ok || b.terminal[i] || blackboard.NormalizeAgent(b.plan.Delegations[i].Agent) != m.Agent {
 			continue
 		}
@@ -188,8 +188,12 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		CallID: d.ID, Agent: d.Agent, Task: d.Task, ContextRefs: refs, BoardID: b.board, Depth: 1,
 		Key: KeyPrefix + d.ID, Model: d.Model, MaxSteps: d.MaxSteps,
 	}
+	exec := b.opts.Executor
+	if exec == nil {
+		exec = b.opts.Runner
+	}
 	go func() {
-		res, err := b.opts.Runner.Run(ctx, del)
+		res, err := exec.Run(ctx, del)
 		results <- batchResult{i: i, res: res, err: err}
 	}()
 }

@@ -21,80 +21,84 @@ var examplePlan = filepath.Join("..", "testdata", "batch", "release-audit.yaml")
 // the reviewer, one note per delegation carrying its key, the reviewer's
 // partial counts as success.
 func TestBatchExamplePlan(t *testing.T) {
-	f := newBatchFixture(t, "batch-release-audit")
-	rep, err := RunPlan(t.Context(), loadPlan(t, examplePlan), f.options(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.srv.AssertDone(t)
-	if rep.Board != "release-audit" || rep.Parallel != 2 || !rep.OK() {
-		t.Errorf("report: board %q parallel %d ok %v; want release-audit, 2, true", rep.Board, rep.Parallel, rep.OK())
-	}
-	got := byID(rep)
-	for id, want := range map[string]string{"packages": "ok", "deps": "ok", "review": "partial"} {
-		if got[id].Status != want || got[id].Ref == "" || got[id].Usage.Requests == 0 {
-			t.Errorf("%s: %+v; want status %s with a ref and usage", id, got[id], want)
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-release-audit")
+		rep, err := f.run(t.Context(), t, loadPlan(t, examplePlan), f.options(""))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	notes := f.notes(t, "release-audit")
-	if len(notes) != 3 {
-		t.Fatalf("%d notes on the board; want 3", len(notes))
-	}
-	for _, n := range notes {
-		id := strings.TrimPrefix(n.Handoff.Key, KeyPrefix)
-		if got[id].Ref != n.Meta.Ref {
-			t.Errorf("note %s has key %q; the report gives %s that ref", n.Meta.Ref, n.Handoff.Key, got[id].Ref)
+		f.srv.AssertDone(t)
+		if rep.Board != "release-audit" || rep.Parallel != 2 || !rep.OK() {
+			t.Errorf("report: board %q parallel %d ok %v; want release-audit, 2, true", rep.Board, rep.Parallel, rep.OK())
 		}
-	}
-	// The reviewer started only after both explorers had finished.
-	var order []string
-	for _, e := range f.rec.Events() {
-		if e.Delegation != nil && (e.Type == agents.EventDelegationStarted || e.Type == agents.EventDelegationFinished) {
-			order = append(order, string(e.Type)+" "+e.Delegation.ID)
+		got := byID(rep)
+		for id, want := range map[string]string{"packages": "ok", "deps": "ok", "review": "partial"} {
+			if got[id].Status != want || got[id].Ref == "" || got[id].Usage.Requests == 0 {
+				t.Errorf("%s: %+v; want status %s with a ref and usage", id, got[id], want)
+			}
 		}
-	}
-	start := slices.Index(order, "delegation_started review")
-	if start < slices.Index(order, "delegation_finished packages") || start < slices.Index(order, "delegation_finished deps") {
-		t.Errorf("the reviewer started before its dependencies finished: %q", order)
-	}
-	evs := f.rec.Events()
-	if evs[0].Type != agents.EventBatchStarted || evs[len(evs)-1].Type != agents.EventBatchFinished || len(evs[len(evs)-1].Batch.Rows) != 3 {
-		t.Errorf("events do not start with batch_started and end with batch_finished and its 3 rows: first %s, last %s", evs[0].Type, evs[len(evs)-1].Type)
-	}
+		notes := f.notes(t, "release-audit")
+		if len(notes) != 3 {
+			t.Fatalf("%d notes on the board; want 3", len(notes))
+		}
+		for _, n := range notes {
+			id := KeyID(n.Handoff.Key)
+			if got[id].Ref != n.Meta.Ref {
+				t.Errorf("note %s has key %q; the report gives %s that ref", n.Meta.Ref, n.Handoff.Key, got[id].Ref)
+			}
+		}
+		// The reviewer started only after both explorers had finished.
+		var order []string
+		for _, e := range f.rec.Events() {
+			if e.Delegation != nil && (e.Type == agents.EventDelegationStarted || e.Type == agents.EventDelegationFinished) {
+				order = append(order, string(e.Type)+" "+e.Delegation.ID)
+			}
+		}
+		start := slices.Index(order, "delegation_started review")
+		if start < slices.Index(order, "delegation_finished packages") || start < slices.Index(order, "delegation_finished deps") {
+			t.Errorf("the reviewer started before its dependencies finished: %q", order)
+		}
+		evs := f.rec.Events()
+		if evs[0].Type != agents.EventBatchStarted || evs[len(evs)-1].Type != agents.EventBatchFinished || len(evs[len(evs)-1].Batch.Rows) != 3 {
+			t.Errorf("events do not start with batch_started and end with batch_finished and its 3 rows: first %s, last %s", evs[0].Type, evs[len(evs)-1].Type)
+		}
+	})
 }
 
 // TestBatchContextRefsByID pins that a context_refs id becomes the
 // earlier delegation's note ref: the dependant's first request carries
 // that note's full body in its context pack.
 func TestBatchContextRefsByID(t *testing.T) {
-	f := newBatchFixture(t, "batch-release-audit")
-	if _, err := RunPlan(t.Context(), loadPlan(t, examplePlan), f.options("")); err != nil {
-		t.Fatal(err)
-	}
-	var first *llmtest.Recorded
-	for _, r := range f.srv.Requests() {
-		if r.Agent == "reviewer" {
-			first = &r
-			break
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-release-audit")
+		if _, err := f.run(t.Context(), t, loadPlan(t, examplePlan), f.options("")); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if first == nil {
-		t.Fatal("the reviewer made no request")
-	}
-	var user string
-	for _, m := range first.Messages {
-		if m.Role == "user" && strings.Contains(m.Content, "Task:\n") {
-			user = m.Content
+		var first *llmtest.Recorded
+		for _, r := range f.srv.Requests() {
+			if r.Agent == "reviewer" {
+				first = &r
+				break
+			}
 		}
-	}
-	for _, n := range f.notes(t, "release-audit") {
-		if n.Meta.Agent != "explorer" {
-			continue
+		if first == nil {
+			t.Fatal("the reviewer made no request")
 		}
-		if !strings.Contains(user, "=== "+n.Meta.Ref+"\n") || !strings.Contains(user, n.Body) {
-			t.Errorf("the reviewer's first request lacks the full note %s:\n%s", n.Meta.Ref, user)
+		var user string
+		for _, m := range first.Messages {
+			if m.Role == "user" && strings.Contains(m.Content, "Task:\n") {
+				user = m.Content
+			}
 		}
-	}
+		for _, n := range f.notes(t, "release-audit") {
+			if n.Meta.Agent != "explorer" {
+				continue
+			}
+			if !strings.Contains(user, "=== "+n.Meta.Ref+"\n") || !strings.Contains(user, n.Body) {
+				t.Errorf("the reviewer's first request lacks the full note %s:\n%s", n.Meta.Ref, user)
+			}
+		}
+	})
 }
 
 const failuresPlan = `board: rel
@@ -110,125 +114,132 @@ delegations:
 // leaves an error note, everything that depends on it (transitively) is
 // skipped without a note, an independent delegation still runs.
 func TestBatchSkipsDependants(t *testing.T) {
-	f := newBatchFixture(t, "batch-failures")
-	rep, err := RunPlan(t.Context(), parsePlan(t, failuresPlan), f.options(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := byID(rep)
-	want := map[string][2]string{
-		"build":   {"error", ""},
-		"test":    {StatusSkipped, "dependency build ended in error"},
-		"report":  {StatusSkipped, "dependency build ended in error"}, // also via test: the nearest says it
-		"publish": {StatusSkipped, "dependency report was skipped: build ended in error"},
-		"docs":    {"ok", ""},
-	}
-	for id, w := range want {
-		if got[id].Status != w[0] || w[1] != "" && got[id].Reason != w[1] {
-			t.Errorf("%s: status %q reason %q; want %q %q", id, got[id].Status, got[id].Reason, w[0], w[1])
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-failures")
+		rep, err := f.run(t.Context(), t, parsePlan(t, failuresPlan), f.options(""))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if rep.OK() {
-		t.Error("report OK with a failed delegation")
-	}
-	notes := f.notes(t, "rel")
-	var keys []string
-	for _, n := range notes {
-		keys = append(keys, n.Handoff.Key)
-	}
-	slices.Sort(keys)
-	if !slices.Equal(keys, []string{"batch:build", "batch:docs"}) {
-		t.Errorf("notes on the board have keys %q; want the build's error note and the docs' only", keys)
-	}
-	skipped := 0
-	for _, e := range f.rec.Events() {
-		if e.Type == agents.EventDelegationSkipped {
-			skipped++
+		got := byID(rep)
+		want := map[string][2]string{
+			"build":   {"error", ""},
+			"test":    {StatusSkipped, "dependency build ended in error"},
+			"report":  {StatusSkipped, "dependency build ended in error"}, // also via test: the nearest says it
+			"publish": {StatusSkipped, "dependency report was skipped: build ended in error"},
+			"docs":    {"ok", ""},
 		}
-		if e.Type == agents.EventDelegationStarted && e.Delegation.ID != "build" && e.Delegation.ID != "docs" {
-			t.Errorf("skipped delegation %s was started", e.Delegation.ID)
+		for id, w := range want {
+			if got[id].Status != w[0] || w[1] != "" && got[id].Reason != w[1] {
+				t.Errorf("%s: status %q reason %q; want %q %q", id, got[id].Status, got[id].Reason, w[0], w[1])
+			}
 		}
-	}
-	if skipped != 3 {
-		t.Errorf("%d delegation_skipped events; want 3", skipped)
-	}
+		if rep.OK() {
+			t.Error("report OK with a failed delegation")
+		}
+		notes := f.notes(t, "rel")
+		var keys []string
+		for _, n := range notes {
+			keys = append(keys, KeyID(n.Handoff.Key))
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, []string{"build", "docs"}) {
+			t.Errorf("notes on the board have keys %q; want the build's error note and the docs' only", keys)
+		}
+		skipped := 0
+		for _, e := range f.rec.Events() {
+			if e.Type == agents.EventDelegationSkipped {
+				skipped++
+			}
+			if e.Type == agents.EventDelegationStarted && e.Delegation.ID != "build" && e.Delegation.ID != "docs" {
+				t.Errorf("skipped delegation %s was started", e.Delegation.ID)
+			}
+		}
+		if skipped != 3 {
+			t.Errorf("%d delegation_skipped events; want 3", skipped)
+		}
+	})
 }
 
 // TestBatchResumeStartsNothingDone pins --resume: a second run of a plan
 // that finished starts no delegation and makes no model call, reuses the
 // refs, and writes nothing.
 func TestBatchResumeStartsNothingDone(t *testing.T) {
-	f := newBatchFixture(t, "batch-release-audit")
-	plan := loadPlan(t, examplePlan)
-	first, err := RunPlan(t.Context(), plan, f.options(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := len(f.srv.Requests())
-	again := newBatchFixtureOn(t, f.srv, f.store)
-	opts := again.options("")
-	opts.Resume = true
-	rep, err := RunPlan(t.Context(), plan, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(f.srv.Requests()); n != calls {
-		t.Errorf("the resumed run made %d model calls; want none", n-calls)
-	}
-	for i, d := range rep.Delegations {
-		if !d.Resumed || d.Ref != first.Delegations[i].Ref || d.Status != first.Delegations[i].Status {
-			t.Errorf("%s: %+v; want it resumed from %s", d.ID, d, first.Delegations[i].Ref)
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-release-audit")
+		plan := loadPlan(t, examplePlan)
+		first, err := f.run(t.Context(), t, plan, f.options(""))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, e := range again.rec.Events() {
-		if e.Type == agents.EventDelegationStarted {
-			t.Errorf("the resumed run started %s", e.Delegation.ID)
+		calls := len(f.srv.Requests())
+		again := f.again(t)
+		opts := again.options("")
+		opts.Resume = true
+		rep, err := again.run(t.Context(), t, plan, opts)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if n := len(f.notes(t, "release-audit")); n != 3 {
-		t.Errorf("%d notes after the resumed run; want still 3", n)
-	}
-	if !rep.OK() {
-		t.Error("a fully resumed run is not OK")
-	}
+		if n := len(f.srv.Requests()); n != calls {
+			t.Errorf("the resumed run made %d model calls; want none", n-calls)
+		}
+		for i, d := range rep.Delegations {
+			if !d.Resumed || d.Ref != first.Delegations[i].Ref || d.Status != first.Delegations[i].Status {
+				t.Errorf("%s: %+v; want it resumed from %s", d.ID, d, first.Delegations[i].Ref)
+			}
+		}
+		for _, e := range again.rec.Events() {
+			if e.Type == agents.EventDelegationStarted {
+				t.Errorf("the resumed run started %s", e.Delegation.ID)
+			}
+		}
+		if n := len(f.notes(t, "release-audit")); n != 3 {
+			t.Errorf("%d notes after the resumed run; want still 3", n)
+		}
+		if !rep.OK() {
+			t.Error("a fully resumed run is not OK")
+		}
+	})
 }
 
 // TestBatchResumeRetriesWhatFailed: --resume reruns the failed and the
 // skipped delegations and reuses the one that succeeded.
 func TestBatchResumeRetriesWhatFailed(t *testing.T) {
-	f := newBatchFixture(t, "batch-failures")
-	plan := parsePlan(t, failuresPlan)
-	if _, err := RunPlan(t.Context(), plan, f.options("")); err != nil {
-		t.Fatal(err)
-	}
-	again := newBatchFixtureOn(t, f.srv, f.store)
-	opts := again.options("")
-	opts.Resume = true
-	rep, err := RunPlan(t.Context(), plan, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.srv.AssertDone(t)
-	var started []string
-	for _, e := range again.rec.Events() {
-		if e.Type == agents.EventDelegationStarted {
-			started = append(started, e.Delegation.ID)
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-failures")
+		plan := parsePlan(t, failuresPlan)
+		if _, err := f.run(t.Context(), t, plan, f.options("")); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !slices.Equal(started, []string{"build", "test", "report", "publish"}) {
-		t.Errorf("resumed run started %q; want build, test, report, publish (docs was done)", started)
-	}
-	if !rep.OK() || !byID(rep)["docs"].Resumed {
-		t.Errorf("resumed report: ok %v, docs %+v", rep.OK(), byID(rep)["docs"])
-	}
+		again := f.again(t)
+		opts := again.options("")
+		opts.Resume = true
+		rep, err := again.run(t.Context(), t, plan, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.srv.AssertDone(t)
+		var started []string
+		for _, e := range again.rec.Events() {
+			if e.Type == agents.EventDelegationStarted {
+				started = append(started, e.Delegation.ID)
+			}
+		}
+		if !slices.Equal(started, []string{"build", "test", "report", "publish"}) {
+			t.Errorf("resumed run started %q; want build, test, report, publish (docs was done)", started)
+		}
+		if !rep.OK() || !byID(rep)["docs"].Resumed {
+			t.Errorf("resumed report: ok %v, docs %+v", rep.OK(), byID(rep)["docs"])
+		}
+	})
 }
 
 // TestBatchInterrupt pins Ctrl-C: nothing new starts, the running
 // delegations are abandoned and write nothing, what finished keeps its
 // note, and the report and the error say the run was cancelled.
 func TestBatchInterrupt(t *testing.T) {
-	f := newBatchFixture(t, "batch-slow")
-	plan := parsePlan(t, `board: b
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-slow")
+		plan := parsePlan(t, `board: b
 parallel: 2
 delegations:
   - {id: quick, agent: explorer, task: Look quickly.}
@@ -237,68 +248,71 @@ delegations:
   - {id: later, agent: explorer, task: Look later.}
   - {id: after, agent: explorer, task: Use slow1., depends_on: [slow1]}
 `)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	go func() {
-		// Cancel once both workers wait on the model and quick is done.
-		for ctx.Err() == nil {
-			workers, quickDone := 0, false
-			for _, r := range f.srv.Requests() {
-				if r.Agent == "worker" {
-					workers++
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			// Cancel once both workers wait on the model and quick is done.
+			for ctx.Err() == nil {
+				workers, quickDone := 0, false
+				for _, r := range f.srv.Requests() {
+					if r.Agent == "worker" {
+						workers++
+					}
 				}
+				for _, e := range f.rec.Events() {
+					quickDone = quickDone || e.Type == agents.EventDelegationFinished && e.Delegation.ID == "quick"
+				}
+				if workers == 2 && quickDone {
+					cancel()
+					return
+				}
+				time.Sleep(5 * time.Millisecond)
 			}
-			for _, e := range f.rec.Events() {
-				quickDone = quickDone || e.Type == agents.EventDelegationFinished && e.Delegation.ID == "quick"
-			}
-			if workers == 2 && quickDone {
-				cancel()
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
+		}()
+		start := time.Now()
+		rep, err := f.run(ctx, t, plan, f.options(""))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("RunPlan error = %v; want context.Canceled", err)
 		}
-	}()
-	start := time.Now()
-	rep, err := RunPlan(ctx, plan, f.options(""))
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("RunPlan error = %v; want context.Canceled", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("the cancelled run took %s: it waited for the slow model", time.Since(start))
-	}
-	if rep == nil || !rep.Cancelled || rep.OK() {
-		t.Fatalf("report = %+v; want one marked cancelled", rep)
-	}
-	got := byID(rep)
-	for id, want := range map[string]string{"quick": "ok", "slow1": StatusAbandoned, "slow2": StatusAbandoned, "later": StatusNotStarted, "after": StatusNotStarted} {
-		if got[id].Status != want {
-			t.Errorf("%s: status %q; want %q", id, got[id].Status, want)
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("the cancelled run took %s: it waited for the slow model", time.Since(start))
 		}
-	}
-	notes := f.notes(t, "b")
-	if len(notes) != 1 || notes[0].Handoff.Key != "batch:quick" {
-		t.Errorf("board holds %d notes; want only quick's", len(notes))
-	}
-	last := f.rec.Events()[len(f.rec.Events())-1]
-	if last.Type != agents.EventBatchFinished || !last.Batch.Cancelled {
-		t.Errorf("last event %s (batch %+v); want batch_finished marked cancelled", last.Type, last.Batch)
-	}
+		if rep == nil || !rep.Cancelled || rep.OK() {
+			t.Fatalf("report = %+v; want one marked cancelled", rep)
+		}
+		got := byID(rep)
+		for id, want := range map[string]string{"quick": "ok", "slow1": StatusAbandoned, "slow2": StatusAbandoned, "later": StatusNotStarted, "after": StatusNotStarted} {
+			if got[id].Status != want {
+				t.Errorf("%s: status %q; want %q", id, got[id].Status, want)
+			}
+		}
+		notes := f.notes(t, "b")
+		if len(notes) != 1 || KeyID(notes[0].Handoff.Key) != "quick" {
+			t.Errorf("board holds %d notes; want only quick's", len(notes))
+		}
+		last := f.rec.Events()[len(f.rec.Events())-1]
+		if last.Type != agents.EventBatchFinished || !last.Batch.Cancelled {
+			t.Errorf("last event %s (batch %+v); want batch_finished marked cancelled", last.Type, last.Batch)
+		}
+	})
 }
 
 // TestBatchInvalidPlanStartsNothing: RunPlan checks the plan against the
 // runner's catalog and the board first; an invalid plan makes no model
 // call and writes nothing.
 func TestBatchInvalidPlanStartsNothing(t *testing.T) {
-	f := newBatchFixture(t, "batch-slow")
-	plan := parsePlan(t, "delegations:\n  - {id: a, agent: explorer, task: t}\n  - {id: b, agent: ghost, task: t}\n")
-	rep, err := RunPlan(t.Context(), plan, f.options("b"))
-	var pe *PlanError
-	if !errors.As(err, &pe) || rep != nil {
-		t.Fatalf("RunPlan = %v, %v; want a *PlanError and no report", rep, err)
-	}
-	if n := len(f.srv.Requests()); n != 0 || f.store.BoardExists("b") || len(f.rec.Events()) != 0 {
-		t.Errorf("an invalid plan made %d model calls, board exists %v, %d events", n, f.store.BoardExists("b"), len(f.rec.Events()))
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-slow")
+		plan := parsePlan(t, "delegations:\n  - {id: a, agent: explorer, task: t}\n  - {id: b, agent: ghost, task: t}\n")
+		rep, err := f.run(t.Context(), t, plan, f.options("b"))
+		var pe *PlanError
+		if !errors.As(err, &pe) || rep != nil {
+			t.Fatalf("RunPlan = %v, %v; want a *PlanError and no report", rep, err)
+		}
+		if n := len(f.srv.Requests()); n != 0 || f.store.BoardExists("b") || len(f.rec.Events()) != 0 {
+			t.Errorf("an invalid plan made %d model calls, board exists %v, %d events", n, f.store.BoardExists("b"), len(f.rec.Events()))
+		}
+	})
 }
 
 // TestBatchScale runs 200 delegations at parallel 16 against a model that
@@ -306,85 +320,89 @@ func TestBatchInvalidPlanStartsNothing(t *testing.T) {
 // never more than 16 at once, in a wall time close to the ideal
 // ceil(200/16) × 100 ms × 1 model call per delegation.
 func TestBatchScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("scale test")
-	}
-	const n, par, latency, callsPerDelegation = 200, 16, 100 * time.Millisecond, 1
-	f := newBatchFixture(t, "batch-scale")
-	var b strings.Builder
-	fmt.Fprintf(&b, "board: scale\nparallel: %d\ndelegations:\n", par)
-	for i := range n {
-		fmt.Fprintf(&b, "  - {id: item-%03d, agent: worker, task: 'item-%03d: hand it over.'}\n", i, i)
-	}
-	plan := parsePlan(t, b.String())
-	start := time.Now()
-	rep, err := RunPlan(t.Context(), plan, f.options(""))
-	wall := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ideal := time.Duration((n+par-1)/par) * latency * callsPerDelegation
-	ratio := float64(wall) / float64(ideal)
-	t.Logf("200 delegations, parallel %d, %s per answer: wall %s, ideal %s, ratio %.2f", par, latency, wall.Round(time.Millisecond), ideal, ratio)
-	if !rep.OK() {
-		t.Errorf("report not OK: %v", rep.Counts())
-	}
-	notes := f.notes(t, "scale")
-	if len(notes) != n {
-		t.Fatalf("%d notes on the board; want %d", len(notes), n)
-	}
-	refs, keys := map[string]bool{}, map[string]bool{}
-	for _, note := range notes {
-		id := strings.TrimPrefix(note.Handoff.Key, KeyPrefix)
-		if refs[note.Meta.Ref] || keys[id] {
-			t.Errorf("note %s (key %s) twice", note.Meta.Ref, note.Handoff.Key)
+	eachBackend(t, func(t *testing.T, be backend) {
+		if testing.Short() {
+			t.Skip("scale test")
 		}
-		refs[note.Meta.Ref], keys[id] = true, true
-		if note.Body != "Result of "+id+": done.\n" || note.Handoff.Conclusion != id+" done" {
-			t.Errorf("note with key %s carries another item's handoff: %q", note.Handoff.Key, note.Body)
+		const n, par, latency, callsPerDelegation = 200, 16, 100 * time.Millisecond, 1
+		f := newBatchFixture(t, be, "batch-scale")
+		var b strings.Builder
+		fmt.Fprintf(&b, "board: scale\nparallel: %d\ndelegations:\n", par)
+		for i := range n {
+			fmt.Fprintf(&b, "  - {id: item-%03d, agent: worker, task: 'item-%03d: hand it over.'}\n", i, i)
 		}
-	}
-	running, peak := 0, 0
-	for _, e := range f.rec.Events() {
-		switch e.Type {
-		case agents.EventDelegationStarted:
-			running++
-			peak = max(peak, running)
-		case agents.EventDelegationFinished:
-			running--
+		plan := parsePlan(t, b.String())
+		start := time.Now()
+		rep, err := f.run(t.Context(), t, plan, f.options(""))
+		wall := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if peak != par {
-		t.Errorf("at most %d delegations ran at once; want exactly %d", peak, par)
-	}
-	// Generous, so CI on two noisy cores stays green; a scheduler that ran
-	// them one by one would be near 16×, at parallel 4 near 4×. Under the
-	// race detector the wall time says little (the peak of 16 at once,
-	// checked above, is the proof of parallelism), so the bound is loose.
-	bound := 3.0
-	if raceEnabled {
-		bound = 8
-	}
-	if ratio >= bound {
-		t.Errorf("wall time %s is %.2f× the ideal %s; want under %.0f×", wall, ratio, ideal, bound)
-	}
+		ideal := time.Duration((n+par-1)/par) * latency * callsPerDelegation
+		ratio := float64(wall) / float64(ideal)
+		t.Logf("200 delegations, parallel %d, %s per answer: wall %s, ideal %s, ratio %.2f", par, latency, wall.Round(time.Millisecond), ideal, ratio)
+		if !rep.OK() {
+			t.Errorf("report not OK: %v", rep.Counts())
+		}
+		notes := f.notes(t, "scale")
+		if len(notes) != n {
+			t.Fatalf("%d notes on the board; want %d", len(notes), n)
+		}
+		refs, keys := map[string]bool{}, map[string]bool{}
+		for _, note := range notes {
+			id := KeyID(note.Handoff.Key)
+			if refs[note.Meta.Ref] || keys[id] {
+				t.Errorf("note %s (key %s) twice", note.Meta.Ref, note.Handoff.Key)
+			}
+			refs[note.Meta.Ref], keys[id] = true, true
+			if note.Body != "Result of "+id+": done.\n" || note.Handoff.Conclusion != id+" done" {
+				t.Errorf("note with key %s carries another item's handoff: %q", note.Handoff.Key, note.Body)
+			}
+		}
+		running, peak := 0, 0
+		for _, e := range f.rec.Events() {
+			switch e.Type {
+			case agents.EventDelegationStarted:
+				running++
+				peak = max(peak, running)
+			case agents.EventDelegationFinished:
+				running--
+			}
+		}
+		if peak != par {
+			t.Errorf("at most %d delegations ran at once; want exactly %d", peak, par)
+		}
+		// Generous, so CI on two noisy cores stays green; a scheduler that ran
+		// them one by one would be near 16×, at parallel 4 near 4×. Under the
+		// race detector the wall time says little (the peak of 16 at once,
+		// checked above, is the proof of parallelism), so the bound is loose.
+		bound := 3.0
+		if raceEnabled {
+			bound = 8
+		}
+		if ratio >= bound {
+			t.Errorf("wall time %s is %.2f× the ideal %s; want under %.0f×", wall, ratio, ideal, bound)
+		}
+	})
 }
 
 // TestBatchBoardFromOptions: the board given in the options wins over
 // the plan's, and a plan with neither is refused.
 func TestBatchBoardFromOptions(t *testing.T) {
-	f := newBatchFixture(t, "batch-failures")
-	plan := parsePlan(t, "delegations:\n  - {id: docs, agent: explorer, task: Read the docs.}\n")
-	if _, err := RunPlan(t.Context(), plan, f.options("")); err == nil || !strings.Contains(err.Error(), "no board") {
-		t.Errorf("RunPlan without a board = %v; want an error", err)
-	}
-	rep, err := RunPlan(t.Context(), plan, f.options("given"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Board != "given" || len(f.notes(t, "given")) != 1 {
-		t.Errorf("report board %q; want the notes on board given", rep.Board)
-	}
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-failures")
+		plan := parsePlan(t, "delegations:\n  - {id: docs, agent: explorer, task: Read the docs.}\n")
+		if _, err := f.run(t.Context(), t, plan, f.options("")); err == nil || !strings.Contains(err.Error(), "no board") {
+			t.Errorf("RunPlan without a board = %v; want an error", err)
+		}
+		rep, err := f.run(t.Context(), t, plan, f.options("given"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Board != "given" || len(f.notes(t, "given")) != 1 {
+			t.Errorf("report board %q; want the notes on board given", rep.Board)
+		}
+	})
 }
 
 // TestBatchResumeWaitsForContextRefs: a context_refs id counts as a
@@ -392,24 +410,26 @@ func TestBatchBoardFromOptions(t *testing.T) {
 // start the dependant before the note it needs exists — here that note's
 // delegation fails, so the dependant is skipped.
 func TestBatchResumeWaitsForContextRefs(t *testing.T) {
-	f := newBatchFixture(t, "batch-failures")
-	if _, err := f.store.WriteNote("rel", blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "worker", Key: "batch:test"}, Body: "tests pass"}); err != nil {
-		t.Fatal(err)
-	}
-	plan := parsePlan(t, `board: rel
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newBatchFixture(t, be, "batch-failures")
+		if _, err := f.store.WriteNote("rel", blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "worker", Key: "batch:test"}, Body: "tests pass"}); err != nil {
+			t.Fatal(err)
+		}
+		plan := parsePlan(t, `board: rel
 delegations:
   - {id: build, agent: worker, task: Build the project.}
   - {id: test, agent: worker, task: Run the tests., depends_on: [build]}
   - {id: report, agent: reviewer, task: Write the release report., depends_on: [test], context_refs: [build]}
 `)
-	opts := f.options("")
-	opts.Resume = true
-	rep, err := RunPlan(t.Context(), plan, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := byID(rep)
-	if !got["test"].Resumed || got["build"].Status != "error" || got["report"].Status != StatusSkipped {
-		t.Errorf("test resumed %v, build %q, report %q (%s); want resumed, error, skipped", got["test"].Resumed, got["build"].Status, got["report"].Status, got["report"].Reason)
-	}
+		opts := f.options("")
+		opts.Resume = true
+		rep, err := f.run(t.Context(), t, plan, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := byID(rep)
+		if !got["test"].Resumed || got["build"].Status != "error" || got["report"].Status != StatusSkipped {
+			t.Errorf("test resumed %v, build %q, report %q (%s); want resumed, error, skipped", got["test"].Resumed, got["build"].Status, got["report"].Status, got["report"].Reason)
+		}
+	})
 }

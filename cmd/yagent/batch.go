@@ -14,6 +14,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/queue"
 )
 
 // batchOptions are the inputs of `yagent batch`.
@@ -22,6 +23,7 @@ type batchOptions struct {
 	Parallel countFlag
 	Board    string
 	Resume   bool
+	Queue    string     // --queue: a PostgreSQL DSN (overrides queue.dsn)
 	Agent    agentFlags // --json, --replay, --allow-shell, --sandbox, --cd
 }
 
@@ -51,12 +53,24 @@ delegations (they write nothing) and reports what ran. --resume skips the
 delegations whose notes (key batch:<id>, status ok or partial) are already
 on the board and reruns the rest.
 
+With --queue postgres://… (or queue.dsn in the configuration) the plan is
+checked the same way, then each delegation becomes a River job on that
+PostgreSQL database as soon as its dependencies are done, and yagent worker
+processes on any host run them; this process lands every handoff on the
+board (README.md, "Scaling out"). There --parallel bounds the jobs in
+flight (default: no bound — the workers' --concurrency is the bound),
+Ctrl-C cancels the queued and running jobs, and --resume reattaches to the
+unfinished run of the same plan and board and collects what finished
+meanwhile. A worker killed mid-job has its job retried after
+queue.rescue_after, up to queue.max_attempts; the last failure lands as one
+degraded note.
+
 The board is the plan's board, else --board, else a new one. --replay FILE
 serves a scripted scenario instead of the model (offline; labelled as a
 replay). Shell commands need --allow-shell without a terminal to ask.
 
 Exit codes: 0 every delegation ok or partial, 1 any other outcome, 2 an
-invalid plan or usage error, 130 cancelled.`,
+invalid plan, usage error or an unreachable queue database, 130 cancelled.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.PlanFile = args[0]
@@ -69,6 +83,7 @@ invalid plan or usage error, 130 cancelled.`,
 	fl.Var(&opts.Parallel, "parallel", "sub-agents at once (overrides the plan's parallel; default agents.max_parallel_delegations)")
 	fl.StringVar(&opts.Board, "board", "", "board for the handoffs when the plan names none")
 	fl.BoolVar(&opts.Resume, "resume", false, "skip delegations whose notes are already on the board")
+	fl.StringVar(&opts.Queue, "queue", "", "run the delegations on yagent workers through River on this PostgreSQL database (default queue.dsn)")
 	return cmd
 }
 
@@ -122,6 +137,17 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		return err
 	}
 
+	// A queue is opened before anything else runs: an unreachable one is
+	// the person's to fix (exit 2). The coordinator runs no model, so it
+	// needs no endpoint of its own.
+	var q *queue.Queue
+	if dsn, source := queueDSN(cfg, opts.Queue); dsn != "" {
+		if q, err = openQueue(ctx, cfg, dsn, source, f.IO.ErrOut); err != nil {
+			return err
+		}
+		defer q.Close()
+	}
+
 	var sink agents.Sink
 	var human *batchPrinter
 	if opts.Agent.JSON {
@@ -137,19 +163,30 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 			sink.Emit(e)
 		}
 	})
-	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: notices, Title: "batch " + opts.PlanFile})
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: notices, Title: "batch " + opts.PlanFile, Inspect: q != nil})
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	d := s.d
 	parallel := int(opts.Parallel)
-	if parallel == 0 && plan.Parallel == 0 {
+	bopts := director.BatchOptions{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
+	var coord *queue.Coordinator
+	if q != nil {
+		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
+			Digest: plan.Digest(), Resume: opts.Resume, Events: sink})
+		if err != nil {
+			return err
+		}
+		bopts.Executor = coord
+	} else if parallel == 0 && plan.Parallel == 0 {
 		parallel = cfg.Agents.MaxParallelDelegations
 	}
-	rep, err := director.RunPlan(ctx, plan, director.BatchOptions{
-		Runner: d.SubRunner(), Board: board, Parallel: parallel, Resume: opts.Resume, Events: sink, Now: f.Now,
-	})
+	bopts.Parallel = parallel
+	rep, err := director.RunPlan(ctx, plan, bopts)
+	if coord != nil {
+		coord.Close(err == nil && rep != nil && !rep.Cancelled)
+	}
 	if rep == nil {
 		return err
 	}
@@ -160,6 +197,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		human.finish(rep)
 	}
 	if errors.Is(err, context.Canceled) {
+		if coord != nil {
+			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", countsText(rep), err)
+		}
 		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", countsText(rep), err)
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
+	"github.com/yagent/yagent/queue"
 	"github.com/yagent/yagent/sleep"
 )
 
@@ -62,7 +63,8 @@ func badInput(err error) bool {
 		errors.Is(err, blackboard.ErrDisabled),
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
-		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated):
+		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated),
+		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy):
 		return true
 	}
 	return false

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -270,6 +271,11 @@ func (fx *exitFixture) check(t *testing.T, path string, tc exitCase) {
 		mkfile(t, filepath.Join(home, p), data)
 	}
 	args := append(strings.Fields(path), tc.args...)
+	for i, a := range args {
+		if a == dsnArg { // a fresh PostgreSQL database (skips where there is none)
+			args[i] = pgtest.New(t)
+		}
+	}
 	code, _, stderr := fx.exec(t, exitCase{args: args, stdin: tc.stdin, env: tc.env, cancel: tc.cancel}, home)
 	if home == fx.home && (code != 2 || tc.config != "" || tc.files != nil) {
 		if err := os.RemoveAll(fx.home); err != nil {
@@ -286,6 +292,9 @@ func (fx *exitFixture) check(t *testing.T, path string, tc exitCase) {
 		t.Errorf("yagent %s: stderr does not match %q:\n%s", strings.Join(args, " "), tc.stderr, stderr)
 	}
 }
+
+// dsnArg in a case's arguments stands for a fresh PostgreSQL database.
+const dsnArg = "{dsn}"
 
 // exitCases lists, for every command, its good input first, then the bad
 // input (2), failures (1) and cancellations (130) that are its own.
@@ -350,7 +359,14 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("two boards", `the plan names board "fx" and --board names "other"`, "--board", "other", fx.plan),
 			{name: "no endpoint", args: []string{fx.plan}, want: 2, stderr: `no model endpoint configured`},
 			{name: "endpoint down", args: []string{fx.plan}, env: down, want: 1, stderr: `did not succeed`},
-			{name: "cancelled", args: append(slices.Clone(replay), fx.plan), cancel: true, want: 130}},
+			{name: "cancelled", args: append(slices.Clone(replay), fx.plan), cancel: true, want: 130},
+			bad("queue unreachable", `--queue postgres://u:xxxxx@127\.0\.0\.1:9/db: queue database unreachable`, "--queue", "postgres://u:secret@127.0.0.1:9/db", fx.plan),
+			{name: "queue.dsn unreachable", args: []string{fx.plan}, config: exitConfig + "queue:\n  dsn: postgres://u:secret@127.0.0.1:9/db\n", want: 2,
+				stderr: `queue\.dsn postgres://u:xxxxx@127\.0\.0\.1:9/db: queue database unreachable`}},
+		"worker": {ok("--queue", dsnArg, "--drain"),
+			bad("no queue", `no queue: pass --queue`),
+			bad("queue unreachable", `--queue postgres://u:xxxxx@127\.0\.0\.1:9/db: queue database unreachable`, "--queue", "postgres://u:secret@127.0.0.1:9/db"),
+			{name: "cancelled", args: []string{"--queue", dsnArg}, cancel: true, want: 130}},
 		"agents": {ok(), unknownCommand("agents")},
 		"agents ls": {ok(), {name: "broken definition is skipped", files: map[string]string{"agents/broken.md": "---\nname: broken\n---\nx\n"}, want: 0,
 			stderr: `broken\.md: description is missing`}},

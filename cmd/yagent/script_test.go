@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sandbox"
@@ -19,12 +20,18 @@ import (
 // TestMain lets the test binary act as the yagent command inside scripts.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(pgtestM{m}, map[string]func(){
 		"yagent":          func() { os.Exit(run(os.Args[1:])) },
 		"mcp-test-server": mcpTestServerMain,
 		"mcp-call":        mcpCallMain,
 	})
 }
+
+// pgtestM stops the throwaway PostgreSQL server (internal/pgtest) the
+// queue tests start, once the tests have run.
+type pgtestM struct{ m *testing.M }
+
+func (p pgtestM) Run() int { return pgtest.Run(p.m) }
 
 // TestScripts runs every testdata/script/*.txtar end to end against the real
 // command tree. Each script gets its own HOME, YAGENT_HOME and notes root

@@ -162,6 +162,7 @@ var layering = map[string][]string{
 	"kb":         {"blackboard", "agents", "director", "memory", "notebook", "sleep", "mcp", "llm"},
 	"toolspec":   {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp"},
 	"mcp":        {"director", "memory", "notebook", "sleep", "llm"},
+	"queue":      {"director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox"},
 	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
 }
 

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/internal/pgtest"
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+// Sizes of TestBatchAcrossHosts: 200 delegations, one model call each,
+// answered after a scripted latency; each worker runs workerConcurrency at
+// once.
+const (
+	hostsDelegations  = 200
+	hostsLatency      = 200 * time.Millisecond
+	workerConcurrency = 2
+)
+
+// TestBatchAcrossHosts is the distributed batch end to end, with real
+// processes of the yagent binary on one throwaway PostgreSQL: a coordinator
+// (yagent batch --queue) and yagent worker processes, each with a home and
+// a workspace of its own, against a scripted model that takes
+// hostsLatency per answer. It runs the same 200-delegation plan three
+// times on three boards:
+//  1. one worker — the baseline wall time;
+//  2. three workers — at least 2.5× faster than one, measured in this run;
+//  3. three workers, one SIGKILLed mid-run: River rescues its jobs after
+//     queue.rescue_after and another worker finishes them.
+//
+// Every run lands all 200 notes exactly once (one note per delegation key).
+func TestBatchAcrossHosts(t *testing.T) {
+	bin, err := exec.LookPath("yagent") // testscript.Main put it on PATH
+	if err != nil {
+		t.Fatalf("yagent test binary not on PATH: %v", err)
+	}
+	dsn := pgtest.New(t)
+	sc, err := llmtest.Parse([]byte(fmt.Sprintf(`name: hosts
+steps:
+  - id: item
+    repeat: true
+    latency: %s
+    capture: {item: 'Task:\n(item-[0-9]+)'}
+    reply:
+      text: "Result of ${item}: done."
+      tool_calls:
+        - name: agent_exit
+          arguments: {status: ok, conclusion: "${item} done"}
+`, hostsLatency)), "hosts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := llmtest.Start(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	root := t.TempDir()
+	var plan strings.Builder
+	plan.WriteString("delegations:\n")
+	for i := range hostsDelegations {
+		fmt.Fprintf(&plan, "  - {id: item-%03d, agent: worker, task: 'item-%03d: hand it over.'}\n", i, i)
+	}
+	planFile := filepath.Join(root, "plan.yaml")
+	mkfile(t, planFile, plan.String())
+	notesRoot := filepath.Join(root, "notes")
+	config := fmt.Sprintf("queue:\n  rescue_after: 3s\n  max_attempts: 3\n  concurrency: %d\n", workerConcurrency)
+	// host returns the environment and workspace of one "host".
+	host := func(name string) ([]string, string) {
+		dir := filepath.Join(root, name)
+		mkfile(t, filepath.Join(dir, "home", ".yagent", "config.yaml"), config)
+		ws := filepath.Join(dir, "ws")
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "YAGENT_HOME="+filepath.Join(dir, "home", ".yagent"),
+			"YAGENT_NOTES_ROOT="+notesRoot, "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb"), ws
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	seq := 0
+	startWorkers := func(n int) []*worker {
+		var ws []*worker
+		for range n {
+			seq++
+			env, dir := host(fmt.Sprintf("worker%d", seq))
+			w := &worker{name: fmt.Sprintf("worker%d", seq), cmd: exec.CommandContext(ctx, bin, "worker", "--queue", dsn, "--cd", dir)}
+			w.cmd.Env, w.cmd.Stderr = env, &w.log
+			if err := w.cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+		for _, w := range ws {
+			w.waitFor(t, " at once, workspace ", 30*time.Second)
+		}
+		return ws
+	}
+	stopWorkers := func(ws []*worker) {
+		for _, w := range ws {
+			if w.killed {
+				continue
+			}
+			_ = w.cmd.Process.Signal(os.Interrupt)
+		}
+		for _, w := range ws {
+			_ = w.cmd.Wait()
+		}
+	}
+	coordEnv, coordDir := host("coordinator")
+	batch := func(board string) (*exec.Cmd, *bytes.Buffer) {
+		var stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, bin, "batch", planFile, "--queue", dsn, "--board", board, "--cd", coordDir, "--json")
+		cmd.Env, cmd.Stderr = coordEnv, &stderr
+		return cmd, &stderr
+	}
+	// run runs the plan and returns the batch's own elapsed time (from
+	// batch_started to batch_finished: the process's start-up, the same
+	// for every run, is left out).
+	run := func(board string) time.Duration {
+		cmd, stderr := batch(board)
+		start := time.Now()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("yagent batch on board %s: %v\n%s\n%s", board, err, tail(string(out), 2000), tail(stderr.String(), 3000))
+		}
+		wall := time.Since(start)
+		fin := batchFinished(t, out)
+		elapsed := time.Duration(fin.ElapsedMS) * time.Millisecond
+		t.Logf("board %s: batch %s, process %s", board, elapsed, wall.Round(time.Millisecond))
+		if fin.Counts["ok"] != hostsDelegations || fin.Usage == nil || fin.Usage.Requests != hostsDelegations {
+			t.Errorf("board %s: batch_finished counts %v, usage %+v; want %d ok and %d model calls booked", board, fin.Counts, fin.Usage, hostsDelegations, hostsDelegations)
+		}
+		assertLandedOnce(t, notesRoot, board)
+		return elapsed
+	}
+
+	one := startWorkers(1)
+	t1 := run("one")
+	stopWorkers(one)
+
+	three := startWorkers(3)
+	t3 := run("three")
+	stopWorkers(three)
+
+	ratio := float64(t1) / float64(t3)
+	t.Logf("%d delegations, %s per answer, %d at once per worker: 1 worker %s, 3 workers %s: %.2f× faster",
+		hostsDelegations, hostsLatency, workerConcurrency, t1.Round(time.Millisecond), t3.Round(time.Millisecond), ratio)
+	if ratio < 2.5 {
+		t.Errorf("3 workers finished %.2f× faster than 1; want at least 2.5×", ratio)
+	}
+
+	// A worker dies mid-run: its running jobs stay "running" until River's
+	// rescuer (on the leading worker) retries them.
+	killed := startWorkers(3)
+	cmd, stderr := batch("killed")
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	victim := pickVictim(t, dsn, killed)
+	victim.waitFor(t, regexp.QuoteMeta("attempt 1 of 3"), 60*time.Second)
+	time.Sleep(10 * hostsLatency) // well into its jobs
+	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	victim.killed = true
+	_ = victim.cmd.Wait()
+	killedAt := time.Since(start)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("yagent batch with a killed worker: %v\n%s", err, tail(stderr.String(), 3000))
+	}
+	wall := time.Since(start)
+	stopWorkers(killed)
+	assertLandedOnce(t, notesRoot, "killed")
+	rescued := countRescued(t, dsn)
+	t.Logf("killed %s after %s; the run ended after %s; %d jobs ran more than once", victim.name, killedAt.Round(time.Millisecond), wall.Round(time.Millisecond), rescued)
+	if rescued == 0 {
+		t.Errorf("no job was retried after the worker was killed; want its running jobs rescued\n%s", tail(victim.log.String(), 2000))
+	}
+}
+
+// batchFinished returns the batch_finished event of a --json stream.
+func batchFinished(t *testing.T, out []byte) *agents.BatchEvent {
+	t.Helper()
+	for line := range strings.Lines(string(out)) {
+		var e agents.Event
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == agents.EventBatchFinished && e.Batch != nil {
+			return e.Batch
+		}
+	}
+	t.Fatalf("no batch_finished event in:\n%s", tail(string(out), 2000))
+	return nil
+}
+
+type worker struct {
+	name   string
+	cmd    *exec.Cmd
+	log    syncBuffer
+	killed bool
+}
+
+// waitFor waits until the worker's stderr matches re.
+func (w *worker) waitFor(t *testing.T, re string, timeout time.Duration) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if rx.MatchString(w.log.String()) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s: no %q on stderr after %s:\n%s", w.name, re, timeout, tail(w.log.String(), 2000))
+}
+
+// syncBuffer is a bytes.Buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// pickVictim returns a worker that does not lead River's maintenance (its
+// rescuer would then wait for a new leader to be elected first).
+func pickVictim(t *testing.T, dsn string, ws []*worker) *worker {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var leader string
+	_ = conn.QueryRow(t.Context(), `SELECT leader_id FROM river_leader LIMIT 1`).Scan(&leader)
+	for _, w := range ws {
+		if !strings.Contains(leader, fmt.Sprintf(":%d-", w.cmd.Process.Pid)) {
+			return w
+		}
+	}
+	return ws[0]
+}
+
+// countRescued is how many jobs needed more than one attempt.
+func countRescued(t *testing.T, dsn string) int {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM river_job WHERE attempt > 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// assertLandedOnce checks that board holds exactly one note per
+// delegation, each carrying its own item's handoff.
+func assertLandedOnce(t *testing.T, root, board string) {
+	t.Helper()
+	store := blackboard.Open(root)
+	list, err := store.ListNotes(board, blackboard.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, m := range list.Notes {
+		n, err := store.ReadNote(board, m.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := director.KeyID(n.Handoff.Key)
+		seen[id]++
+		if n.Body != "Result of "+id+": done.\n" {
+			t.Errorf("board %s: note %s (key %s) carries %q", board, m.Ref, n.Handoff.Key, n.Body)
+		}
+	}
+	if len(list.Notes) != hostsDelegations || len(seen) != hostsDelegations || list.Skipped > 0 {
+		t.Errorf("board %s: %d notes for %d delegations (%d unreadable); want %d, one each", board, len(list.Notes), len(seen), list.Skipped, hostsDelegations)
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("board %s: %d notes for %s; want exactly one", board, n, id)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

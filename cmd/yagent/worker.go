@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/queue"
+)
+
+// workerOptions are the inputs of `yagent worker`.
+type workerOptions struct {
+	Queue       string
+	Concurrency countFlag
+	Drain       bool
+	Agent       agentFlags // --json, --replay, --allow-shell, --sandbox, --cd
+}
+
+// NewCmdWorker builds `yagent worker`.
+func NewCmdWorker(f *Factory) *cobra.Command {
+	opts := &workerOptions{}
+	cmd := &cobra.Command{
+		Use:   "worker --queue postgres://… [flags]",
+		Short: "Run batch delegations from a River queue on PostgreSQL (yagent batch --queue)",
+		Long: `Run the delegations that yagent batch --queue puts on a River queue in
+PostgreSQL, on this host: with this workspace checkout (--cd), this host's
+models (configuration and OPENAI_* variables) and tools. Each job carries
+the agent's definition, the task, the board index and the text of its
+context notes, so the worker needs no access to the board; it returns the
+handoff (front matter, body, usage) as the job's output and the
+coordinator lands it. Start as many workers on as many hosts as you like
+(README.md, "Scaling out").
+
+A job this worker cannot run — a model it cannot reach, a tool the agent
+has on the coordinator but this host lacks — fails with the reason, which
+the coordinator shows; River retries it (on any worker) up to
+queue.max_attempts. A worker killed mid-job has its jobs retried after
+queue.rescue_after. Ctrl-C hands the running jobs back to the queue
+without spending an attempt, then exits.
+
+--drain exits (0) once the queue has no job left to run, for one-off hosts
+and CI. Progress (a line per job) goes to stderr, or JSON events to stdout
+with --json.
+
+Exit codes: 0 drained (--drain), 1 a failure, 2 usage error or an
+unreachable queue database, 130 stopped (Ctrl-C).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return workerRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	opts.Agent.registerIO(fl)
+	fl.Lookup("allow-shell").Usage = "let sub-agents use the shell tool (a worker has no terminal to ask)"
+	fl.StringVar(&opts.Queue, "queue", "", "the PostgreSQL database of the queue, postgres://user@host:5432/db (default queue.dsn)")
+	fl.Var(&opts.Concurrency, "concurrency", "delegations run at once (default queue.concurrency)")
+	fl.BoolVar(&opts.Drain, "drain", false, "exit once the queue has no job left to run")
+	return cmd
+}
+
+func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	dsn, source := queueDSN(cfg, opts.Queue)
+	if dsn == "" {
+		return usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
+	}
+	var sink agents.Sink
+	if opts.Agent.JSON {
+		sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
+	} else {
+		sink = agents.SinkFunc(func(e agents.Event) {
+			if e.Type == agents.EventNotice {
+				fmt.Fprintf(f.IO.ErrOut, "%s %s\n", e.Time.Format("15:04:05"), e.Text)
+			}
+		})
+	}
+	// Only notices: the sub-agents' own events (text, tool calls) of many
+	// jobs at once would be noise here.
+	notices := agents.SinkFunc(func(e agents.Event) {
+		if e.Type == agents.EventNotice {
+			sink.Emit(e)
+		}
+	})
+	q, err := openQueue(ctx, cfg, dsn, source, f.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	host, _ := os.Hostname()
+	name := fmt.Sprintf("%s:%d", host, os.Getpid())
+	// The worker's runtime is a session's, without a model endpoint
+	// checked up front: a job names its model, and one this host cannot
+	// reach fails that job, not the worker.
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, Title: "worker " + name, Sink: notices, Inspect: true})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	runner := *s.d.SubRunner()
+	runner.Recorder = nil // the coordinator books each delegation's spend
+	runner.Events = nil
+	concurrency := int(opts.Concurrency)
+	if concurrency == 0 {
+		concurrency = cfg.Queue.Concurrency
+	}
+	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
+		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
+	return q.Serve(ctx, queue.WorkerOptions{Runner: &runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
+}
+
+// queueDSN is --queue, else queue.dsn, and the name to use for it in
+// messages.
+func queueDSN(cfg *config.Config, flag string) (dsn, source string) {
+	if flag != "" {
+		return flag, "--queue"
+	}
+	return cfg.Queue.DSN, "queue.dsn"
+}
+
+// openQueue opens the queue database with the configured settings.
+func openQueue(ctx context.Context, cfg *config.Config, dsn, source string, log io.Writer) (*queue.Queue, error) {
+	return queue.Open(ctx, queue.Options{DSN: dsn, Source: source, RescueAfter: cfg.Queue.RescueAfter.D(),
+		MaxAttempts: cfg.Queue.MaxAttempts, PollInterval: 50 * time.Millisecond, Log: log})
+}

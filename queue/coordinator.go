@@ -1,0 +1,440 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+)
+
+// CoordinatorOptions say which plan run to coordinate.
+type CoordinatorOptions struct {
+	// Runner is the coordinator's own: its catalog, board and workspace
+	// prepare each job (SubRunner.Prepare) and its Recorder books each
+	// landed delegation's spend. It runs no model.
+	Runner *agents.SubRunner
+	Board  string
+	// Plan names the plan (its file) and Digest identifies its
+	// delegations: --resume reattaches to the newest unfinished run with
+	// the same board and digest.
+	Plan   string
+	Digest string
+	Resume bool
+	// Events receives notices: the run, reattachment, failed attempts.
+	Events agents.Sink
+}
+
+// Coordinator runs a plan's delegations on the queue's workers and lands
+// their handoffs on the board; it is the director's Executor for a
+// distributed batch. Its Run is safe for concurrent use.
+type Coordinator struct {
+	q      *Queue
+	opts   CoordinatorOptions
+	client *river.Client[pgx.Tx]
+	run    string
+	lock   *pgxpool.Conn
+	// onBoard are notes of this run found on the board when it was
+	// reattached (their landing may not have been recorded).
+	onBoard map[string]blackboard.NoteMeta
+
+	mu      sync.Mutex
+	waiting map[int64]*waiter
+	stop    context.CancelFunc
+	done    chan struct{}
+	closed  sync.Once
+}
+
+type waiter struct {
+	id     string
+	ch     chan *rivertype.JobRow
+	errors int // failed attempts already shown
+}
+
+// Coordinate starts (or, with Resume, reattaches to) a plan run. The
+// caller must Close it.
+func (q *Queue) Coordinate(ctx context.Context, opts CoordinatorOptions) (_ *Coordinator, err error) {
+	if opts.Runner == nil || opts.Board == "" {
+		return nil, errors.New("coordinate a plan run: no runner or board")
+	}
+	c := &Coordinator{q: q, opts: opts, waiting: map[int64]*waiter{}, onBoard: map[string]blackboard.NoteMeta{}}
+	// FetchCooldown also spaces this client's insert notifications: keep
+	// it short so a worker hears of each new job at once.
+	if c.client, err = q.client(&river.Config{FetchCooldown: 5 * time.Millisecond}); err != nil {
+		return nil, err
+	}
+	if c.lock, err = q.pool.Acquire(ctx); err != nil {
+		return nil, fmt.Errorf("queue %s: %w", q.addr, err)
+	}
+	defer func() {
+		if err != nil {
+			c.lock.Release()
+		}
+	}()
+	attached := false
+	if opts.Resume {
+		err := c.lock.QueryRow(ctx, `SELECT id FROM yagent_batch_run WHERE board = $1 AND digest = $2 AND finished_at IS NULL
+			ORDER BY created_at DESC LIMIT 1`, opts.Board, opts.Digest).Scan(&c.run)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("find the plan run to resume: %w", err)
+		}
+		attached = c.run != ""
+	}
+	if !attached {
+		c.run = newRunID(time.Now())
+		if _, err := c.lock.Exec(ctx, `INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ($1, $2, $3, $4)`,
+			c.run, opts.Board, opts.Plan, opts.Digest); err != nil {
+			return nil, fmt.Errorf("record the plan run: %w", err)
+		}
+	}
+	var locked bool
+	if err := c.lock.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('yagent_batch_run:' || $1, 0))`, c.run).Scan(&locked); err != nil {
+		return nil, fmt.Errorf("lock the plan run: %w", err)
+	}
+	if !locked {
+		return nil, fmt.Errorf("%w: run %s on board %s is being coordinated right now; wait for that yagent batch to end (or stop it), then --resume", ErrRunBusy, c.run, opts.Board)
+	}
+	if attached {
+		if err := c.findLanded(); err != nil {
+			return nil, err
+		}
+		var known, finished int
+		_ = q.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE j.state IN ('completed', 'discarded') AND b.landed_ref IS NULL)
+			FROM yagent_batch_job b LEFT JOIN river_job j ON j.id = b.job_id WHERE b.run_id = $1`, c.run).Scan(&known, &finished)
+		c.notice(fmt.Sprintf("queue %s: reattached to plan run %s: %d jobs known, %d finished while away and not landed yet", q.addr, c.run, known, finished))
+	} else {
+		c.notice(fmt.Sprintf("queue %s: plan run %s; delegations go to yagent worker processes", q.addr, c.run))
+	}
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop, c.done = stop, make(chan struct{})
+	go c.poll(pctx)
+	return c, nil
+}
+
+// Run runs d on a worker and lands its handoff: it enqueues d's job (or,
+// in a reattached run, waits for the job enqueued before, or returns the
+// note already landed), waits for the job's end and writes its one note.
+// A cancelled ctx cancels the job, queued or running, and abandons d.
+func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.DelegationResult, error) {
+	id := d.CallID
+	if m, ok := c.onBoard[id]; ok {
+		c.markLanded(ctx, id, m)
+		return agents.DelegationResult{Status: m.Status, Ref: m.Ref, Conclusion: m.Conclusion}, nil
+	}
+	var jobID int64
+	var landedRef, landedStatus *string
+	err := c.q.pool.QueryRow(ctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
+		c.run, id).Scan(&jobID, &landedRef, &landedStatus)
+	switch {
+	case err == nil && landedRef != nil:
+		// Landed, and the note is gone from the board since: never twice.
+		return agents.DelegationResult{Status: blackboard.Status(*landedStatus), Ref: *landedRef, Conclusion: "landed earlier in this plan run"}, nil
+	case err == nil:
+		row, gerr := c.client.JobGet(ctx, jobID)
+		if gerr == nil && row.State != rivertype.JobStateCancelled {
+			return c.wait(ctx, d, jobID)
+		}
+	case !errors.Is(err, pgx.ErrNoRows):
+		return agents.DelegationResult{}, fmt.Errorf("queue: look up delegation %s: %w", id, err)
+	}
+	if ctx.Err() != nil {
+		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
+	}
+	jobID, err = c.enqueue(ctx, d)
+	if err != nil {
+		if ctx.Err() != nil {
+			return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
+		}
+		return agents.DelegationResult{}, err
+	}
+	return c.wait(ctx, d, jobID)
+}
+
+// enqueue prepares d (definition, index, context pack) and inserts its
+// job together with the row that ties it to the run, in one transaction.
+func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, error) {
+	r := c.opts.Runner
+	prep, err := r.Prepare(d)
+	if err != nil {
+		return 0, err
+	}
+	def := prep.Definition
+	var tools []string
+	for _, t := range r.Registry.Reachable(agents.Gates{SubAgent: true, Master: true, Allow: def.Tools}) {
+		tools = append(tools, t.Name)
+	}
+	args := JobArgs{
+		Run: c.run, Delegation: d.CallID, Board: d.BoardID, Key: LandingKey(c.run, d.CallID), Task: d.Task,
+		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
+		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
+	}
+	tx, err := c.q.pool.Begin(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	res, err := c.client.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: QueueName, MaxAttempts: c.q.opts.MaxAttempts})
+	if err != nil {
+		return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO yagent_batch_job (run_id, delegation, job_id) VALUES ($1, $2, $3)
+		ON CONFLICT (run_id, delegation) DO UPDATE SET job_id = excluded.job_id, landed_ref = NULL, landed_status = NULL, landed_at = NULL`,
+		c.run, d.CallID, res.Job.ID); err != nil {
+		return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
+	}
+	return res.Job.ID, nil
+}
+
+// wait waits for the job's end and lands it; a cancelled ctx cancels the
+// job (queued or running) and abandons the delegation.
+func (c *Coordinator) wait(ctx context.Context, d agents.Delegation, jobID int64) (agents.DelegationResult, error) {
+	w := &waiter{id: d.CallID, ch: make(chan *rivertype.JobRow, 1)}
+	c.mu.Lock()
+	c.waiting[jobID] = w
+	c.mu.Unlock()
+	select {
+	case row := <-w.ch:
+		return c.land(ctx, d, row)
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.waiting, jobID)
+		c.mu.Unlock()
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, err := c.client.JobCancel(cctx, jobID); err != nil {
+			c.notice(fmt.Sprintf("queue: cancel the job of %s: %v", d.CallID, err))
+		}
+		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
+	}
+}
+
+// land writes the finished job's note on the board, records that it
+// landed, and books its spend.
+func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivertype.JobRow) (agents.DelegationResult, error) {
+	var args JobArgs
+	_ = json.Unmarshal(row.EncodedArgs, &args)
+	var out JobOutput
+	outErr := json.Unmarshal(row.Output(), &out)
+	res := agents.DelegationResult{Unresolved: args.Unresolved, Usage: out.Usage, Elapsed: time.Duration(out.ElapsedMS) * time.Millisecond}
+	var note blackboard.NewNote
+	switch {
+	case row.State == rivertype.JobStateCancelled:
+		res.Abandoned, res.Reason = true, "its job was cancelled in the queue"
+		return res, nil
+	case row.State == rivertype.JobStateCompleted && outErr == nil && out.Abandoned != "":
+		res.Abandoned, res.Reason = true, out.Abandoned
+		return res, nil
+	case row.State == rivertype.JobStateCompleted && outErr == nil && out.Handoff != nil:
+		note = blackboard.NewNote{Handoff: *out.Handoff, Body: out.Body, ObservedArtifacts: out.Observed}
+	default:
+		note = degradedNote(d, row, out)
+	}
+	note.Handoff.Key = LandingKey(c.run, d.CallID)
+	meta, err := c.opts.Runner.Board.WriteNote(d.BoardID, note)
+	if err != nil {
+		return res, fmt.Errorf("land the handoff of %s: %w", d.CallID, err)
+	}
+	c.markLanded(ctx, d.CallID, meta)
+	res.Status, res.Ref, res.Conclusion, res.Reason = meta.Status, meta.Ref, meta.Conclusion, note.Handoff.Reason
+	if rec := c.opts.Runner.Recorder; rec != nil {
+		if hooks, err := rec(ctx, d); err == nil {
+			if hooks.OnResponse != nil {
+				for _, u := range out.Responses {
+					hooks.OnResponse(llm.Response{Usage: u})
+				}
+			}
+			if hooks.Finish != nil {
+				hooks.Finish(res)
+			}
+		}
+	}
+	return res, nil
+}
+
+// degradedNote is the one note of a delegation whose every attempt
+// failed: each attempt's error, then the last output.
+func degradedNote(d agents.Delegation, row *rivertype.JobRow, out JobOutput) blackboard.NewNote {
+	last := "its job ended " + string(row.State)
+	if n := len(row.Errors); n > 0 {
+		last = row.Errors[n-1].Error
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s failed on every attempt (%d of %d)\n\n", d.CallID, row.Attempt, row.MaxAttempts)
+	for _, e := range row.Errors {
+		fmt.Fprintf(&b, "- attempt %d (%s): %s\n", e.Attempt, e.At.UTC().Format(time.RFC3339), e.Error)
+	}
+	if out.Worker != "" || out.Error != "" || out.Body != "" {
+		fmt.Fprintf(&b, "\n## Last output (worker %s)\n\n", out.Worker)
+		if out.Body != "" {
+			b.WriteString(out.Body + "\n")
+		} else if out.Error != "" {
+			b.WriteString(out.Error + "\n")
+		}
+	}
+	return blackboard.NewNote{
+		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task, Reason: last,
+			Conclusion: fmt.Sprintf("The delegation failed on all %d attempts: %s", row.Attempt, firstLine(last))},
+		Body: b.String(),
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 300 {
+		s = string(r[:299]) + "…"
+	}
+	return s
+}
+
+// markLanded records that a delegation's note is on the board. A failure
+// is shown, not fatal: the note's key finds it on --resume.
+func (c *Coordinator) markLanded(ctx context.Context, id string, m blackboard.NoteMeta) {
+	_, err := c.q.pool.Exec(context.WithoutCancel(ctx), `UPDATE yagent_batch_job SET landed_ref = $3, landed_status = $4, landed_at = now()
+		WHERE run_id = $1 AND delegation = $2`, c.run, id, m.Ref, string(m.Status))
+	if err != nil {
+		c.notice(fmt.Sprintf("warning: queue: record that %s landed as %s: %v (--resume finds the note by its key)", id, m.Ref, err))
+	}
+}
+
+// findLanded collects the notes of this run already on the board, by
+// their landing key.
+func (c *Coordinator) findLanded() error {
+	store := c.opts.Runner.Board
+	if !store.BoardExists(c.opts.Board) {
+		return nil
+	}
+	list, err := store.ListNotes(c.opts.Board, blackboard.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("resume: list board %s: %w", c.opts.Board, err)
+	}
+	suffix := "@" + c.run
+	for _, m := range list.Notes {
+		n, err := store.ReadNote(c.opts.Board, m.Ref)
+		if err != nil || !strings.HasSuffix(n.Handoff.Key, suffix) {
+			continue
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(n.Handoff.Key, "batch:"), suffix)
+		if _, seen := c.onBoard[id]; !seen {
+			c.onBoard[id] = m
+		}
+	}
+	return nil
+}
+
+// poll hands finished jobs to their waiters and shows failed attempts.
+func (c *Coordinator) poll(ctx context.Context) {
+	defer close(c.done)
+	t := time.NewTicker(c.q.opts.PollInterval)
+	defer t.Stop()
+	for tick := 0; ; tick++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c.mu.Lock()
+		ids := make([]int64, 0, len(c.waiting))
+		for id := range c.waiting {
+			ids = append(ids, id)
+		}
+		c.mu.Unlock()
+		for start := 0; start < len(ids); start += 1000 {
+			chunk := ids[start:min(start+1000, len(ids))]
+			c.collect(ctx, river.NewJobListParams().IDs(chunk...).First(len(chunk)).
+				States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled))
+			if tick%4 == 0 { // failed attempts, for the progress
+				c.collect(ctx, river.NewJobListParams().IDs(chunk...).First(len(chunk)).Where("cardinality(errors) > 0").
+					States(rivertype.JobStateAvailable, rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled))
+			}
+		}
+	}
+}
+
+// collect hands the finished jobs among params' to their waiters and
+// shows the failed attempts of the others.
+func (c *Coordinator) collect(ctx context.Context, params *river.JobListParams) {
+	res, err := c.client.JobList(ctx, params)
+	if err != nil {
+		return // the next tick tries again
+	}
+	for _, row := range res.Jobs {
+		c.mu.Lock()
+		w := c.waiting[row.ID]
+		final := row.FinalizedAt != nil
+		if w != nil && final {
+			delete(c.waiting, row.ID)
+		}
+		var fresh []rivertype.AttemptError
+		if w != nil && len(row.Errors) > w.errors {
+			fresh = row.Errors[w.errors:]
+			w.errors = len(row.Errors)
+		}
+		c.mu.Unlock()
+		if w == nil {
+			continue
+		}
+		if !final {
+			for _, e := range fresh {
+				c.notice(fmt.Sprintf("queue: %s attempt %d of %d failed: %s; River retries it", w.id, e.Attempt, row.MaxAttempts, firstLine(e.Error)))
+			}
+			continue
+		}
+		w.ch <- row
+	}
+}
+
+// Close stops watching the queue and releases the run; finished marks
+// the run done, so a later --resume starts a new one.
+func (c *Coordinator) Close(finished bool) {
+	c.closed.Do(func() { c.close(finished) })
+}
+
+func (c *Coordinator) close(finished bool) {
+	if c.stop != nil {
+		c.stop()
+		<-c.done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if finished {
+		if _, err := c.lock.Exec(ctx, `UPDATE yagent_batch_run SET finished_at = now() WHERE id = $1`, c.run); err != nil {
+			c.notice(fmt.Sprintf("warning: queue: mark plan run %s finished: %v", c.run, err))
+		}
+	}
+	_, _ = c.lock.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended('yagent_batch_run:' || $1, 0))`, c.run)
+	c.lock.Release()
+}
+
+// RunID is the plan run's id.
+func (c *Coordinator) RunID() string { return c.run }
+
+func (c *Coordinator) notice(text string) {
+	if c.opts.Events != nil {
+		c.opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "yagent", Text: text})
+	}
+}
+
+// LandingKey is the key of the note a plan run lands for a delegation.
+func LandingKey(run, id string) string { return "batch:" + id + "@" + run }
+
+func newRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return "run-" + now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,34 @@
+// Package queue runs a batch plan's delegations on many hosts: River (a job
+// queue on PostgreSQL) carries each delegation from the coordinator — the
+// one `yagent batch --queue` process, the board's only writer — to
+// `yagent worker` processes, and carries each handoff back as the job's
+// output. One machine keeps the in-process scheduler; this package is used
+// only when a DSN is configured (queue.dsn, --queue).
+//
+// Contract:
+//   - A job carries everything its delegation needs (the resolved agent
+//     definition and tool names, the task, the board index and the context
+//     pack as text), so a worker never reads the board. A worker runs it
+//     with its own workspace and models and returns the note (handoff +
+//     body) and the usage; it writes no note.
+//   - The coordinator lands exactly one note per delegation and plan run,
+//     whatever dies when. The note's key is "batch:<id>@<run>"; the table
+//     yagent_batch_job records which job serves which delegation and whether
+//     its note landed. A coordinator killed between writing the note and
+//     recording it finds the note by its key when it resumes, records it,
+//     and writes nothing again.
+//   - A worker killed mid-job leaves the job running in the database; River's
+//     rescuer (on whichever client leads) retries it after rescue_after, up
+//     to max_attempts; the last failure lands as one degraded note carrying
+//     every attempt's error and the last output. A worker that cannot run a
+//     job (a model it cannot reach, a tool it lacks) fails the job with the
+//     reason, which the coordinator shows; a worker stopped by a signal hands
+//     its jobs back without spending an attempt (river.JobSnooze(0)).
+//   - One coordinator per plan run: it holds a PostgreSQL advisory lock on
+//     the run for its lifetime, so a second `--resume` is refused while the
+//     first lives, and a killed one releases it with its connection.
+//   - Schemas are versioned: River's migrations (rivermigrate) and yagent's
+//     own tables (yagent_queue_schema) are applied in one transaction under
+//     an advisory lock; a database from a newer yagent is refused, naming
+//     both versions.
+package queue

@@ -1,0 +1,78 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+)
+
+// JobKind is the River kind of a delegation job.
+const JobKind = "yagent_delegation"
+
+// JobArgs are a delegation as it travels to a worker: everything the
+// sub-agent starts from, so the worker needs no board.
+type JobArgs struct {
+	Run        string `json:"run"`
+	Delegation string `json:"delegation"`
+	Board      string `json:"board"`
+	Key        string `json:"key"`
+	Task       string `json:"task"`
+	// Agent is the resolved definition; Tools are the exact tool names it
+	// has on the coordinator (a worker lacking one refuses the job).
+	Agent    JobAgent `json:"agent"`
+	Tools    []string `json:"tools"`
+	Model    string   `json:"model,omitempty"`
+	MaxSteps int      `json:"max_steps,omitempty"`
+	// Index is the board index when the delegation started; Pack the
+	// context pack of its refs (their notes' full text).
+	Index      string   `json:"index"`
+	Pack       string   `json:"pack,omitempty"`
+	Unresolved []string `json:"unresolved,omitempty"`
+}
+
+// JobAgent is an agent definition with its prompt.
+type JobAgent struct {
+	Name     string `json:"name"`
+	Model    string `json:"model,omitempty"`
+	MaxSteps int    `json:"max_steps,omitempty"`
+	Prompt   string `json:"prompt"`
+	Source   string `json:"source,omitempty"`
+}
+
+// Kind is River's name for the job.
+func (JobArgs) Kind() string { return JobKind }
+
+// JobOutput is what a worker returns: the note to land (handoff and body),
+// or why it abandoned, and what the delegation spent.
+type JobOutput struct {
+	Version int    `json:"version"`
+	Worker  string `json:"worker"`
+	// Handoff and Body are the note; Observed the artifact ids the worker
+	// saw the sub-agent produce.
+	Handoff  *blackboard.Handoff `json:"handoff,omitempty"`
+	Body     string              `json:"body,omitempty"`
+	Observed []string            `json:"observed,omitempty"`
+	// Abandoned is set when a gate stopped the delegation (its token
+	// budget): nothing lands.
+	Abandoned string `json:"abandoned,omitempty"`
+	// Error is why the attempt failed (then the job failed too).
+	Error string `json:"error,omitempty"`
+	// Usage is the total; Responses each model call's, for spend.
+	Usage     agents.UsageEvent `json:"usage"`
+	Responses []llm.Usage       `json:"responses,omitempty"`
+	ElapsedMS int64             `json:"elapsed_ms"`
+}
+
+const outputVersion = 1
+
+// retryPolicy retries a failed or rescued job after attempt seconds: a
+// worker that cannot run it fails fast, another may take it soon after.
+type retryPolicy struct{}
+
+func (retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().Add(time.Duration(max(job.Attempt, 1)) * time.Second)
+}

@@ -1,0 +1,247 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/yagent/yagent/config"
+)
+
+// QueueName is the River queue delegations travel on.
+const QueueName = "yagent_delegations"
+
+// Errors a caller branches on (the CLI: exit code 2).
+var (
+	// ErrUnreachable: the DSN does not parse or no server answers there.
+	ErrUnreachable = errors.New("queue database unreachable")
+	// ErrSchemaNewer: the database was migrated by a newer yagent.
+	ErrSchemaNewer = errors.New("queue schema is newer than this yagent")
+	// ErrRunBusy: another coordinator holds the plan run.
+	ErrRunBusy = errors.New("plan run is coordinated by another process")
+)
+
+// Options are the resolved queue settings (config's queue: section).
+type Options struct {
+	DSN string
+	// Source names where DSN came from, for errors: "queue.dsn" or
+	// "--queue".
+	Source string
+	// RescueAfter is how long a job may run: a worker stops a delegation
+	// still running then, and River takes a job still marked running then
+	// for a dead worker's and retries it (River's JobTimeout and
+	// RescueStuckJobsAfter). Set it above the longest delegation.
+	RescueAfter time.Duration
+	// MaxAttempts is how often a delegation is tried before its failure
+	// lands as a degraded note.
+	MaxAttempts int
+	// PollInterval is how often the coordinator looks for finished jobs.
+	PollInterval time.Duration
+	// Log receives River's own warnings (nil: discarded).
+	Log io.Writer
+}
+
+// Queue is an open connection to the queue database.
+type Queue struct {
+	opts   Options
+	pool   *pgxpool.Pool
+	driver *riverpgxv5.Driver
+	addr   string // the DSN with its password masked
+	logger *slog.Logger
+}
+
+// Open connects to opts.DSN, refuses a schema from a newer yagent and
+// migrates an older one (River's tables and yagent's). An address that
+// does not parse or answer is ErrUnreachable, named with the password
+// masked.
+func Open(ctx context.Context, opts Options) (*Queue, error) {
+	if opts.Source == "" {
+		opts.Source = "queue.dsn"
+	}
+	addr := MaskDSN(opts.DSN)
+	if opts.MaxAttempts < 1 {
+		return nil, fmt.Errorf("%s: max_attempts %d: want 1 or more", opts.Source, opts.MaxAttempts)
+	}
+	if opts.RescueAfter <= 0 {
+		return nil, fmt.Errorf("%s: rescue_after %s: want a positive duration", opts.Source, opts.RescueAfter)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 100 * time.Millisecond
+	}
+	cfg, err := pgxpool.ParseConfig(opts.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
+	}
+	cfg.MaxConns = 8
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %v", opts.Source, addr, ErrUnreachable, err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%s %s: %w: %v; start PostgreSQL there or fix %s", opts.Source, addr, ErrUnreachable, redact(err.Error(), opts.DSN), opts.Source)
+	}
+	var out io.Writer = io.Discard
+	if opts.Log != nil {
+		out = opts.Log
+	}
+	q := &Queue{opts: opts, pool: pool, driver: riverpgxv5.New(pool), addr: addr,
+		logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if err := q.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// Close releases the connections.
+func (q *Queue) Close() { q.pool.Close() }
+
+// Addr is the DSN with its password masked, for messages.
+func (q *Queue) Addr() string { return q.addr }
+
+// schemaVersion is the version of yagent's own tables this build writes.
+const schemaVersion = 1
+
+// migrations are yagent's own tables, one entry per version.
+var migrations = []string{
+	1: `CREATE TABLE yagent_batch_run (
+		id text PRIMARY KEY,
+		board text NOT NULL,
+		plan text NOT NULL,
+		digest text NOT NULL,
+		created_at timestamptz NOT NULL DEFAULT now(),
+		finished_at timestamptz
+	);
+	CREATE INDEX yagent_batch_run_board ON yagent_batch_run (board, digest, created_at);
+	CREATE TABLE yagent_batch_job (
+		run_id text NOT NULL REFERENCES yagent_batch_run (id) ON DELETE CASCADE,
+		delegation text NOT NULL,
+		job_id bigint NOT NULL,
+		landed_ref text,
+		landed_status text,
+		landed_at timestamptz,
+		PRIMARY KEY (run_id, delegation)
+	);`,
+}
+
+// migrate brings River's and yagent's schemas up to this build's versions,
+// serialised by an advisory lock so that workers starting together
+// migrate once; a newer schema is refused. River's migrations run one
+// transaction each (some cannot share one); yagent's run in one.
+func (q *Queue) migrate(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil && !errors.Is(err, ErrSchemaNewer) {
+			err = fmt.Errorf("migrate the queue database %s: %w", q.addr, err)
+		}
+	}()
+	conn, err := q.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	const lock = `hashtextextended('yagent_queue_migrate', 0)`
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+lock+`)`); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+lock+`)`)
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS yagent_queue_schema (version int NOT NULL)`); err != nil {
+		return err
+	}
+	var have int
+	switch err := conn.QueryRow(ctx, `SELECT version FROM yagent_queue_schema`).Scan(&have); {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := conn.Exec(ctx, `INSERT INTO yagent_queue_schema (version) VALUES (0)`); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if have > schemaVersion {
+		return fmt.Errorf("%w: %s has yagent queue schema version %d, this yagent knows up to %d: upgrade yagent on this host", ErrSchemaNewer, q.addr, have, schemaVersion)
+	}
+	m, err := rivermigrate.New(q.driver, &rivermigrate.Config{Logger: q.logger})
+	if err != nil {
+		return err
+	}
+	// rivermigrate fails on a version it does not know; read the newest
+	// one first to say what is wrong.
+	var river *int
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('river_migration') IS NOT NULL`).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		if err := conn.QueryRow(ctx, `SELECT max(version) FROM river_migration WHERE line = 'main'`).Scan(&river); err != nil {
+			return err
+		}
+	}
+	all := m.AllVersions()
+	if known := all[len(all)-1].Version; river != nil && *river > known {
+		return fmt.Errorf("%w: %s has River schema version %d, this yagent's River knows up to %d: upgrade yagent on this host", ErrSchemaNewer, q.addr, *river, known)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return err
+	}
+	if have == schemaVersion {
+		return nil
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	for v := have + 1; v <= schemaVersion; v++ {
+		if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("yagent schema version %d: %w", v, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE yagent_queue_schema SET version = $1`, schemaVersion); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// client returns a River client over the pool; cfg's Queues and Workers
+// make it a worker, without them it only inserts and cancels.
+func (q *Queue) client(cfg *river.Config) (*river.Client[pgx.Tx], error) {
+	cfg.Logger = q.logger
+	cfg.MaxAttempts = q.opts.MaxAttempts
+	// River rescues a job only past its timeout: rescue_after is both how
+	// long a delegation may run and when a dead worker's job is retried.
+	cfg.JobTimeout = q.opts.RescueAfter
+	cfg.RescueStuckJobsAfter = q.opts.RescueAfter
+	cfg.RetryPolicy = retryPolicy{}
+	cfg.CompletedJobRetentionPeriod = 7 * 24 * time.Hour // --resume collects outputs days later
+	return river.NewClient(q.driver, cfg)
+}
+
+// MaskDSN returns dsn with its password replaced by xxxxx.
+func MaskDSN(dsn string) string { return config.MaskDSN(dsn) }
+
+// redact removes dsn's password from a driver's message, should it quote
+// the address.
+func redact(msg, dsn string) string {
+	if u, err := url.Parse(dsn); err == nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return msg
+}

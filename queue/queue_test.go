@@ -1,0 +1,303 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/pgtest"
+	"github.com/yagent/yagent/llm"
+)
+
+// TestOpenRefusesBadInput: an address that does not answer or parse is
+// ErrUnreachable naming where it came from, with the password masked; a
+// database migrated by a newer yagent (its own tables or River's) is
+// refused with both versions, and nothing is changed.
+func TestOpenRefusesBadInput(t *testing.T) {
+	dsn := pgtest.New(t)
+	if q, err := Open(t.Context(), Options{DSN: dsn, RescueAfter: time.Hour, MaxAttempts: 1}); err != nil {
+		t.Fatal(err)
+	} else {
+		q.Close()
+	}
+	exec := func(sql string) {
+		conn, err := pgx.Connect(t.Context(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, dsn, source, setup, undo string
+		want                           error
+		msg                            []string
+	}{
+		{name: "nothing listens", dsn: "postgres://yagent:s3cret@127.0.0.1:9/db", source: "--queue", want: ErrUnreachable,
+			msg: []string{"--queue postgres://yagent:xxxxx@127.0.0.1:9/db", "start PostgreSQL there or fix --queue"}},
+		{name: "key=value form", dsn: "host=127.0.0.1 port=9 user=yagent password=s3cret dbname=db", source: "queue.dsn", want: ErrUnreachable,
+			msg: []string{"queue.dsn host=127.0.0.1 port=9 user=yagent password=xxxxx dbname=db"}},
+		{name: "not an address", dsn: "postgres://yagent:s3cret@[::1", source: "queue.dsn", want: ErrUnreachable,
+			msg: []string{"not a PostgreSQL address"}},
+		{name: "newer yagent schema", dsn: dsn, setup: "UPDATE yagent_queue_schema SET version = 99", undo: "UPDATE yagent_queue_schema SET version = 1",
+			want: ErrSchemaNewer, msg: []string{"yagent queue schema version 99, this yagent knows up to 1"}},
+		{name: "newer River schema", dsn: dsn, setup: "INSERT INTO river_migration (line, version) VALUES ('main', 999)",
+			undo: "DELETE FROM river_migration WHERE version = 999", want: ErrSchemaNewer, msg: []string{"River schema version 999"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.setup != "" {
+				exec(tc.setup)
+				defer exec(tc.undo)
+			}
+			q, err := Open(t.Context(), Options{DSN: tc.dsn, Source: tc.source, RescueAfter: time.Hour, MaxAttempts: 1})
+			if !errors.Is(err, tc.want) {
+				if q != nil {
+					q.Close()
+				}
+				t.Fatalf("Open = %v; want %v", err, tc.want)
+			}
+			for _, m := range tc.msg {
+				if !strings.Contains(err.Error(), m) {
+					t.Errorf("error %q does not say %q", err, m)
+				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error %q shows the password", err)
+			}
+		})
+	}
+}
+
+// TestLandsOncePerDelegation pins idempotent landing: whatever point a
+// coordinator dies at, the resumed run leaves exactly one note per
+// delegation and enqueues nothing twice. Three deaths are staged (a
+// killed coordinator leaves exactly these states behind):
+//   - a: its note was written, but the coordinator died before recording
+//     that it landed;
+//   - b: its job was enqueued, and finished while no coordinator ran;
+//   - c: its job was enqueued and is still queued when the run resumes.
+func TestLandsOncePerDelegation(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "10ms"), Options{})
+	stopWorker := e.serve(t, e.runner, "w1")
+	c1 := e.coordinate(t, false)
+	res, err := c1.Run(t.Context(), item(1))
+	if err != nil || res.Status != blackboard.StatusOK {
+		t.Fatalf("Run(a) = %+v, %v", res, err)
+	}
+	if _, err := e.q.pool.Exec(t.Context(), `UPDATE yagent_batch_job SET landed_ref = NULL, landed_status = NULL WHERE delegation = 'item-001'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c1.enqueue(t.Context(), item(2)); err != nil {
+		t.Fatal(err)
+	}
+	waitJobs(t, e, "completed", 2)
+	stopWorker()
+	if _, err := c1.enqueue(t.Context(), item(3)); err != nil {
+		t.Fatal(err)
+	}
+	run := c1.RunID()
+	c1.Close(false) // the coordinator is gone; its lock goes with it
+
+	e.serve(t, e.runner, "w2")
+	c2 := e.coordinate(t, true)
+	defer c2.Close(true)
+	if c2.RunID() != run {
+		t.Fatalf("resumed run %s; want to reattach to %s", c2.RunID(), run)
+	}
+	for i := 1; i <= 3; i++ {
+		res, err := c2.Run(t.Context(), item(i))
+		if err != nil || res.Status != blackboard.StatusOK || res.Ref == "" {
+			t.Errorf("resumed Run(%s) = %+v, %v; want its ok note", item(i).CallID, res, err)
+		}
+	}
+	notes := e.notesByID(t)
+	for i := 1; i <= 3; i++ {
+		id := item(i).CallID
+		if len(notes[id]) != 1 {
+			t.Errorf("%s has %d notes; want exactly 1", id, len(notes[id]))
+		}
+	}
+	if jobs := e.jobs(t); jobs["completed"] != 3 || len(jobs) != 1 {
+		t.Errorf("jobs by state %v; want the 3 enqueued once, completed", jobs)
+	}
+	var unlanded int
+	if err := e.q.pool.QueryRow(t.Context(), `SELECT count(*) FROM yagent_batch_job WHERE landed_ref IS NULL`).Scan(&unlanded); err != nil || unlanded != 0 {
+		t.Errorf("%d delegations not recorded as landed (%v); want none", unlanded, err)
+	}
+}
+
+func waitJobs(t *testing.T, e *env, state string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if e.jobs(t)[state] >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("jobs by state %v; want %d %s", e.jobs(t), n, state)
+}
+
+// TestFailedAttemptsLandOneDegradedNote: a worker that cannot run a job
+// (here: no model endpoint) fails it with the reason, the coordinator
+// shows each failed attempt, River retries it up to max_attempts, and the
+// last failure lands as one degraded note listing every attempt. The
+// worker itself keeps serving.
+func TestFailedAttemptsLandOneDegradedNote(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 2})
+	broken := newRunner(t, e.store, func(string) (llm.Client, string, error) {
+		return nil, "", llm.ErrNoEndpoint
+	})
+	e.serve(t, broken, "nomodel")
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != blackboard.StatusDegraded || !strings.Contains(res.Reason, "no model endpoint") {
+		t.Errorf("result %+v; want degraded with the worker's reason", res)
+	}
+	notes := e.notesByID(t)["item-007"]
+	if len(notes) != 1 {
+		t.Fatalf("%d notes; want 1", len(notes))
+	}
+	n := notes[0]
+	for _, want := range []string{"- attempt 1 (", "- attempt 2 (", "worker nomodel:", "no model endpoint"} {
+		if !strings.Contains(n.Body, want) {
+			t.Errorf("degraded note body lacks %q:\n%s", want, n.Body)
+		}
+	}
+	if n.Handoff.Agent != "worker" || !strings.HasPrefix(n.Handoff.Conclusion, "The delegation failed on all 2 attempts") {
+		t.Errorf("handoff %+v", n.Handoff)
+	}
+	var shown bool
+	for _, ev := range e.events.Events() {
+		shown = shown || ev.Type == agents.EventNotice && strings.Contains(ev.Text, "item-007 attempt 1 of 2 failed") && strings.Contains(ev.Text, "no model endpoint")
+	}
+	if !shown {
+		t.Errorf("the coordinator did not show the failed first attempt: %v", e.events.Events())
+	}
+	if jobs := e.jobs(t); jobs["discarded"] != 1 {
+		t.Errorf("jobs %v; want the one discarded", jobs)
+	}
+}
+
+// TestWorkerLacksTool: an agent whose tool the worker does not have is
+// refused by that worker with the tool's name, never run without it.
+func TestWorkerLacksTool(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 1})
+	bare := *e.runner
+	bare.Registry = agents.NewRegistry()
+	e.serve(t, &bare, "bare")
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != blackboard.StatusDegraded || !strings.Contains(res.Reason, "this worker has no tool") || !strings.Contains(res.Reason, "read_file") {
+		t.Errorf("result %+v; want degraded naming the missing tool", res)
+	}
+	if n := len(e.srv.Requests()); n != 0 {
+		t.Errorf("%d model calls; the job should not have run", n)
+	}
+}
+
+// TestCancelCancelsJobs pins Ctrl-C on the coordinator: the queued and the
+// running jobs are cancelled in River, the delegations are abandoned, and
+// nothing is written.
+func TestCancelCancelsJobs(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "30s"), Options{})
+	e.serve(t, e.runner, "slow") // 4 at once: 4 running, 2 queued
+	c := e.coordinate(t, false)
+	defer c.Close(false)
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	results := make([]agents.DelegationResult, 6)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], _ = c.Run(ctx, item(i))
+		}()
+	}
+	waitJobs(t, e, "available", 2) // queued
+	for deadline := time.Now().Add(30 * time.Second); len(e.srv.Requests()) < 4 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // running: waiting on the model
+	}
+	cancel()
+	wg.Wait()
+	for i, r := range results {
+		if !r.Abandoned || r.Ref != "" {
+			t.Errorf("%s: %+v; want abandoned without a note", item(i).CallID, r)
+		}
+	}
+	waitJobs(t, e, "cancelled", 6)
+	if n := len(e.notesByID(t)); n != 0 {
+		t.Errorf("%d notes written; want none", n)
+	}
+}
+
+// TestOneCoordinatorPerRun: a second coordinator of a live plan run is
+// refused (one writer per board); once the first is gone, --resume
+// reattaches to the same run.
+func TestOneCoordinatorPerRun(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	c1 := e.coordinate(t, false)
+	_, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1", Resume: true})
+	if !errors.Is(err, ErrRunBusy) || !strings.Contains(err.Error(), c1.RunID()) {
+		t.Fatalf("second coordinator: %v; want ErrRunBusy naming run %s", err, c1.RunID())
+	}
+	c1.Close(false)
+	c2 := e.coordinate(t, true)
+	defer c2.Close(true)
+	if c2.RunID() != c1.RunID() {
+		t.Errorf("resumed run %s; want %s", c2.RunID(), c1.RunID())
+	}
+	other, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "another", Resume: true})
+	if err != nil {
+		t.Fatalf("a changed plan: %v; want a new run", err)
+	}
+	defer other.Close(true)
+	if other.RunID() == c1.RunID() {
+		t.Error("a plan with other delegations reattached to the old run")
+	}
+}
+
+// TestStoppingWorkerHandsJobsBack: a worker stopped (Ctrl-C) mid-job hands
+// the job back without spending an attempt; another worker runs it and it
+// lands once.
+func TestStoppingWorkerHandsJobsBack(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "500ms"), Options{MaxAttempts: 1})
+	stop := e.serve(t, e.runner, "leaving")
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	done := make(chan agents.DelegationResult, 1)
+	go func() {
+		r, _ := c.Run(t.Context(), item(1))
+		done <- r
+	}()
+	for deadline := time.Now().Add(30 * time.Second); len(e.srv.Requests()) < 1 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	e.serve(t, e.runner, "staying")
+	r := <-done
+	if r.Status != blackboard.StatusOK {
+		t.Errorf("result %+v; want ok from the second worker (max_attempts 1: the hand-back spent none)", r)
+	}
+	if n := len(e.notesByID(t)["item-001"]); n != 1 {
+		t.Errorf("%d notes; want 1", n)
+	}
+}
