@@ -63,7 +63,7 @@ var benchQueries = []string{
 // reports the throughput.
 func benchStore(b *testing.B, n int, emb Embedder) (*Store, *fixture, time.Duration) {
 	b.Helper()
-	f := newFixture(b, Options{Embedder: emb, Now: time.Now})
+	f := newFixture(b, sqliteBackend, Options{Embedder: emb, Now: time.Now})
 	start := time.Now()
 	drafts := benchCorpus(n, 1)
 	for i := 0; i < n; i += maxBatch {
@@ -157,7 +157,7 @@ func BenchmarkCreateNotes(b *testing.B) {
 		emb  Embedder
 	}{{"fts", nil}, {"hashembed", HashEmbedder{}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			f := newFixture(b, Options{Embedder: tc.emb, Now: time.Now})
+			f := newFixture(b, sqliteBackend, Options{Embedder: tc.emb, Now: time.Now})
 			drafts := benchCorpus(maxBatch*50, 2)
 			i := 0
 			for b.Loop() {
@@ -193,7 +193,7 @@ func BenchmarkImport(b *testing.B) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		f := newFixture(b, Options{Now: time.Now})
+		f := newFixture(b, sqliteBackend, Options{Now: time.Now})
 		start := time.Now()
 		rep, err := f.s.Import(context.Background(), f.agent, dir, "acme/web", ImportOptions{})
 		total += time.Since(start)

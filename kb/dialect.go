@@ -57,7 +57,9 @@ func (sqliteDialect) vectorSearch(ctx context.Context, s *Store, qv []float32, s
 // storedVector does nothing: triggers keep note_vector_bits in step.
 func (sqliteDialect) storedVector(context.Context, *txn, int64, []float32) error { return nil }
 
-func (sqliteDialect) stringAgg(expr, sep string) string { return "group_concat(" + expr + ", " + sep + ")" }
+func (sqliteDialect) stringAgg(expr, sep string) string {
+	return "group_concat(" + expr + ", " + sep + ")"
+}
 
 func (sqliteDialect) vectorMethod(context.Context, *Store) string {
 	return "sqlite-vec distance functions (exact up to 4096 candidates, then a sign-bit shortlist)"

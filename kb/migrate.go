@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // migrations returns the schema steps in order; step i brings the schema to
