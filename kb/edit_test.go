@@ -157,12 +157,15 @@ func TestEditNoteConcurrentSameToken(t *testing.T) {
 	eachBackend(t, func(t *testing.T, be backend) {
 		f := newFixture(t, be, Options{})
 		note := f.create(t, "acme/web", "# Race\n\nstart")
-		const n = 16
+		// Half the writers go through another store on the same database
+		// (another process, another gateway replica): the database decides.
+		stores := []*Store{f.s, be.reopen(t, f.target, Options{})}
+		const n = 20
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
 			wg.Go(func() {
-				_, errs[i] = f.s.EditNote(t.Context(), f.agent, EditNoteInput{ID: note.ID, VersionToken: note.VersionToken,
+				_, errs[i] = stores[i%2].EditNote(t.Context(), f.agent, EditNoteInput{ID: note.ID, VersionToken: note.VersionToken,
 					Mode: ModeAppend, Content: "writer " + string(rune('a'+i))})
 			})
 		}
