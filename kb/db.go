@@ -123,6 +123,9 @@ func dollarPlaceholders(q string) string {
 			for j < len(q) && (q[j] == '_' || q[j] >= 'a' && q[j] <= 'z' || q[j] >= '0' && q[j] <= '9') {
 				j++
 			}
+			if j < len(q) && q[j] == ' ' {
+				j++
+			}
 			i = j - 1
 		default:
 			b.WriteByte(c)

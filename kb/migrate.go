@@ -45,7 +45,7 @@ func (sqliteDialect) migrate(ctx context.Context, s *Store) error {
 	}
 	steps := migrations()
 	if have > len(steps) {
-		return fmt.Errorf("open kb %s: schema version %d is newer than this yagent understands (%d); upgrade yagent, the file was left untouched", s.path, have, len(steps))
+		return fmt.Errorf("open kb %s: %w: schema version %d, this yagent understands up to %d; upgrade yagent, the file was left untouched", s.path, ErrNewerSchema, have, len(steps))
 	}
 	if have == 0 {
 		var tables int

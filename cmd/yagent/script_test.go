@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/sandbox"
 )
@@ -18,7 +20,7 @@ import (
 // TestMain lets the test binary act as the yagent command inside scripts.
 func TestMain(m *testing.M) {
 	sandbox.MaybeRunHelper()
-	testscript.Main(m, map[string]func(){
+	testscript.Main(pgtestM{m}, map[string]func(){
 		"yagent":          func() { os.Exit(run(os.Args[1:])) },
 		"mcp-test-server": mcpTestServerMain,
 		"mcp-call":        mcpCallMain,
@@ -41,12 +43,16 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			if cond == "landlock" { // the shell tool's OS sandbox works here
 				return sandbox.Available(), nil
 			}
+			if cond == "postgres" { // pgdsn can start a throwaway server
+				return postgresInstalled(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stdoutvar":     cmdStdoutVar,
 			"scenario-done": cmdScenarioDone,
 			"waitfile":      cmdWaitFile,
+			"pgdsn":         func(ts *testscript.TestScript, neg bool, args []string) { cmdPGDSN(t, ts, neg, args) },
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -133,4 +139,43 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("waitfile: no file matching %s contains %q after 30s", args[0], args[1])
+}
+
+// pgtestM stops the throwaway PostgreSQL server of pgdsn when the tests end.
+type pgtestM struct{ m *testing.M }
+
+func (p pgtestM) Run() int { return pgtest.Run(p.m) }
+
+// postgresInstalled reports whether PostgreSQL's server binaries are here;
+// under YAGENT_REQUIRE_POSTGRES=1 (CI) it is true, so a missing server
+// fails the script rather than skipping it.
+func postgresInstalled() bool {
+	if os.Getenv(pgtest.RequireEnv) == "1" {
+		return true
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+	_, err := exec.LookPath("initdb")
+	return len(found) > 0 || err == nil
+}
+
+// cmdPGDSN implements "pgdsn NAME": it sets $NAME to the DSN of a new,
+// empty database on the tests' throwaway PostgreSQL server.
+func cmdPGDSN(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pgdsn NAME")
+	}
+	ts.Setenv(args[0], pgtest.New(scriptTB{TB: t, ts: ts}))
+}
+
+// scriptTB is the tests' testing.TB for a script's goroutine: failing or
+// skipping fails the script, not the parent test.
+type scriptTB struct {
+	testing.TB
+	ts *testscript.TestScript
+}
+
+func (s scriptTB) Helper()                           {}
+func (s scriptTB) Fatalf(format string, args ...any) { s.ts.Fatalf(format, args...) }
+func (s scriptTB) Skipf(format string, args ...any) {
+	s.ts.Fatalf("PostgreSQL is needed: "+format, args...)
 }
