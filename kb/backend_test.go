@@ -61,10 +61,14 @@ func (be backend) reopen(t testing.TB, target string, opts Options) *Store {
 	return s
 }
 
-// eachBackend runs fn as a subtest per backend.
+// eachBackend runs fn as a subtest per backend, the backends side by side
+// (a PostgreSQL test mostly waits for the server).
 func eachBackend(t *testing.T, fn func(t *testing.T, be backend)) {
 	t.Helper()
 	for _, be := range backends {
-		t.Run(be.name, func(t *testing.T) { fn(t, be) })
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, be)
+		})
 	}
 }

@@ -2,6 +2,8 @@ package kb
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -107,4 +109,19 @@ func TestOpenPostgresRefusals(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPostgresMigrationsFrozen fails when a released PostgreSQL migration
+// changes: databases already at that version would never see the change.
+// Add a new file instead (and its sum here).
+func TestPostgresMigrationsFrozen(t *testing.T) {
+	want := map[int]string{
+		1: "e73800503d1d8f14396a07bfb42110cbb8f068fe7306edeccd86e2a228841af7",
+	}
+	for i, step := range pgMigrations() {
+		sum := sha256.Sum256([]byte(step))
+		if got := hex.EncodeToString(sum[:]); want[i+1] != got {
+			t.Errorf("postgres migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, want[i+1])
+		}
+	}
 }
