@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/yagent/yagent/internal/pgtest"
@@ -41,6 +42,14 @@ var (
 		return s, dsn
 	}}
 	backends = []backend{sqliteBackend, postgresBackend}
+	// postgresExactBackend compares vectors in the process even where the
+	// server has pgvector, so both of PostgreSQL's vector paths are tested.
+	postgresExactBackend = backend{"postgres-exact", func(t testing.TB, opts Options) (*Store, string) {
+		s, dsn := postgresBackend.open(t, opts)
+		pd := s.d.(*pgDialect)
+		pd.pgvector, pd.vectorNote = false, "pgvector turned off by the test"
+		return s, dsn
+	}}
 )
 
 // reopen opens another store on the same database as the backend's open
@@ -49,8 +58,12 @@ func (be backend) reopen(t testing.TB, target string, opts Options) *Store {
 	t.Helper()
 	var s *Store
 	var err error
-	if be.name == "postgres" {
+	if strings.HasPrefix(be.name, "postgres") {
 		s, err = OpenPostgres(context.Background(), target, opts)
+		if err == nil && be.name == "postgres-exact" {
+			pd := s.d.(*pgDialect)
+			pd.pgvector, pd.vectorNote = false, "pgvector turned off by the test"
+		}
 	} else {
 		s, err = Open(context.Background(), target, opts)
 	}
@@ -59,6 +72,18 @@ func (be backend) reopen(t testing.TB, target string, opts Options) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// eachVectorBackend is eachBackend with PostgreSQL's in-process vector
+// comparison as a third backend.
+func eachVectorBackend(t *testing.T, fn func(t *testing.T, be backend)) {
+	t.Helper()
+	for _, be := range append(backends, postgresExactBackend) {
+		t.Run(be.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, be)
+		})
+	}
 }
 
 // eachBackend runs fn as a subtest per backend, the backends side by side

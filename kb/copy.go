@@ -94,6 +94,11 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(table stri
 	if err != nil {
 		return CopyReport{}, fmt.Errorf("copy kb from %s to %s: %w (the target was left as it was)", s.path, dst.path, err)
 	}
+	if pd, ok := dst.d.(*pgDialect); ok {
+		if err := pd.backfillVectors(ctx, dst); err != nil {
+			return CopyReport{}, fmt.Errorf("copy kb to %s: %w", dst.path, err)
+		}
+	}
 	got, err := dst.Status(ctx)
 	if err != nil {
 		return CopyReport{}, err

@@ -53,7 +53,8 @@
 // tools through the same SQL, a dialect rebinding its placeholders and
 // supplying what differs: FTS5 and sqlite-vec on SQLite; on PostgreSQL,
 // tsvector documents ranked by BM25 over ts_rank_cd frequencies (Russian
-// and English Snowball stemmers) and vectors compared in the process.
+// and English Snowball stemmers) and vectors compared by pgvector where the
+// server has it, else in the process.
 //
 // # Concurrency and durability
 //

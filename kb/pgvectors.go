@@ -7,15 +7,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
-// vectorSearch on PostgreSQL compares in the process: the embeddings of up
-// to exactVectors candidates are read and ranked by exact cosine distance;
-// past that, the in-memory sign bits (bitsCache, kept current through
-// vector_changes as on SQLite) shortlist shortlistFactor·k notes, whose
-// embeddings are then ranked exactly. While a process's bits are still
-// loading, the search is exact.
-func (pgDialect) vectorSearch(ctx context.Context, s *Store, qv []float32, sc scope, k int) ([]int64, error) {
+// vectorSearch on PostgreSQL ranks up to exactVectors candidates by exact
+// cosine distance; past that, the in-memory sign bits (bitsCache, kept
+// current through vector_changes as on SQLite) shortlist shortlistFactor·k
+// notes, which are then ranked exactly. While a process's bits are still
+// loading, the search is exact. With pgvector the database computes the
+// distances (<=>); without, the process does, from the stored bytes.
+func (d *pgDialect) vectorSearch(ctx context.Context, s *Store, qv []float32, sc scope, k int) ([]int64, error) {
 	model := embedderModel(s.emb)
 	where, args := sc.where("v.domain_id", "v.about_project", false)
 	args = append([]any{model, len(qv)}, args...)
@@ -39,11 +41,61 @@ func (pgDialect) vectorSearch(ctx context.Context, s *Store, qv []float32, sc sc
 				for i, id := range ids {
 					in[i] = id
 				}
+				if d.pgvector {
+					return pgvectorRank(ctx, s, " FROM note_vectors v WHERE v.note_id IN ("+placeholders(len(ids))+")", in, qv, k)
+				}
 				return rankVectors(ctx, s, "SELECT v.note_id, v.embedding FROM note_vectors v WHERE v.note_id IN ("+placeholders(len(ids))+")", in, qv, k)
 			}
 		}
 	}
+	if d.pgvector {
+		return pgvectorRank(ctx, s, from, args, qv, k)
+	}
 	return rankVectors(ctx, s, "SELECT v.note_id, v.embedding"+from, args, qv, k)
+}
+
+// pgvectorRank orders the note_vectors rows of from (" FROM note_vectors v
+// WHERE …") by pgvector's cosine distance to qv, ties by id.
+func pgvectorRank(ctx context.Context, s *Store, from string, args []any, qv []float32, k int) ([]int64, error) {
+	from = strings.Replace(from, " FROM note_vectors v ", " FROM note_vectors v JOIN note_pgvectors p ON p.note_id = v.note_id ", 1)
+	query := "SELECT v.note_id" + from + " ORDER BY p.vec <=> ?::vector, v.note_id LIMIT ?"
+	rows, err := s.db.QueryContext(ctx, query, append(args, vectorLiteral(qv), k)...)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// vectorLiteral is v in pgvector's text form, [1,-0.5,…].
+func vectorLiteral(v []float32) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, f := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(float64(f), 'g', -1, 32))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// decodeVector reads the stored little-endian float32 bytes.
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }
 
 // rankVectors reads (id, embedding) rows and keeps the k nearest to qv by
@@ -103,7 +155,13 @@ func cosineDistance(q []float32, v []byte) float64 {
 // storedVector writes the sign bits of a stored vector (on SQLite a
 // trigger does it with vec_quantize_binary); the vector_changes trigger
 // then stamps the change.
-func (pgDialect) storedVector(ctx context.Context, tx *txn, id int64, v []float32) error {
+func (d *pgDialect) storedVector(ctx context.Context, tx *txn, id int64, v []float32) error {
+	if d.pgvector {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO note_pgvectors(note_id, vec) SELECT note_id, ?::vector FROM note_vectors WHERE note_id = ?
+			ON CONFLICT (note_id) DO UPDATE SET vec = excluded.vec`, vectorLiteral(v), id); err != nil {
+			return err
+		}
+	}
 	if len(v)%8 != 0 {
 		_, err := tx.ExecContext(ctx, "DELETE FROM note_vector_bits WHERE note_id = ?", id)
 		return err

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,12 +82,25 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		}
 		return nil, fmt.Errorf("open kb %s: %w: %v", masked, ErrUnreachable, errors.Unwrap(err))
 	}
-	return openStore(ctx, db, pgDialect{}, masked, opts)
+	s, err := openStore(ctx, db, &pgDialect{}, masked, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.(*pgDialect).backfillVectors(ctx, s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open kb %s: %w", masked, err)
+	}
+	return s, nil
 }
 
-// pgDialect is the PostgreSQL backend: tsvector full text, vectors
-// compared in the process.
-type pgDialect struct{}
+// pgDialect is the PostgreSQL backend: tsvector full text; vectors
+// compared by pgvector when the server has it, else in the process.
+type pgDialect struct {
+	// pgvector says the extension is installed and note_pgvectors kept.
+	pgvector bool
+	// vectorNote says why pgvector is not used, when it is not.
+	vectorNote string
+}
 
 func (pgDialect) name() string               { return "postgres" }
 func (pgDialect) rebind(query string) string { return dollarPlaceholders(query) }
@@ -126,7 +138,7 @@ func PostgresSchemaVersion() int { return len(pgMigrations()) }
 
 // migrate checks and migrates under the write lock, so replicas starting
 // together migrate once. The version is the largest in schema_version.
-func (pgDialect) migrate(ctx context.Context, s *Store) error {
+func (d *pgDialect) migrate(ctx context.Context, s *Store) error {
 	steps := pgMigrations()
 	return s.inTx(ctx, func(tx *txn) error {
 		var tables int
@@ -149,11 +161,10 @@ func (pgDialect) migrate(ctx context.Context, s *Store) error {
 		if have > len(steps) {
 			return fmt.Errorf("open kb %s: %w: the database is at schema version %d, this yagent understands up to %d; upgrade yagent, nothing was changed", s.path, ErrNewerSchema, have, len(steps))
 		}
-		if have == len(steps) {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgSchema); err != nil {
-			return fmt.Errorf("open kb %s: %w", s.path, err)
+		if have < len(steps) {
+			if _, err := tx.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgSchema); err != nil {
+				return fmt.Errorf("open kb %s: %w", s.path, err)
+			}
 		}
 		for v := have + 1; v <= len(steps); v++ {
 			if err := runStep(ctx, tx, steps[v-1]); err != nil {
@@ -163,22 +174,104 @@ func (pgDialect) migrate(ctx context.Context, s *Store) error {
 				return fmt.Errorf("open kb %s: migrate to schema version %d: %w", s.path, v, err)
 			}
 		}
+		if err := d.setupVector(ctx, tx); err != nil {
+			return fmt.Errorf("open kb %s: pgvector: %w", s.path, err)
+		}
 		return nil
 	})
 }
 
-// vectorMethod says how vectors are compared: in the process, since the
-// embeddings are stored as bytes; whether pgvector is on the server.
-func (pgDialect) vectorMethod(ctx context.Context, s *Store) string {
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'").Scan(&n)
-	switch {
-	case err != nil:
-		return "exact scan in the process"
-	case n == 0:
-		return "exact scan in the process (pgvector is not installed on the server)"
+// setupVector uses pgvector when the server has it: it creates the
+// extension if it is available but not yet created (a privilege the role
+// may lack: then vectors are compared in the process), and the table of
+// the embeddings as pgvector values, note_pgvectors. That table is derived
+// from note_vectors (backfillVectors, storedVector) and outside the
+// versioned schema: a database without pgvector never has it.
+func (d *pgDialect) setupVector(ctx context.Context, tx *txn) error {
+	var installed, available int
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'vector'),
+		(SELECT count(*) FROM pg_available_extensions WHERE name = 'vector')`).Scan(&installed, &available); err != nil {
+		return err
 	}
-	return "exact scan in the process (pgvector is installed on the server but not used)"
+	switch {
+	case installed == 0 && available == 0:
+		d.vectorNote = "pgvector is not installed on the server"
+		return nil
+	case installed == 0:
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT pgvector"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS vector"); err != nil {
+			d.vectorNote = "pgvector is installed on the server but could not be created here (" + firstLineOf(err.Error()) + "); CREATE EXTENSION vector as a superuser"
+			_, rerr := tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT pgvector")
+			return rerr
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE SAVEPOINT pgvector"); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS note_pgvectors (
+		note_id bigint PRIMARY KEY REFERENCES note_vectors(note_id) ON DELETE CASCADE,
+		vec     vector NOT NULL)`); err != nil {
+		return err
+	}
+	d.pgvector, d.vectorNote = true, ""
+	return nil
 }
 
-var _ = sql.ErrNoRows
+// backfillVectors gives every stored embedding its pgvector value (after
+// pgvector arrived, or after a copy), a batch per write transaction.
+func (d *pgDialect) backfillVectors(ctx context.Context, s *Store) error {
+	for d.pgvector {
+		done := 0
+		err := s.inTx(ctx, func(tx *txn) error {
+			rows, err := tx.QueryContext(ctx, `SELECT v.note_id, v.embedding FROM note_vectors v
+				WHERE NOT EXISTS (SELECT 1 FROM note_pgvectors p WHERE p.note_id = v.note_id) LIMIT 500`)
+			if err != nil {
+				return err
+			}
+			type row struct {
+				id  int64
+				vec string
+			}
+			var batch []row
+			for rows.Next() {
+				var r row
+				var raw []byte
+				if err := rows.Scan(&r.id, &raw); err != nil {
+					rows.Close()
+					return err
+				}
+				r.vec = vectorLiteral(decodeVector(raw))
+				batch = append(batch, r)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, r := range batch {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO note_pgvectors(note_id, vec) VALUES (?, ?::vector)", r.id, r.vec); err != nil {
+					return err
+				}
+			}
+			done = len(batch)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("fill pgvector values: %w", err)
+		}
+		if done == 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// vectorMethod says how vectors are compared: by pgvector, or in the
+// process and why.
+func (d *pgDialect) vectorMethod(context.Context, *Store) string {
+	if d.pgvector {
+		return "pgvector: cosine distance in the database (exact up to 4096 candidates, then over a sign-bit shortlist)"
+	}
+	return "exact scan in the process (" + d.vectorNote + ")"
+}

@@ -114,7 +114,7 @@ func TestSearchFTSFallback(t *testing.T) {
 }
 
 func TestSearchHybrid(t *testing.T) {
-	eachBackend(t, func(t *testing.T, be backend) {
+	eachVectorBackend(t, func(t *testing.T, be backend) {
 		emb := conceptEmbedder{concepts: [][]string{{"k8s", "kubernetes", "cluster"}, {"vacation", "holiday", "holidays"}}}
 		f := newFixture(t, be, Options{Embedder: emb})
 		ids := seedSearch(t, f)

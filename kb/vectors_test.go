@@ -45,7 +45,7 @@ func vectorIDs(t *testing.T, f *fixture, query string) []string {
 }
 
 func TestVectorsFollowWrites(t *testing.T) {
-	eachBackend(t, func(t *testing.T, be backend) {
+	eachVectorBackend(t, func(t *testing.T, be backend) {
 		emb := &switchEmbedder{inner: conceptEmbedder{concepts: [][]string{{"k8s", "kubernetes"}}}}
 		f := newFixture(t, be, Options{Embedder: emb})
 		n := f.create(t, "acme/web", "# Cluster\n\nOur kubernetes setup.")
@@ -99,7 +99,7 @@ func TestVectorsFollowWrites(t *testing.T) {
 // TestVectorSearchShortlist compares the Hamming-shortlisted search with
 // the exact one on a store too big for exact comparison.
 func TestVectorSearchShortlist(t *testing.T) {
-	eachBackend(t, func(t *testing.T, be backend) {
+	eachVectorBackend(t, func(t *testing.T, be backend) {
 		f := newFixture(t, be, Options{Embedder: HashEmbedder{Dims: 256}})
 		drafts := benchCorpus(300, 7)
 		for i := 0; i < len(drafts); i += maxBatch {
@@ -173,7 +173,7 @@ func TestQuantizeBinaryMatchesSqliteVec(t *testing.T) {
 // exactly as the SQL one, before and after writes from this store and from
 // another one (another process) on the same file.
 func TestVectorBitsCacheMatchesSQL(t *testing.T) {
-	eachBackend(t, func(t *testing.T, be backend) {
+	eachVectorBackend(t, func(t *testing.T, be backend) {
 		f := newFixture(t, be, Options{Embedder: HashEmbedder{Dims: 64}})
 		for i := range 120 {
 			f.create(t, "acme/web", fmt.Sprintf("# Note %d\n\n%s", i, benchQueries[i%len(benchQueries)]))
