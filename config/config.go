@@ -305,8 +305,12 @@ func (s MCPServer) problem() string {
 
 // KB configures the knowledge base (SPEC §9).
 type KB struct {
-	Enabled    bool         `yaml:"enabled" json:"enabled"`
-	Path       string       `yaml:"path" json:"path"`
+	Enabled bool   `yaml:"enabled" json:"enabled"`
+	Path    string `yaml:"path" json:"path"`
+	// DSN, when set, puts the knowledge base in PostgreSQL instead of the
+	// SQLite file of Path: postgres://user@host:port/database (the
+	// password best left to PGPASSWORD or ~/.pgpass).
+	DSN        string       `yaml:"dsn" json:"dsn"`
 	Person     string       `yaml:"person" json:"person"`
 	Project    string       `yaml:"project" json:"project"`
 	AgentTools []string     `yaml:"agent_tools" json:"agent_tools"`

@@ -114,6 +114,7 @@ kb:
     model: embed
     endpoint: nowhere
   user_memory: everyone
+  dsn: mysql://root:hunter2@db/kb
 `, "")
 	for _, want := range []string{
 		"config.yaml:5: mcp_servers.both: set command or url, not both",
@@ -122,6 +123,7 @@ kb:
 		"config.yaml:11: mcp_servers.slow.timeout: want a duration above 0",
 		`config.yaml:15: kb.embeddings.endpoint: "nowhere" is not a model under models:`,
 		`config.yaml:16: kb.user_memory: want isolated or shared, got "everyone"`,
+		`config.yaml:17: kb.dsn: want a postgres:// URL such as postgres://user@host:5432/db, got "mysql://root:***@db/kb"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v\nwant it to contain %q", err, want)

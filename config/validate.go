@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,6 +92,8 @@ func (c *Config) validate(layers []layer) error {
 		}
 		check(srv.Timeout.D() > 0, key+".timeout", "want a duration above 0, got %s", srv.Timeout)
 	}
+	check(c.KB.DSN == "" || strings.HasPrefix(c.KB.DSN, "postgres://") || strings.HasPrefix(c.KB.DSN, "postgresql://"),
+		"kb.dsn", "want a postgres:// URL such as postgres://user@host:5432/db, got %q", maskPassword(c.KB.DSN))
 	check(c.KB.UserMemory == "isolated" || c.KB.UserMemory == "shared", "kb.user_memory", "want isolated or shared, got %q", c.KB.UserMemory)
 	if e := c.KB.Embeddings; e.Model != "" {
 		_, ok := c.Models[e.Endpoint]
@@ -115,4 +118,17 @@ func (c *Config) validate(layers []layer) error {
 		errs = append(errs, e)
 	}
 	return errs
+}
+
+// maskPassword hides the password of a URL-shaped DSN in a message.
+func maskPassword(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); !ok {
+		return dsn
+	}
+	u.User = url.UserPassword(u.User.Username(), "xxx")
+	return strings.Replace(u.String(), ":xxx@", ":***@", 1)
 }

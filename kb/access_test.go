@@ -15,6 +15,9 @@ func snapshot(t *testing.T, s *Store) string {
 	t.Helper()
 	tables, err := stringsQuery(context.Background(), s.db,
 		"SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'notes_fts%' ORDER BY name")
+	if s.d.name() == "postgres" {
+		tables, err = stringsQuery(context.Background(), s.db, "SELECT tablename FROM pg_tables WHERE schemaname = ? ORDER BY tablename", pgSchema)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,36 +75,38 @@ func seedForWrites(t *testing.T, f *fixture) map[string]string {
 }
 
 func TestReadTokenRefusesEveryWriteTool(t *testing.T) {
-	f := newFixture(t, Options{})
-	calls := writeCalls(seedForWrites(t, f))
-	for _, tool := range Tools() {
-		if tool.ReadOnly {
-			continue
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newFixture(t, be, Options{})
+		calls := writeCalls(seedForWrites(t, f))
+		for _, tool := range Tools() {
+			if tool.ReadOnly {
+				continue
+			}
+			args, ok := calls[tool.Name]
+			if !ok {
+				t.Errorf("no test call for write tool %s", tool.Name)
+				continue
+			}
+			t.Run(tool.Name, func(t *testing.T) {
+				before := snapshot(t, f.s)
+				_, err := f.s.Call(t.Context(), f.reader, tool.Name, []byte(args))
+				wantCode(t, err, CodeForbidden)
+				if !strings.Contains(err.Error(), "read-only") {
+					t.Errorf("error %q does not say the token is read-only", err)
+				}
+				if snapshot(t, f.s) != before {
+					t.Error("a refused write changed the database")
+				}
+				// The typed method refuses too, not only the dispatcher.
+				if err := callMethodDirectly(t, f.s, f.reader, tool, args); ErrorCode(err) != CodeForbidden {
+					t.Errorf("method for %s with a read token: %v; want forbidden", tool.Name, err)
+				}
+				if snapshot(t, f.s) != before {
+					t.Error("a refused write (method) changed the database")
+				}
+			})
 		}
-		args, ok := calls[tool.Name]
-		if !ok {
-			t.Errorf("no test call for write tool %s", tool.Name)
-			continue
-		}
-		t.Run(tool.Name, func(t *testing.T) {
-			before := snapshot(t, f.s)
-			_, err := f.s.Call(t.Context(), f.reader, tool.Name, []byte(args))
-			wantCode(t, err, CodeForbidden)
-			if !strings.Contains(err.Error(), "read-only") {
-				t.Errorf("error %q does not say the token is read-only", err)
-			}
-			if snapshot(t, f.s) != before {
-				t.Error("a refused write changed the database")
-			}
-			// The typed method refuses too, not only the dispatcher.
-			if err := callMethodDirectly(t, f.s, f.reader, tool, args); ErrorCode(err) != CodeForbidden {
-				t.Errorf("method for %s with a read token: %v; want forbidden", tool.Name, err)
-			}
-			if snapshot(t, f.s) != before {
-				t.Error("a refused write (method) changed the database")
-			}
-		})
-	}
+	})
 }
 
 // callMethodDirectly runs the tool's method without Call's own check.
@@ -118,62 +123,66 @@ func callMethodDirectly(t *testing.T, s *Store, c Caller, tool ToolInfo, args st
 }
 
 func TestWriteWithoutMembershipRefused(t *testing.T) {
-	f := newFixture(t, Options{})
-	ids := seedForWrites(t, f)
-	bob, err := f.s.CreatePrincipal(t.Context(), "bob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobPerson := PersonCaller(bob.ID, "cli")
-	plain, _, err := f.s.CreateToken(t.Context(), bobPerson, TokenSpec{Name: "bob-agent", Write: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bobAgent, err := f.s.Authenticate(t.Context(), plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, args := range writeCalls(ids) {
-		if strings.HasPrefix(name, "remember_about_user") {
-			continue // bob's own profile: allowed
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newFixture(t, be, Options{})
+		ids := seedForWrites(t, f)
+		bob, err := f.s.CreatePrincipal(t.Context(), "bob")
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			before := snapshot(t, f.s)
-			res, err := f.s.Call(t.Context(), bobAgent, name, []byte(args))
-			if name == "link_many" {
-				// Best effort: the refusal is per item.
-				if err != nil || !strings.Contains(string(res), `"status":"error"`) || !strings.Contains(string(res), "no note") {
-					t.Errorf("link_many = %s, %v; want the item refused", res, err)
+		bobPerson := PersonCaller(bob.ID, "cli")
+		plain, _, err := f.s.CreateToken(t.Context(), bobPerson, TokenSpec{Name: "bob-agent", Write: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bobAgent, err := f.s.Authenticate(t.Context(), plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, args := range writeCalls(ids) {
+			if strings.HasPrefix(name, "remember_about_user") {
+				continue // bob's own profile: allowed
+			}
+			t.Run(name, func(t *testing.T) {
+				before := snapshot(t, f.s)
+				res, err := f.s.Call(t.Context(), bobAgent, name, []byte(args))
+				if name == "link_many" {
+					// Best effort: the refusal is per item.
+					if err != nil || !strings.Contains(string(res), `"status":"error"`) || !strings.Contains(string(res), "no note") {
+						t.Errorf("link_many = %s, %v; want the item refused", res, err)
+					}
+				} else {
+					wantCode(t, err, CodeNotFound)
 				}
-			} else {
-				wantCode(t, err, CodeNotFound)
-			}
-			if snapshot(t, f.s) != before {
-				t.Error("a refused write changed the database")
-			}
-		})
-	}
-	// Reads are refused the same way.
-	if _, err := f.s.GetNote(t.Context(), bobAgent, GetNoteInput{Ref: ids["a"]}); ErrorCode(err) != CodeNotFound {
-		t.Errorf("bob reading alice's note: %v; want notFound", err)
-	}
-	out, err := f.s.Search(t.Context(), bobAgent, SearchInput{Query: "alpha"})
-	if err != nil || len(out.Results) != 0 {
-		t.Errorf("bob's search = %+v, %v; want no results", out.Results, err)
-	}
+				if snapshot(t, f.s) != before {
+					t.Error("a refused write changed the database")
+				}
+			})
+		}
+		// Reads are refused the same way.
+		if _, err := f.s.GetNote(t.Context(), bobAgent, GetNoteInput{Ref: ids["a"]}); ErrorCode(err) != CodeNotFound {
+			t.Errorf("bob reading alice's note: %v; want notFound", err)
+		}
+		out, err := f.s.Search(t.Context(), bobAgent, SearchInput{Query: "alpha"})
+		if err != nil || len(out.Results) != 0 {
+			t.Errorf("bob's search = %+v, %v; want no results", out.Results, err)
+		}
+	})
 }
 
 func TestToolsForReadToken(t *testing.T) {
-	f := newFixture(t, Options{})
-	for _, tool := range ToolsFor(f.reader) {
-		if !tool.ReadOnly {
-			t.Errorf("read token sees write tool %s", tool.Name)
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newFixture(t, be, Options{})
+		for _, tool := range ToolsFor(f.reader) {
+			if !tool.ReadOnly {
+				t.Errorf("read token sees write tool %s", tool.Name)
+			}
 		}
-	}
-	if got, want := len(ToolsFor(f.reader)), 8; got != want {
-		t.Errorf("read token sees %d tools; want %d", got, want)
-	}
-	if got := len(ToolsFor(f.agent)); got != 21 {
-		t.Errorf("write token sees %d tools; want 21", got)
-	}
+		if got, want := len(ToolsFor(f.reader)), 8; got != want {
+			t.Errorf("read token sees %d tools; want %d", got, want)
+		}
+		if got := len(ToolsFor(f.agent)); got != 21 {
+			t.Errorf("write token sees %d tools; want 21", got)
+		}
+	})
 }

@@ -61,9 +61,9 @@ var benchQueries = []string{
 
 // benchStore fills a new store with n notes through create_notes and
 // reports the throughput.
-func benchStore(b *testing.B, n int, emb Embedder) (*Store, *fixture, time.Duration) {
+func benchStore(b *testing.B, be backend, n int, emb Embedder) (*Store, *fixture, time.Duration) {
 	b.Helper()
-	f := newFixture(b, Options{Embedder: emb, Now: time.Now})
+	f := newFixture(b, be, Options{Embedder: emb, Now: time.Now})
 	start := time.Now()
 	drafts := benchCorpus(n, 1)
 	for i := 0; i < n; i += maxBatch {
@@ -91,14 +91,17 @@ func benchDims() int {
 	return 256
 }
 
+// benchSearch reports search latency on each backend, side by side.
 func benchSearch(b *testing.B, n int) {
-	s, f, built := benchStore(b, n, HashEmbedder{Dims: benchDims()})
-	b.Logf("built %d notes (hybrid, %d-dim hash embedder) in %v: %.0f notes/s", n, benchDims(), built, float64(n)/built.Seconds())
-	ftsOnly, err := Open(context.Background(), s.Path(), Options{})
-	if err != nil {
-		b.Fatal(err)
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) { benchSearchOn(b, be, n) })
 	}
-	defer ftsOnly.Close()
+}
+
+func benchSearchOn(b *testing.B, be backend, n int) {
+	s, f, built := benchStore(b, be, n, HashEmbedder{Dims: benchDims()})
+	b.Logf("built %d notes on %s (hybrid, %d-dim hash embedder) in %v: %.0f notes/s", n, be.name, benchDims(), built, float64(n)/built.Seconds())
+	ftsOnly := be.reopen(b, f.target, Options{})
 	for _, tc := range []struct {
 		name string
 		s    *Store
@@ -133,7 +136,7 @@ func BenchmarkSearch100k(b *testing.B) {
 }
 
 func BenchmarkRecall10k(b *testing.B) {
-	_, f, _ := benchStore(b, 10_000, nil)
+	_, f, _ := benchStore(b, sqliteBackend, 10_000, nil)
 	var lat []time.Duration
 	i := 0
 	for b.Loop() {
@@ -157,7 +160,7 @@ func BenchmarkCreateNotes(b *testing.B) {
 		emb  Embedder
 	}{{"fts", nil}, {"hashembed", HashEmbedder{}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			f := newFixture(b, Options{Embedder: tc.emb, Now: time.Now})
+			f := newFixture(b, sqliteBackend, Options{Embedder: tc.emb, Now: time.Now})
 			drafts := benchCorpus(maxBatch*50, 2)
 			i := 0
 			for b.Loop() {
@@ -193,7 +196,7 @@ func BenchmarkImport(b *testing.B) {
 	}
 	var total time.Duration
 	for b.Loop() {
-		f := newFixture(b, Options{Now: time.Now})
+		f := newFixture(b, sqliteBackend, Options{Now: time.Now})
 		start := time.Now()
 		rep, err := f.s.Import(context.Background(), f.agent, dir, "acme/web", ImportOptions{})
 		total += time.Since(start)

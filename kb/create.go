@@ -196,7 +196,10 @@ func (w *wtx) savepoint(fn func() error) error {
 	embedded := len(w.embed)
 	if err := fn(); err != nil {
 		w.embed = w.embed[:embedded]
-		if _, rerr := w.ExecContext(w.ctx, "ROLLBACK TO item; RELEASE item"); rerr != nil {
+		if _, rerr := w.ExecContext(w.ctx, "ROLLBACK TO item"); rerr != nil {
+			return fmt.Errorf("roll back item: %w", rerr)
+		}
+		if _, rerr := w.ExecContext(w.ctx, "RELEASE item"); rerr != nil {
 			return fmt.Errorf("roll back item: %w", rerr)
 		}
 		return err

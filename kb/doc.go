@@ -1,5 +1,6 @@
-// Package kb is yagent's knowledge base: a SQLite store of notes shared by
-// people and agents, and the 21 intent tools agents use on it (SPEC.md §9,
+// Package kb is yagent's knowledge base: a store of notes shared by people
+// and agents — one SQLite file, or a PostgreSQL database several gateway
+// replicas share — and the 21 intent tools agents use on it (SPEC.md §9,
 // seed 004 "Интент-инструменты").
 //
 // # Model
@@ -46,6 +47,15 @@
 // sign bits, kept in memory and checked against a change log). Without a
 // working embedder it runs on full text alone and reports mode "fts".
 //
+// # Backends
+//
+// Open takes a SQLite file, OpenPostgres a PostgreSQL DSN; both run the same
+// tools through the same SQL, a dialect rebinding its placeholders and
+// supplying what differs: FTS5 and sqlite-vec on SQLite; on PostgreSQL,
+// tsvector documents ranked by BM25 over ts_rank_cd frequencies (Russian
+// and English Snowball stemmers) and vectors compared by pgvector where the
+// server has it, else in the process.
+//
 // # Concurrency and durability
 //
 // The database runs in WAL mode with a 5 s busy timeout; writes are
@@ -55,5 +65,9 @@
 // are compare-and-swap on the note's version. Embeddings are refreshed after
 // the write commits and are best effort. The schema version is kept in
 // PRAGMA user_version and the schema_version table; Open migrates forward
-// and refuses newer or foreign files without touching them.
+// and refuses newer or foreign files without touching them. On PostgreSQL
+// every write transaction first takes a transaction-scoped advisory lock
+// (the single writer of SQLite, across every replica), note edits are the
+// same one-statement compare-and-swap, and the schema version is the
+// largest in yagent_kb.schema_version.
 package kb

@@ -167,3 +167,43 @@ func FuzzNormalizeFolder(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDollarPlaceholders checks the PostgreSQL rebind: quoted text is
+// copied unchanged, no ? is left outside quotes, and every placeholder
+// becomes one $N.
+func FuzzDollarPlaceholders(f *testing.F) {
+	for _, s := range []string{"SELECT ?", "a = ?1 AND b = ? OR c = '?'", `"x?" ?12 ?`, "INDEXED BY x ?", "'unterminated ?"} {
+		f.Add(s)
+	}
+	unquoted := func(s string) (plain string, quoted []string) {
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '\'' || c == '"' {
+				j := strings.IndexByte(s[i+1:], c)
+				if j < 0 {
+					quoted = append(quoted, s[i:])
+					break
+				}
+				quoted = append(quoted, s[i:i+j+2])
+				i += j + 1
+				continue
+			}
+			b.WriteByte(s[i])
+		}
+		return b.String(), quoted
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		out := dollarPlaceholders(q)
+		inPlain, inQuoted := unquoted(q)
+		outPlain, outQuoted := unquoted(out)
+		if strings.Contains(outPlain, "?") {
+			t.Fatalf("dollarPlaceholders(%q) = %q leaves a ?", q, out)
+		}
+		if !strings.Contains(q, "INDEXED BY") && strings.Count(outPlain, "$")-strings.Count(inPlain, "$") != strings.Count(inPlain, "?") {
+			t.Fatalf("dollarPlaceholders(%q) = %q: placeholders changed in number", q, out)
+		}
+		if strings.Join(inQuoted, "") != strings.Join(outQuoted, "") {
+			t.Fatalf("dollarPlaceholders(%q) = %q changed quoted text", q, out)
+		}
+	})
+}

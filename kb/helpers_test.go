@@ -3,7 +3,6 @@ package kb
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +33,8 @@ func (c *clock) Advance(d time.Duration) {
 // tokens for her agents.
 type fixture struct {
 	s      *Store
+	be     backend
+	target string // the store's path or DSN, for another store on it
 	clock  *clock
 	alice  Principal
 	person Caller
@@ -41,23 +42,20 @@ type fixture struct {
 	reader Caller // read token
 }
 
-func newFixture(t testing.TB, opts Options) *fixture {
+func newFixture(t testing.TB, be backend, opts Options) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	clk := newClock()
 	if opts.Now == nil {
 		opts.Now = clk.Now
 	}
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "kb.db"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, target := be.open(t, opts)
 	t.Cleanup(func() { s.Close() })
 	alice, err := s.CreatePrincipal(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{s: s, clock: clk, alice: alice, person: PersonCaller(alice.ID, "test-cli")}
+	f := &fixture{s: s, be: be, target: target, clock: clk, alice: alice, person: PersonCaller(alice.ID, "test-cli")}
 	if _, err := s.CreateProject(ctx, f.person, "acme/web", "Acme web"); err != nil {
 		t.Fatal(err)
 	}

@@ -423,7 +423,8 @@ func (w *wtx) resolvePending(domain int64) error {
 		if id == 0 {
 			continue
 		}
-		res, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?, target = ? WHERE id = ?", id, noteRef(id), p.id)
+		res, err := w.ExecContext(w.ctx, `UPDATE links SET to_note = ?1, target = ?2 WHERE id = ?3 AND NOT EXISTS
+			(SELECT 1 FROM links o WHERE o.from_note = links.from_note AND o.type = links.type AND o.target = ?2)`, id, noteRef(id), p.id)
 		if err != nil {
 			return err
 		}

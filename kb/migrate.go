@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,7 @@ import (
 	"strings"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
 // migrations returns the schema steps in order; step i brings the schema to
@@ -35,17 +34,18 @@ func migrations() []string {
 // SchemaVersion is the schema version this code writes.
 func SchemaVersion() int { return len(migrations()) }
 
-// migrate brings the schema up to SchemaVersion. The version lives both in
-// PRAGMA user_version and in the schema_version table. Nothing is written
-// before the file is known to be a knowledge base this code understands.
-func (s *Store) migrate(ctx context.Context) error {
+// migrate brings a SQLite schema up to SchemaVersion. The version lives
+// both in PRAGMA user_version and in the schema_version table. Nothing is
+// written before the file is known to be a knowledge base this code
+// understands.
+func (sqliteDialect) migrate(ctx context.Context, s *Store) error {
 	var have int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&have); err != nil {
 		return fmt.Errorf("open kb %s: read schema version: %w (is it a SQLite database? move it aside or pass another path)", s.path, err)
 	}
 	steps := migrations()
 	if have > len(steps) {
-		return fmt.Errorf("open kb %s: schema version %d is newer than this yagent understands (%d); upgrade yagent, the file was left untouched", s.path, have, len(steps))
+		return fmt.Errorf("open kb %s: %w: schema version %d, this yagent understands up to %d; upgrade yagent, the file was left untouched", s.path, ErrNewerSchema, have, len(steps))
 	}
 	if have == 0 {
 		var tables int
@@ -64,7 +64,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("open kb %s: set WAL mode: %w", s.path, err)
 	}
 	for v := have + 1; v <= len(steps); v++ {
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *txn) error {
 			if err := runStep(ctx, tx, steps[v-1]); err != nil {
 				return err
 			}
@@ -87,13 +87,13 @@ func (s *Store) migrate(ctx context.Context) error {
 const goStepMarker = "-- @go "
 
 // goSteps are the Go functions migrations may name.
-var goSteps = map[string]func(ctx context.Context, tx *sql.Tx) error{
+var goSteps = map[string]func(ctx context.Context, tx *txn) error{
 	"fill_derived_columns": fillDerivedColumns,
 }
 
 // runStep executes one migration: its SQL, split at "-- @go NAME" lines
 // into parts with the named Go functions run between them.
-func runStep(ctx context.Context, tx *sql.Tx, step string) error {
+func runStep(ctx context.Context, tx *txn, step string) error {
 	var part strings.Builder
 	flush := func() error {
 		if strings.TrimSpace(part.String()) == "" {
@@ -125,7 +125,7 @@ func runStep(ctx context.Context, tx *sql.Tx, step string) error {
 
 // fillDerivedColumns computes the columns a write derives from a note's
 // text (headings, search_prior) for the notes already stored.
-func fillDerivedColumns(ctx context.Context, tx *sql.Tx) error {
+func fillDerivedColumns(ctx context.Context, tx *txn) error {
 	rows, err := tx.QueryContext(ctx, "SELECT id, class, folder, title, type, coalesce(source, ''), body FROM notes")
 	if err != nil {
 		return err

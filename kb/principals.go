@@ -25,7 +25,7 @@ func (s *Store) CreatePrincipal(ctx context.Context, name string) (Principal, er
 		return Principal{}, fmt.Errorf("create principal: empty name")
 	}
 	p := Principal{Name: name, CreatedAt: fromMicro(s.nowMicro())}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM principals WHERE name = ?", name).Scan(&n); err != nil {
 			return err
@@ -33,11 +33,10 @@ func (s *Store) CreatePrincipal(ctx context.Context, name string) (Principal, er
 		if n > 0 {
 			return fmt.Errorf("principal %q already exists", name)
 		}
-		res, err := tx.ExecContext(ctx, "INSERT INTO principals(name, created_at) VALUES (?, ?)", name, p.CreatedAt.UnixMicro())
+		err := tx.QueryRowContext(ctx, "INSERT INTO principals(name, created_at) VALUES (?, ?) RETURNING id", name, p.CreatedAt.UnixMicro()).Scan(&p.ID)
 		if err != nil {
 			return err
 		}
-		p.ID, _ = res.LastInsertId()
 		_, err = tx.ExecContext(ctx, "INSERT INTO domains(owner_id) VALUES (?)", p.ID)
 		return err
 	})

@@ -157,7 +157,7 @@ func handleTaken(ctx context.Context, q querier, h string, except int64) (bool, 
 	return n > 0, err
 }
 
-func ensureSpace(ctx context.Context, tx *sql.Tx, slug string, at int64) (int64, error) {
+func ensureSpace(ctx context.Context, tx *txn, slug string, at int64) (int64, error) {
 	if _, err := tx.ExecContext(ctx, "INSERT INTO spaces(slug, created_at) VALUES (?, ?) ON CONFLICT(slug) DO NOTHING", slug, at); err != nil {
 		return 0, err
 	}
@@ -181,7 +181,7 @@ func (s *Store) CreateProject(ctx context.Context, person Caller, handle, name s
 	if name = strings.TrimSpace(name); name == "" {
 		name = handle
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *txn) error {
 		taken, err := handleTaken(ctx, tx, handle, 0)
 		if err != nil {
 			return err
@@ -194,21 +194,19 @@ func (s *Store) CreateProject(ctx context.Context, person Caller, handle, name s
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO projects(space_id, slug, handle, name, created_at, created_by)
-			VALUES (?, ?, ?, ?, ?, ?)`, spaceID, slug, handle, name, at, person.PrincipalID)
+		var id, domain int64
+		err = tx.QueryRowContext(ctx, `INSERT INTO projects(space_id, slug, handle, name, created_at, created_by)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, spaceID, slug, handle, name, at, person.PrincipalID).Scan(&id)
 		if err != nil {
 			return err
 		}
-		id, _ := res.LastInsertId()
-		res, err = tx.ExecContext(ctx, "INSERT INTO domains(project_id) VALUES (?)", id)
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, "INSERT INTO domains(project_id) VALUES (?) RETURNING id", id).Scan(&domain); err != nil {
 			return err
 		}
-		domain, _ := res.LastInsertId()
 		if _, err := tx.ExecContext(ctx, "INSERT INTO members(project_id, principal_id, created_at) VALUES (?, ?, ?)", id, person.PrincipalID, at); err != nil {
 			return err
 		}
-		w := &wtx{Tx: tx, ctx: ctx, c: person, tool: "create_project", at: at}
+		w := &wtx{txn: tx, ctx: ctx, c: person, tool: "create_project", at: at}
 		return w.activity(domain, 0, "create_project", handle)
 	})
 	if err != nil {
@@ -222,7 +220,7 @@ func (s *Store) AddMember(ctx context.Context, person Caller, handle string, pri
 	if err := person.requirePerson("adding a member"); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
 		p, err := resolveProject(ctx, tx, person, handle)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func (w *wtx) rehandle(p project, handle string) error {
 	if taken {
 		return conflictf("handle %q is in use by another project (now or formerly); pick another", handle)
 	}
-	spaceID, err := ensureSpace(w.ctx, w.Tx, space, w.at)
+	spaceID, err := ensureSpace(w.ctx, w.txn, space, w.at)
 	if err != nil {
 		return err
 	}

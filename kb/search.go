@@ -208,11 +208,7 @@ func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (ra
 	}
 	depth := max(candidateDepth, 3*limit)
 	r := ranking{mode: "fts", words: words}
-	plan, err := s.planQuery(ctx, words)
-	if err != nil {
-		return ranking{}, err
-	}
-	fts, err := s.ftsSearch(ctx, plan, sc, depth)
+	fts, err := s.d.fullText(ctx, s, words, sc, depth)
 	if err != nil {
 		return ranking{}, err
 	}
@@ -228,7 +224,7 @@ func (s *Store) rank(ctx context.Context, sc scope, query string, limit int) (ra
 		case !usableVector(vs[0]):
 			r.notice = "the query gave no usable vector; ranked by full text only"
 		default:
-			if vec, err = s.vectorSearch(ctx, vs[0], sc, depth); err != nil {
+			if vec, err = s.d.vectorSearch(ctx, s, vs[0], sc, depth); err != nil {
 				return ranking{}, err
 			}
 			r.mode = "hybrid"

@@ -182,7 +182,7 @@ func projectProfile(ctx context.Context, q querier, c Caller, p project, persona
 // share "" and only the pause separates their visits.
 func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int64, first bool, err error) {
 	now := s.nowMicro()
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *txn) error {
 		var session string
 		var mark sql.NullInt64
 		var started, seen int64

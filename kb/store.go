@@ -39,7 +39,10 @@ type Options struct {
 
 // Store is the knowledge base in one SQLite file.
 type Store struct {
-	db        *sql.DB
+	db *database
+	d  dialect
+	// path is the SQLite file, or the PostgreSQL DSN with its password
+	// masked; it names the store in messages.
 	path      string
 	now       func() time.Time
 	rand      io.Reader
@@ -87,7 +90,12 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open kb %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
+	return openStore(ctx, db, sqliteDialect{}, path, opts)
+}
+
+// openStore finishes Open and OpenPostgres: the options, then the schema.
+func openStore(ctx context.Context, db *sql.DB, d dialect, path string, opts Options) (*Store, error) {
+	s := &Store{db: &database{raw: db, d: d}, d: d, path: path, now: opts.Now, rand: opts.Rand, emb: opts.Embedder, visitIdle: opts.VisitIdle,
 		sharedMem: opts.SharedUserMemory, exactVectors: defaultExactVectors, rankWindow: defaultRankWindow, commonFrom: defaultCommonFrom}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if s.now == nil {
@@ -99,7 +107,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if s.visitIdle <= 0 {
 		s.visitIdle = 30 * time.Minute
 	}
-	if err := s.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, s); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -128,14 +136,15 @@ func checkMagic(path string) error {
 	return nil
 }
 
-// Path reports the database file.
+// Path reports the database file (for PostgreSQL, the DSN with its
+// password masked).
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
 func (s *Store) Close() error {
 	s.bgCancel()
 	s.bg.Wait()
-	return s.db.Close()
+	return s.db.raw.Close()
 }
 
 // nowMicro is the injected clock in storage units.
@@ -143,20 +152,19 @@ func (s *Store) nowMicro() int64 { return s.now().UTC().UnixMicro() }
 
 func fromMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
-// querier is what both *sql.DB and *sql.Tx offer.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// inTx runs fn in a write transaction, serialised with the process's other
-// writes. fn's error rolls everything back.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// inTx runs fn in a write transaction, serialised with the other writes of
+// this process and, through the database, of every other process (SQLite:
+// BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped advisory lock). fn's
+// error rolls everything back.
+func (s *Store) inTx(ctx context.Context, fn func(tx *txn) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := s.d.lockWrites(ctx, tx); err != nil {
+		tx.Rollback()
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	if err := fn(tx); err != nil {

@@ -60,7 +60,7 @@ func (s *Store) CreateToken(ctx context.Context, person Caller, spec TokenSpec) 
 	}
 	plaintext := tokenPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(secret))
 	tok := Token{Name: name, Write: spec.Write, CreatedAt: fromMicro(s.nowMicro())}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		var ids []int64
 		for _, h := range spec.Projects {
 			p, err := resolveProject(ctx, tx, person, h)
@@ -77,14 +77,13 @@ func (s *Store) CreateToken(ctx context.Context, person Caller, spec TokenSpec) 
 		if n > 0 {
 			return conflictf("a live token named %q already exists; revoke it or pick another name", name)
 		}
-		res, err := tx.ExecContext(ctx, "INSERT INTO tokens(principal_id, name, hash, write, scoped, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-			person.PrincipalID, name, hashToken(plaintext), spec.Write, len(ids) > 0, tok.CreatedAt.UnixMicro())
+		err := tx.QueryRowContext(ctx, "INSERT INTO tokens(principal_id, name, hash, write, scoped, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+			person.PrincipalID, name, hashToken(plaintext), spec.Write, len(ids) > 0, tok.CreatedAt.UnixMicro()).Scan(&tok.ID)
 		if err != nil {
 			return err
 		}
-		tok.ID, _ = res.LastInsertId()
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO token_projects(token_id, project_id) VALUES (?, ?)", tok.ID, id); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO token_projects(token_id, project_id) VALUES (?, ?) ON CONFLICT DO NOTHING", tok.ID, id); err != nil {
 				return err
 			}
 		}
@@ -102,7 +101,7 @@ func (s *Store) ListTokens(ctx context.Context, person Caller) ([]Token, error) 
 		return nil, err
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT t.id, t.name, t.write, t.created_at, t.revoked_at,
-		coalesce((SELECT group_concat(p.handle, ' ') FROM token_projects tp JOIN projects p ON p.id = tp.project_id WHERE tp.token_id = t.id), '')
+		coalesce((SELECT `+s.d.stringAgg("p.handle", "' '")+` FROM token_projects tp JOIN projects p ON p.id = tp.project_id WHERE tp.token_id = t.id), '')
 		FROM tokens t WHERE t.principal_id = ? ORDER BY t.id`, person.PrincipalID)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
@@ -135,7 +134,7 @@ func (s *Store) RevokeToken(ctx context.Context, person Caller, nameOrID string)
 		return err
 	}
 	id, _ := strconv.ParseInt(strings.TrimPrefix(nameOrID, "t"), 10, 64)
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE principal_id = ? AND revoked_at IS NULL
 			AND (name = ? OR id = ?)`, s.nowMicro(), person.PrincipalID, nameOrID, id)
 		if err != nil {

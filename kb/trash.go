@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -103,7 +102,7 @@ func (s *Store) TrashEmpty(ctx context.Context, person Caller, handle string) (i
 		return 0, err
 	}
 	var purged int
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		sc, err := trashScope(ctx, tx, person)
 		if err != nil {
 			return err
@@ -121,7 +120,7 @@ func (s *Store) TrashEmpty(ctx context.Context, person Caller, handle string) (i
 		}
 		n, _ := res.RowsAffected()
 		purged = int(n)
-		w := &wtx{Tx: tx, ctx: ctx, c: person, tool: "trash_empty", at: s.nowMicro()}
+		w := &wtx{txn: tx, ctx: ctx, c: person, tool: "trash_empty", at: s.nowMicro()}
 		return w.activity(0, 0, "trash_empty", fmt.Sprintf("%d notes", purged))
 	})
 	if err != nil {

@@ -77,7 +77,7 @@ func scanBits(rows *sql.Rows) (bitsEntry, error) {
 
 // load reads the whole bits table in one read transaction (a consistent
 // snapshot with its sequence number).
-func (c *bitsCache) load(ctx context.Context, db *sql.DB) error {
+func (c *bitsCache) load(ctx context.Context, db *database) error {
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err

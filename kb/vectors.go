@@ -107,7 +107,7 @@ func (s *Store) embedBatch(ctx context.Context, ids []int64) error {
 		return fmt.Errorf("embed %d notes: the embedder returned %d vectors", len(items), len(vecs))
 	}
 	model := embedderModel(s.emb)
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
 		for i, it := range items {
 			if !usableVector(vecs[i]) {
 				continue
@@ -120,6 +120,9 @@ func (s *Store) embedBatch(ctx context.Context, ids []int64) error {
 				content_hash = excluded.content_hash, embedding = excluded.embedding`,
 				model, len(vecs[i]), encodeVector(vecs[i]), it.id, it.hash)
 			if err != nil {
+				return fmt.Errorf("store vector of %s: %w", noteRef(it.id), err)
+			}
+			if err := s.d.storedVector(ctx, tx, it.id, vecs[i]); err != nil {
 				return fmt.Errorf("store vector of %s: %w", noteRef(it.id), err)
 			}
 		}

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 // wtx is one write transaction with the provenance every row it writes gets.
 type wtx struct {
-	*sql.Tx
+	*txn
 	ctx  context.Context
 	c    Caller
 	tool string
@@ -30,8 +29,8 @@ func (s *Store) write(ctx context.Context, c Caller, tool string, fn func(w *wtx
 		return err
 	}
 	var embed []int64
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		w := &wtx{Tx: tx, ctx: ctx, c: c, tool: tool, at: s.nowMicro()}
+	err := s.inTx(ctx, func(tx *txn) error {
+		w := &wtx{txn: tx, ctx: ctx, c: c, tool: tool, at: s.nowMicro()}
 		if err := fn(w); err != nil {
 			return err
 		}
@@ -88,17 +87,16 @@ func (w *wtx) insertNote(n *noteRow, action string) error {
 	n.Version = 1
 	n.ContentHash = contentHash(n.Title, n.Body, n.Type, n.Tags, n.Frontmatter)
 	n.CreatedAt, n.UpdatedAt = w.at, w.at
-	res, err := w.ExecContext(w.ctx, `INSERT INTO notes(domain_id, class, about_project, folder, title, title_key,
+	err := w.QueryRowContext(w.ctx, `INSERT INTO notes(domain_id, class, about_project, folder, title, title_key,
 		body, type, tags, frontmatter, version, content_hash, source, source_hash, created_at, updated_at,
 		headings, search_prior)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		n.DomainID, n.Class, nullID(n.AboutProject), n.Folder, n.Title, titleKey(n.Title), n.Body, n.Type,
 		strings.Join(n.Tags, " "), n.Frontmatter, n.ContentHash, nullStr(n.Source), nullStr(n.SourceHash), w.at, w.at,
-		headingText(n.Body), searchPrior(*n))
+		headingText(n.Body), searchPrior(*n)).Scan(&n.ID)
 	if err != nil {
 		return fmt.Errorf("insert note %q: %w", n.Title, err)
 	}
-	n.ID, _ = res.LastInsertId()
 	if err := w.syncTags(n.ID, nil, n.Tags); err != nil {
 		return err
 	}
@@ -232,7 +230,7 @@ func (w *wtx) syncTags(note int64, before, after []string) error {
 		}
 	}
 	for _, t := range after {
-		if _, err := w.ExecContext(w.ctx, "INSERT OR IGNORE INTO note_tags(note_id, tag) VALUES (?, ?)", note, t); err != nil {
+		if _, err := w.ExecContext(w.ctx, "INSERT INTO note_tags(note_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING", note, t); err != nil {
 			return fmt.Errorf("tag %s: %w", noteRef(note), err)
 		}
 	}
@@ -261,7 +259,7 @@ func (w *wtx) addBodyRefs(n noteRow) error {
 		}
 	}
 	for _, name := range refs.attachments {
-		if _, err := w.ExecContext(w.ctx, "INSERT OR IGNORE INTO attachments(note_id, name) VALUES (?, ?)", n.ID, name); err != nil {
+		if _, err := w.ExecContext(w.ctx, "INSERT INTO attachments(note_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING", n.ID, name); err != nil {
 			return fmt.Errorf("attachment %q of %s: %w", name, noteRef(n.ID), err)
 		}
 	}
@@ -285,8 +283,8 @@ func (w *wtx) insertLink(from noteRow, typ string, toID int64, toTitle, origin s
 	if resolved != 0 {
 		target = noteRef(resolved)
 	}
-	res, err := w.ExecContext(w.ctx, `INSERT OR IGNORE INTO links(domain_id, from_note, type, to_note, to_title, to_key,
-		target, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	res, err := w.ExecContext(w.ctx, `INSERT INTO links(domain_id, from_note, type, to_note, to_title, to_key,
+		target, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		from.DomainID, from.ID, typ, nullID(resolved), toTitle, titleKey(toTitle), target, origin, w.at)
 	if err != nil {
 		return false, 0, fmt.Errorf("link %s to %q: %w", noteRef(from.ID), toTitle, err)
@@ -341,7 +339,8 @@ func (w *wtx) resolveKeys(domain, id int64, keys []string) error {
 	}
 	slices.Sort(pending)
 	for _, lid := range slices.Compact(pending) {
-		res, err := w.ExecContext(w.ctx, "UPDATE OR IGNORE links SET to_note = ?, target = ? WHERE id = ?", id, noteRef(id), lid)
+		res, err := w.ExecContext(w.ctx, `UPDATE links SET to_note = ?1, target = ?2 WHERE id = ?3 AND NOT EXISTS
+			(SELECT 1 FROM links o WHERE o.from_note = links.from_note AND o.type = links.type AND o.target = ?2)`, id, noteRef(id), lid)
 		if err != nil {
 			return fmt.Errorf("resolve links to %s: %w", noteRef(id), err)
 		}

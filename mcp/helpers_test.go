@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/mcp/mcptest"
 )
@@ -20,12 +21,13 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestMain lets the test binary serve mcptest's server when a client test
-// starts it as a child process.
+// starts it as a child process, and stops the throwaway PostgreSQL server
+// of the replica test.
 func TestMain(m *testing.M) {
 	if os.Getenv(mcptest.EnvVar) != "" {
 		mcptest.Main()
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Run(m))
 }
 
 // clock is a test clock that ticks a millisecond per reading.

@@ -63,7 +63,7 @@ func badInput(err error) bool {
 		errors.Is(err, blackboard.ErrDisabled),
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
-		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated),
+		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
 		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy):
 		return true
 	}

@@ -158,6 +158,7 @@ type exitFixture struct {
 	dir, home, snapshot, badHome string
 	replay, plan, docs           string
 	session, ref, token          string
+	pgDSN                        string // an empty PostgreSQL database; "" without PostgreSQL here
 }
 
 const exitScenario = `name: exit-codes
@@ -199,6 +200,9 @@ func newExitFixture(t *testing.T) *exitFixture {
 	must("", "kb", "projects", "create", "acme/web")
 	must("", "kb", "import", fx.docs, "--project", "acme/web")
 	fx.token = strings.TrimSpace(must("", "kb", "token", "create", "--name", "claude", "--read"))
+	if postgresInstalled() {
+		fx.pgDSN = pgtest.New(t)
+	}
 	fx.session = regexp.MustCompile(`"id": "([^"]+)"`).FindStringSubmatch(must("", "sessions", "ls", "--json"))[1]
 
 	// Trash the imported old.md (n2): only an agent deletes notes.
@@ -411,7 +415,10 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("unknown project", `no/such`, "--name", "ci", "--read", "--project", "no/such")},
 		"kb token ls":     {ok()},
 		"kb token revoke": {ok("claude"), bad("unknown token", `nosuch`, "nosuch")},
-		"mcp":             {ok(), unknownCommand("mcp")},
+		"kb status": {ok(), {name: "unreachable kb.dsn", config: exitConfig + "kb:\n  dsn: postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5\n",
+			want: 2, stderr: `kb\.dsn: .*postgres://kb:\*\*\*@127\.0\.0\.1:1/team`}},
+		"kb migrate": kbMigrateCases(fx, ok, bad),
+		"mcp":        {ok(), unknownCommand("mcp")},
 		"mcp serve": {{name: "good input", env: map[string]string{"YAGENT_KB_TOKEN": fx.token}},
 			bad("no token", `set YAGENT_KB_TOKEN`),
 			{name: "unknown token", env: map[string]string{"YAGENT_KB_TOKEN": "ykb_nosuch"}, want: 2, stderr: `YAGENT_KB_TOKEN: unknown or revoked kb token`}},
@@ -434,4 +441,17 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 		}
 	}
 	walk(NewCmdRoot(NewFactory(SystemIO())))
+}
+
+// kbMigrateCases copies the fixture's KB into an empty PostgreSQL database,
+// then refuses to copy into it again; without PostgreSQL here, --help
+// stands in for the good input.
+func kbMigrateCases(fx *exitFixture, ok func(...string) exitCase, bad func(string, string, ...string) exitCase) []exitCase {
+	cs := []exitCase{ok("--help")}
+	if fx.pgDSN != "" {
+		cs = []exitCase{ok("--to", fx.pgDSN), bad("target not empty", `not empty`, "--to", fx.pgDSN)}
+	}
+	return append(cs,
+		bad("not a PostgreSQL URL", `--to "mysql://root:\*\*\*@db/kb" is not a PostgreSQL URL`, "--to", "mysql://root:pw@db/kb"),
+		bad("unreachable", `--to: .*postgres://kb:\*\*\*@127\.0\.0\.1:1/team`, "--to", "postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5"))
 }

@@ -16,7 +16,8 @@ func NewCmdKB(f *Factory) *cobra.Command {
 		Use:   "kb",
 		Short: "Use the knowledge base: projects, notes, search, trash, tokens, import",
 		Long: `The knowledge base is a SQLite file ($YAGENT_HOME/kb.db unless kb.path says
-otherwise) of notes shared by you and your agents, in projects. You act as a
+otherwise), or a PostgreSQL database a team shares (kb.dsn), of notes shared
+by you and your agents, in projects. You act as a
 person (the principal named by kb.person, else $USER, created on first use):
 only a person creates projects, restores or empties the trash and manages
 tokens. Agents reach it through tokens: yagent's own agents in-process
@@ -32,6 +33,8 @@ Every command takes --json. Refusals and bad input exit with code 2.`,
 		NewCmdKBTrash(f),
 		NewCmdKBToken(f),
 		NewCmdKBImport(f),
+		NewCmdKBStatus(f),
+		NewCmdKBMigrate(f),
 	)
 	return cmd
 }

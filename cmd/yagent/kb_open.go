@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -14,8 +15,9 @@ import (
 )
 
 // KB opens the knowledge base of the configuration once per process
-// (kb.path, default $YAGENT_HOME/kb.db), with the embedder of
-// kb.embeddings when one is configured.
+// (kb.dsn's PostgreSQL database when set, else the SQLite file kb.path,
+// default $YAGENT_HOME/kb.db), with the embedder of kb.embeddings when one
+// is configured.
 func (f *Factory) KB(ctx context.Context) (*kb.Store, error) {
 	cfg, err := f.Config()
 	if err != nil {
@@ -26,13 +28,27 @@ func (f *Factory) KB(ctx context.Context) (*kb.Store, error) {
 		if emb, f.kbErr = kbEmbedder(cfg, f.Getenv); f.kbErr != nil {
 			return
 		}
-		path := cfg.KB.DBPath(cfg.Home)
-		if f.kbErr = os.MkdirAll(filepath.Dir(path), 0o755); f.kbErr != nil {
-			return
-		}
-		f.kb, f.kbErr = kb.Open(ctx, path, kb.Options{Embedder: emb, Now: f.Now, SharedUserMemory: cfg.KB.UserMemory == "shared"})
+		f.kb, f.kbErr = openKBStore(ctx, cfg, kb.Options{Embedder: emb, Now: f.Now, SharedUserMemory: cfg.KB.UserMemory == "shared"})
 	})
 	return f.kb, f.kbErr
+}
+
+// openKBStore opens the configured backend: kb.dsn, else kb.path. A
+// database kb.dsn cannot reach is bad input naming kb.dsn (password
+// masked).
+func openKBStore(ctx context.Context, cfg *config.Config, opts kb.Options) (*kb.Store, error) {
+	if dsn := cfg.KB.DSN; dsn != "" {
+		s, err := kb.OpenPostgres(ctx, dsn, opts)
+		if errors.Is(err, kb.ErrUnreachable) {
+			return nil, usagef("kb.dsn: %v; check the address and credentials, start PostgreSQL, or unset kb.dsn to use the SQLite file", err)
+		}
+		return s, err
+	}
+	path := cfg.KB.DBPath(cfg.Home)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return kb.Open(ctx, path, opts)
 }
 
 // kbEmbedder builds the embedder of kb.embeddings: the model id, served by

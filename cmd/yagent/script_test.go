@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 // pgtestM stops the throwaway PostgreSQL server (internal/pgtest) the
-// queue tests start, once the tests have run.
+// queue tests and pgdsn start, once the tests have run.
 type pgtestM struct{ m *testing.M }
 
 func (p pgtestM) Run() int { return pgtest.Run(p.m) }
@@ -49,6 +50,9 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			if cond == "landlock" { // the shell tool's OS sandbox works here
 				return sandbox.Available(), nil
 			}
+			if cond == "postgres" { // pgdsn can start a throwaway server
+				return postgresInstalled(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -56,6 +60,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"scenario-done": cmdScenarioDone,
 			"waitfile":      cmdWaitFile,
 			"rolloutcheck":  cmdRolloutCheck,
+			"pgdsn":         func(ts *testscript.TestScript, neg bool, args []string) { cmdPGDSN(t, ts, neg, args) },
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -173,4 +178,38 @@ func cmdRolloutCheck(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("rolloutcheck: %s: the history needs repairs: %s", m, rep)
 		}
 	}
+}
+
+// postgresInstalled reports whether PostgreSQL's server binaries are here;
+// under YAGENT_REQUIRE_POSTGRES=1 (CI) it is true, so a missing server
+// fails the script rather than skipping it.
+func postgresInstalled() bool {
+	if os.Getenv(pgtest.RequireEnv) == "1" {
+		return true
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+	_, err := exec.LookPath("initdb")
+	return len(found) > 0 || err == nil
+}
+
+// cmdPGDSN implements "pgdsn NAME": it sets $NAME to the DSN of a new,
+// empty database on the tests' throwaway PostgreSQL server.
+func cmdPGDSN(t *testing.T, ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pgdsn NAME")
+	}
+	ts.Setenv(args[0], pgtest.New(scriptTB{TB: t, ts: ts}))
+}
+
+// scriptTB is the tests' testing.TB for a script's goroutine: failing or
+// skipping fails the script, not the parent test.
+type scriptTB struct {
+	testing.TB
+	ts *testscript.TestScript
+}
+
+func (s scriptTB) Helper()                           {}
+func (s scriptTB) Fatalf(format string, args ...any) { s.ts.Fatalf(format, args...) }
+func (s scriptTB) Skipf(format string, args ...any) {
+	s.ts.Fatalf("PostgreSQL is needed: "+format, args...)
 }

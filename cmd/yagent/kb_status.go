@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// kbStatusOptions are the inputs of `yagent kb status`.
+type kbStatusOptions struct {
+	JSON bool
+}
+
+// NewCmdKBStatus builds `yagent kb status`.
+func NewCmdKBStatus(f *Factory) *cobra.Command {
+	opts := &kbStatusOptions{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the knowledge base's backend, schema, search methods and sizes",
+		Long: `Show where the knowledge base is (the SQLite file kb.path, or the PostgreSQL
+database kb.dsn with its password masked), its schema version, how full
+text is searched and how vectors are compared (on PostgreSQL: whether
+pgvector is there), and how many rows each table holds.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return kbStatusRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {backend, location, schemaVersion, fullText, vectors, rows}")
+	return cmd
+}
+
+func kbStatusRun(ctx context.Context, f *Factory, opts *kbStatusOptions) error {
+	store, err := f.KB(ctx)
+	if err != nil {
+		return fmt.Errorf("knowledge base: %w", err)
+	}
+	st, err := store.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, st)
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "backend:\t%s\n", st.Backend)
+	fmt.Fprintf(tw, "location:\t%s\n", st.Location)
+	fmt.Fprintf(tw, "schema version:\t%d\n", st.SchemaVersion)
+	fmt.Fprintf(tw, "full text:\t%s\n", st.FullText)
+	fmt.Fprintf(tw, "vectors:\t%s\n", st.Vectors)
+	fmt.Fprintf(tw, "notes:\t%d (%d revisions, %d links, %d vectors)\n", st.Rows["notes"], st.Rows["revisions"], st.Rows["links"], st.Rows["note_vectors"])
+	fmt.Fprintf(tw, "projects:\t%d\n", st.Rows["projects"])
+	fmt.Fprintf(tw, "principals:\t%d (%d tokens)\n", st.Rows["principals"], st.Rows["tokens"])
+	return tw.Flush()
+}

@@ -1,0 +1,127 @@
+package kb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/yagent/yagent/internal/pgtest"
+)
+
+func TestDollarPlaceholders(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"SELECT 1", "SELECT 1"},
+		{"WHERE a = ? AND b = ?", "WHERE a = $1 AND b = $2"},
+		{"WHERE a = ?1 AND b = ?2 OR a = ?1", "WHERE a = $1 AND b = $2 OR a = $1"},
+		// A bare ? after numbered ones takes the next number, as in SQLite.
+		{"WHERE d = ?1 AND k >= ? AND k < ? UNION ALL SELECT d = ?1 AND k >= ?", "WHERE d = $1 AND k >= $2 AND k < $3 UNION ALL SELECT d = $1 AND k >= $4"},
+		{"WHERE t = '?' AND u = ?", "WHERE t = '?' AND u = $1"},
+		{`SELECT "a?" FROM links INDEXED BY links_pending WHERE x = ?`, `SELECT "a?" FROM links WHERE x = $1`},
+	} {
+		if got := dollarPlaceholders(tc.in); got != tc.want {
+			t.Errorf("dollarPlaceholders(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskDSN(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"postgres://kb:s3cret@db.internal:5432/team?sslmode=require", "postgres://kb:***@db.internal:5432/team?sslmode=require"},
+		{"postgres://kb@db/team", "postgres://kb@db/team"},
+		{"postgres://db/team", "postgres://db/team"},
+	} {
+		if got := MaskDSN(tc.in); got != tc.want {
+			t.Errorf("MaskDSN(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestOpenPostgresUnreachable pins the bad-input error for a database that
+// cannot be reached: ErrUnreachable, naming the address, password masked.
+func TestOpenPostgresUnreachable(t *testing.T) {
+	dsn := "postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5"
+	_, err := OpenPostgres(t.Context(), dsn, Options{})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "kb:***@127.0.0.1:1/team") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("OpenPostgres(closed port) = %v; want ErrUnreachable naming the address with the password masked", err)
+	}
+	if _, err := OpenPostgres(t.Context(), "postgres://kb:s3cret@[::1", Options{}); !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("OpenPostgres(bad DSN) = %v; want ErrUnreachable without the password", err)
+	}
+}
+
+// TestOpenPostgresRefusals pins that a schema from a newer yagent, or a
+// yagent_kb schema that is no knowledge base, is refused untouched.
+func TestOpenPostgresRefusals(t *testing.T) {
+	ctx := context.Background()
+	exec := func(t *testing.T, dsn, sql string) {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("newer", func(t *testing.T) {
+		dsn := pgtest.New(t)
+		s, err := OpenPostgres(ctx, dsn, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		exec(t, dsn, "INSERT INTO yagent_kb.schema_version VALUES (99, 0)")
+		_, err = OpenPostgres(ctx, dsn, Options{})
+		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "up to 1") {
+			t.Fatalf("OpenPostgres(newer) = %v; want ErrNewerSchema naming versions 99 and 1", err)
+		}
+	})
+	t.Run("foreign", func(t *testing.T) {
+		dsn := pgtest.New(t)
+		exec(t, dsn, "CREATE SCHEMA yagent_kb; CREATE TABLE yagent_kb.notes (x int)")
+		_, err := OpenPostgres(ctx, dsn, Options{})
+		if err == nil || !strings.Contains(err.Error(), "not a yagent knowledge base") {
+			t.Fatalf("OpenPostgres(foreign schema) = %v; want a refusal", err)
+		}
+		exec(t, dsn, "SELECT x FROM yagent_kb.notes") // still there, unchanged
+	})
+	t.Run("replicas migrate once", func(t *testing.T) {
+		dsn := pgtest.New(t)
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				s, err := OpenPostgres(ctx, dsn, Options{})
+				if err == nil {
+					s.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Fatalf("concurrent OpenPostgres: %v", err)
+			}
+		}
+	})
+}
+
+// TestPostgresMigrationsFrozen fails when a released PostgreSQL migration
+// changes: databases already at that version would never see the change.
+// Add a new file instead (and its sum here).
+func TestPostgresMigrationsFrozen(t *testing.T) {
+	want := map[int]string{
+		1: "e73800503d1d8f14396a07bfb42110cbb8f068fe7306edeccd86e2a228841af7",
+	}
+	for i, step := range pgMigrations() {
+		sum := sha256.Sum256([]byte(step))
+		if got := hex.EncodeToString(sum[:]); want[i+1] != got {
+			t.Errorf("postgres migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, want[i+1])
+		}
+	}
+}
