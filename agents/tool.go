@@ -45,9 +45,11 @@ func (f Flags) Has(want Flags) bool { return f&want == want }
 type RunFunc func(ctx context.Context, call *Call) (Result, error)
 
 // Tool is one callable tool. A Tool is immutable once NewTool or
-// NewDynamicTool has built it — its argument validator is compiled there,
-// never on first use — so one Tool serves any number of concurrent turns.
-// Never assign to its fields.
+// NewDynamicTool has built it, so one Tool serves any number of concurrent
+// turns. Its argument validator is compiled by NewDynamicTool, or, for a
+// built-in tool, once at the first call (toolspec.Spec.Resolved, safe for
+// concurrent first calls): compiling every built-in schema at each start
+// cost milliseconds. Never assign to its fields.
 type Tool struct {
 	Name        string
 	Family      string // fs, shell, board, chat, kb, mcp_<server>, …
@@ -56,7 +58,7 @@ type Tool struct {
 	Flags       Flags
 
 	run       RunFunc
-	validator *jsonschema.Resolved
+	validator func() *jsonschema.Resolved
 }
 
 // NewTool declares a built-in tool. Its description and schema come from
@@ -77,7 +79,7 @@ func NewTool[In any](name, family string, flags Flags, run func(ctx context.Cont
 	defaults := inputDefaults(typ)
 	return &Tool{
 		Name: name, Family: family, Description: s.Description, Schema: s.Parameters, Flags: flags,
-		validator: s.Resolved(),
+		validator: s.Resolved,
 		run: func(ctx context.Context, c *Call) (Result, error) {
 			var in In
 			v := reflect.ValueOf(&in).Elem()
@@ -106,7 +108,7 @@ func NewDynamicTool(decl Tool, run RunFunc) (*Tool, error) {
 		return nil, fmt.Errorf("tool %s: %w", decl.Name, err)
 	}
 	return &Tool{Name: decl.Name, Family: decl.Family, Description: decl.Description, Schema: decl.Schema, Flags: decl.Flags,
-		run: run, validator: r}, nil
+		run: run, validator: func() *jsonschema.Resolved { return r }}, nil
 }
 
 // inputDefault is one `default:"N"` tag of an In struct.
@@ -179,7 +181,7 @@ func (t *Tool) Run(ctx context.Context, c *Call) (Result, error) { return t.run(
 
 // validate checks raw arguments against the tool's compiled schema.
 func (t *Tool) validate(raw json.RawMessage) error {
-	_, err := toolspec.ValidateWith(t.validator, raw)
+	_, err := toolspec.ValidateWith(t.validator(), raw)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/mcp"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 	"github.com/yagent/yagent/sleep"
@@ -62,7 +63,8 @@ func badInput(err error) bool {
 		errors.Is(err, blackboard.ErrDisabled),
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
-		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated):
+		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated),
+		errors.Is(err, mcp.ErrUnknownKBTool):
 		return true
 	}
 	return false

@@ -14,7 +14,7 @@ func sessionTools(ctx context.Context, f *Factory, sessionID string, sink agents
 	warn := func(err error) {
 		sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + err.Error()})
 	}
-	tools, err := sessionKBTools(ctx, f, sessionID, warn)
+	tools, err := sessionKBTools(f, sessionID, warn)
 	if err != nil {
 		return nil, err
 	}
