@@ -94,7 +94,7 @@ func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 	for i, t := range texts {
 		v := make([]float32, h.dims())
 		for _, w := range textWords(t) {
-			if stopWords[w] {
+			if stopWords()[w] {
 				continue
 			}
 			f := fnv.New64a()
