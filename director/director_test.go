@@ -71,7 +71,7 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	if e.tweak != nil {
 		e.tweak(cfg)
 	}
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second})
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
