@@ -38,10 +38,10 @@ type Config struct {
 	// it is models.aliases in the files (see MarshalYAML).
 	ModelAliases map[string]string `yaml:"-" json:"-"`
 
-	// Derived from the environment; never read from files.
-	Home      string   `yaml:"-" json:"-"`
-	NotesRoot string   `yaml:"-" json:"-"`
-	Sources   []string `yaml:"-" json:"-"`
+	// Derived from the environment; never read from files. (Where boards
+	// live is blackboard.NotesRootDir's to say.)
+	Home    string   `yaml:"-" json:"-"`
+	Sources []string `yaml:"-" json:"-"`
 	// UserHome is $HOME ("" when unset): agent definitions are read from
 	// its .claude/agents/ too.
 	UserHome string `yaml:"-" json:"-"`
@@ -442,10 +442,6 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		def.Model = v
 	}
 	c.Models["default"] = def
-	c.NotesRoot = getenv("YAGENT_NOTES_ROOT")
-	if c.NotesRoot == "" {
-		c.NotesRoot = filepath.Join(c.Home, "notes")
-	}
 }
 
 // Model returns the named model, or "default" when name is empty.

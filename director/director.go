@@ -165,18 +165,6 @@ func (d *Director) Close() error {
 // directly, without a director turn).
 func (d *Director) SubRunner() *agents.SubRunner { return d.delegator.Runner }
 
-// Registry returns the tool registry.
-func (d *Director) Registry() *agents.Registry { return d.reg }
-
-// Catalog returns the sub-agent catalog.
-func (d *Director) Catalog() *agents.Catalog { return d.catalog }
-
-// Workspace returns the confined workspace.
-func (d *Director) Workspace() *agents.Workspace { return d.ws }
-
-// BoardID returns the session's board.
-func (d *Director) BoardID() string { return d.opts.BoardID }
-
 // Agent returns the director as it runs a turn with the given gates: the
 // reachable tools minus what curation hides (listed in the catalogue at
 // the end of the stable prefix, loadable with tool_load).
@@ -193,9 +181,6 @@ func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
 	in, hidden, catalogue := d.curatedTools(g)
 	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.opts.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
 }
-
-// Session returns the director's session.
-func (d *Director) Session() *memory.Session { return d.opts.Session }
 
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every

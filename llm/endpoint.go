@@ -49,13 +49,3 @@ type EndpointConfig struct {
 	ExtraHeaders map[string]string
 	DropParams   []string
 }
-
-// EndpointFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and YAGENT_MODEL
-// through getenv (os.Getenv in production, a map in tests).
-func EndpointFromEnv(getenv func(string) string) EndpointConfig {
-	return EndpointConfig{
-		BaseURL: getenv("OPENAI_BASE_URL"),
-		APIKey:  getenv("OPENAI_API_KEY"),
-		Model:   getenv("YAGENT_MODEL"),
-	}
-}

@@ -152,9 +152,6 @@ func (w *RolloutWriter) terminateTornLine() error {
 	return err
 }
 
-// Path returns the file's path.
-func (w *RolloutWriter) Path() string { return w.path }
-
 // Write appends one item as one line (a single write), and syncs the file
 // when sync is true.
 func (w *RolloutWriter) Write(it Item, sync bool) error {
