@@ -36,9 +36,12 @@ func (d *Director) enterTurn(ctx context.Context) {
 	if d.cur.store == nil {
 		return
 	}
-	if p, err := d.cur.store.Profile(ctx, d.opts.Session.ID()); err == nil {
-		d.cur.profile = p
+	p, err := d.cur.store.Profile(ctx, d.opts.Session.ID())
+	if err != nil {
+		d.warn("read the session's tool profile", err)
+		return
 	}
+	d.cur.profile = p
 }
 
 func (d *Director) setupCuration() error {
@@ -48,8 +51,8 @@ func (d *Director) setupCuration() error {
 	cur := &sleep.Curator{
 		Store: st, Config: cfg.ChatSleep, Toolsets: cfg.Toolsets, Registry: d.reg, Client: d.opts.Client,
 		Spend: func(ctx context.Context, chatID string, u llm.Usage) {
-			_ = s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
-				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
+			d.warn("record the curation's tokens", s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
+				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens}))
 		},
 		Logf: func(format string, args ...any) { d.notice("warning: " + sprintf(format, args...)) },
 	}
@@ -65,7 +68,7 @@ func (d *Director) setupCuration() error {
 	loaded := func() *agents.Loaded { return d.cur.loaded }
 	count := func(name string) {
 		if d.cur.turnCtx != nil { // tool_load runs only inside a turn
-			_ = st.RecordLoad(context.WithoutCancel(d.cur.turnCtx), s.ID(), name)
+			d.warn("count the tool_load of "+name, st.RecordLoad(context.WithoutCancel(d.cur.turnCtx), s.ID(), name))
 		}
 	}
 	for _, t := range []*agents.Tool{sleep.FindTool(hidden), sleep.LoadTool(hidden, loaded, count), sleep.StartTool(cur, s.ID, d.notice)} {
@@ -141,7 +144,7 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 			calls[c.Name]++
 		}
 	}
-	_ = d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls})
+	d.warn("record the turn's tool statistics", d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls}))
 	window, _ := d.window()
 	access := ""
 	if d.opts.Toolset != "" {
@@ -149,7 +152,9 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 	}
 	if !d.cur.envRead {
 		d.cur.envRead = true
-		if env, ok, err := d.cur.store.LoadEnv(ctx, id); err == nil && ok {
+		env, ok, err := d.cur.store.LoadEnv(ctx, id)
+		d.warn("read the session's last environment snapshot", err)
+		if err == nil && ok {
 			d.cur.env = &env
 		}
 	}
@@ -158,7 +163,9 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 		env.Gates |= d.cur.env.Gates
 	}
 	if d.cur.env == nil || *d.cur.env != env {
-		if err := d.cur.store.SaveEnv(ctx, id, env); err == nil {
+		err := d.cur.store.SaveEnv(ctx, id, env)
+		d.warn("record the session's environment snapshot", err)
+		if err == nil {
 			d.cur.env = &env
 		}
 	}

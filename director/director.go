@@ -36,6 +36,20 @@ type Options struct {
 	Toolset string
 }
 
+// ErrUnknownToolset reports a toolset (--toolset) that the configuration
+// does not define: the person's mistake.
+var ErrUnknownToolset = errors.New("is not configured")
+
+// CheckToolset reports whether name ("" = none) is a toolset of cfg, with
+// an ErrUnknownToolset that says how to define it. New calls it; a command
+// calls it first to refuse before anything is opened.
+func CheckToolset(cfg *config.Config, name string) error {
+	if _, ok := cfg.Toolsets[name]; name != "" && !ok {
+		return fmt.Errorf("--toolset %q %w: add it under toolsets: in the configuration", name, ErrUnknownToolset)
+	}
+	return nil
+}
+
 // Director is the lead of a session: it talks to the person, delegates, and
 // keeps the conversation's history.
 type Director struct {
@@ -103,12 +117,8 @@ func New(opts Options) (*Director, error) {
 		return nil, err
 	}
 	home := cfg.Home
-	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
+	catalog := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
 	if n := catalog.Notice(); n != "" && opts.Events != nil {
 		opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "yagent", Text: "warning: " + n})
 	}
@@ -121,23 +131,22 @@ func New(opts Options) (*Director, error) {
 		TokenBudget: a.DelegationTokenBudget, ParallelTools: a.ParallelTools, StallRepeats: a.StallRepeats, TailRole: llm.Role(a.TailRole),
 		Project: project,
 	}
-	runner.Recorder = subRecorder(opts.Session)
+	d := &Director{opts: opts}
+	runner.Recorder = subRecorder(opts.Session, d.warn)
 	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
 	if err := reg.Add(del.Tool(1)); err != nil {
 		ws.Close()
 		return nil, err
 	}
-	if opts.Toolset != "" {
-		if _, ok := cfg.Toolsets[opts.Toolset]; !ok {
-			ws.Close()
-			return nil, fmt.Errorf("toolset %q is not configured: add it under toolsets: in the configuration", opts.Toolset)
-		}
+	if err := CheckToolset(cfg, opts.Toolset); err != nil {
+		ws.Close()
+		return nil, err
 	}
 	rules := ""
 	if book != nil {
 		rules = notebook.Rules()
 	}
-	d := &Director{
+	*d = Director{
 		opts: opts, ws: ws, reg: reg, catalog: catalog, delegator: del,
 		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
 	}
@@ -219,7 +228,7 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
 			s.Observe(resp)
-			_ = s.RecordUsage(ctx, "turn", resp.Usage)
+			d.warn("record the answer's tokens", s.RecordUsage(ctx, "turn", resp.Usage))
 		},
 		BeforeCall: d.squeeze,
 	}
@@ -243,5 +252,14 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 func (d *Director) notice(text string) {
 	if d.opts.Events != nil {
 		d.opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "director", Text: text})
+	}
+}
+
+// warn shows a failure that must not end the turn — a bookkeeping record
+// (spend, a nudge mark, curation statistics) that could not be written —
+// as a notice: never dropped, never fatal. nil shows nothing.
+func (d *Director) warn(doing string, err error) {
+	if err != nil {
+		d.notice(fmt.Sprintf("warning: could not %s: %v", doing, err))
 	}
 }

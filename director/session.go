@@ -106,9 +106,9 @@ func (d *Director) pressureLine(ctx context.Context) string {
 	}, memory.PressureTexts{Window: cfg.Pressure.Window, WrapUp: cfg.Pressure.WrapUp, Compacted: cfg.Pressure.Compacted})
 	switch stage {
 	case memory.StageWrapUp:
-		_ = s.SetNudged(ctx, "wrap_nudged_upto", info.SummaryUpto)
+		d.warn("record the wrap-up nudge", s.SetNudged(ctx, "wrap_nudged_upto", info.SummaryUpto))
 	case memory.StageCompacted:
-		_ = s.SetNudged(ctx, "notes_nudged_upto", info.SummaryUpto)
+		d.warn("record the compaction nudge", s.SetNudged(ctx, "notes_nudged_upto", info.SummaryUpto))
 	}
 	return line
 }
@@ -152,8 +152,9 @@ func firstLine(s string) string {
 // subRecorder gives every delegation a sub-agent session of its own (kind
 // subagent, parent = this session, same board), records its start and end
 // in the parent's rollout (synced: a killed process leaves a record of what
-// was in flight) and books its tokens under subagent:<agent>.
-func subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+// was in flight) and books its tokens under subagent:<agent>. What cannot be
+// recorded once the delegation runs goes to warn, never ends it.
+func subRecorder(parent *memory.Session, warn func(doing string, err error)) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
 	return func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
 		info := parent.Info()
 		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: info.Model,
@@ -169,16 +170,16 @@ func subRecorder(parent *memory.Session) func(context.Context, agents.Delegation
 		return agents.DelegationHooks{
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
-				_ = sub.RecordUsage(ctx, "turn", resp.Usage)
-				_ = parent.RecordUsage(ctx, label, resp.Usage)
+				warn("record the sub-agent's tokens", sub.RecordUsage(ctx, "turn", resp.Usage))
+				warn("record the sub-agent's tokens", parent.RecordUsage(ctx, label, resp.Usage))
 			},
 			Finish: func(res agents.DelegationResult) {
 				status := string(res.Status)
 				if res.Abandoned {
 					status = "abandoned"
 				}
-				_ = parent.DelegationFinished(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()})
-				_ = sub.Close()
+				warn("record the end of the delegation", parent.DelegationFinished(memory.DelegationItem{CallID: d.CallID, Agent: d.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()}))
+				warn("close the sub-agent's rollout", sub.Close())
 			},
 		}, nil
 	}
@@ -238,7 +239,7 @@ func (d *Director) rebuildNotebook(ctx context.Context) {
 	summary, _, _ := d.opts.Session.Memory()
 	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
 	if res.Usage.PromptTokens+res.Usage.CompletionTokens > 0 {
-		_ = d.opts.Session.RecordUsage(ctx, "notes", res.Usage)
+		d.warn("record the notebook rebuild's tokens", d.opts.Session.RecordUsage(ctx, "notes", res.Usage))
 	}
 	if err != nil {
 		d.notice("warning: " + err.Error())

@@ -64,7 +64,7 @@ func badInput(err error) bool {
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated),
-		errors.Is(err, mcp.ErrUnknownKBTool):
+		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset):
 		return true
 	}
 	return false

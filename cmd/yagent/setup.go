@@ -125,8 +125,8 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}
-	if _, ok := cfg.Toolsets[fl.Toolset]; fl.Toolset != "" && !ok {
-		return nil, usagef("--toolset %q is not configured: add it under toolsets: in the configuration", fl.Toolset)
+	if err := director.CheckToolset(cfg, fl.Toolset); err != nil {
+		return nil, err
 	}
 	if fl.MaxSteps > 0 { // flags are the last configuration layer
 		c := *cfg
