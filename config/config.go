@@ -353,9 +353,9 @@ func Load(opts Options) (*Config, error) {
 			return nil, fmt.Errorf("config: %w", err)
 		}
 	}
-	merged, err := parseLayer("defaults.yaml", defaultsYAML)
+	merged, err := parseDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("built-in defaults: %w", err)
+		return nil, err
 	}
 	modelTemplate := lookup(merged, "models", "default")
 	cfg := &Config{Home: home, UserHome: getenv("HOME")}

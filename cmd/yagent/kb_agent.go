@@ -100,13 +100,14 @@ func revokedToken(ctx context.Context, store *kb.Store, person kb.Caller, name s
 }
 
 // sessionKBTools are the KB tools of a session's agents (kb.agent_tools),
-// run in-process under the agents' caller. The knowledge base is opened at
+// run in-process under the agents' caller, their calls recorded under the
+// session sessionID names at the first call. The knowledge base is opened at
 // the first call of one of them, not here: a session whose agents never
 // use it never opens kb.db. A configuration mistake fails the session now;
 // any other problem (no database, an unknown kb.project, a revoked token)
 // shows up at that first call: it goes to warn, and the tools answer that
 // the knowledge base is not available for the rest of the session.
-func sessionKBTools(f *Factory, sessionID string, warn func(error)) ([]*agents.Tool, error) {
+func sessionKBTools(f *Factory, sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func sessionKBTools(f *Factory, sessionID string, warn func(error)) ([]*agents.T
 			}
 			return nil, kb.Caller{}, err
 		}
-		c.Client, c.Session = "yagent", sessionID
+		c.Client, c.Session = "yagent", sessionID()
 		return store, c, nil
 	}
 	return mcp.KBTools(open, mcp.KBToolsOptions{Names: k.AgentTools, Project: k.Project})

@@ -94,10 +94,11 @@ func TestAgentCaller(t *testing.T) {
 // sub-agents (only when their definition lists them).
 func TestSessionKBTools(t *testing.T) {
 	ctx := t.Context()
+	s1 := func() string { return "s1" }
 	f := kbFactory(t, "kb:\n  project: acme/web\n")
 	var warnings []error
 	warn := func(err error) { warnings = append(warnings, err) }
-	tools, err := sessionKBTools(f, "s1", warn)
+	tools, err := sessionKBTools(f, s1, warn)
 	if err != nil || warnings != nil {
 		t.Fatal(err, warnings)
 	}
@@ -136,10 +137,10 @@ func TestSessionKBTools(t *testing.T) {
 		}
 	}
 
-	if tools, err := sessionKBTools(kbFactory(t, "kb:\n  enabled: false\n"), "s1", warn); err != nil || tools != nil || warnings != nil {
+	if tools, err := sessionKBTools(kbFactory(t, "kb:\n  enabled: false\n"), s1, warn); err != nil || tools != nil || warnings != nil {
 		t.Errorf("kb.enabled false: %v, %v, %v; want no tools and no warning", agents.Names(tools), err, warnings)
 	}
-	tools, err = sessionKBTools(kbFactory(t, "kb:\n  project: no/such\n"), "s1", warn)
+	tools, err = sessionKBTools(kbFactory(t, "kb:\n  project: no/such\n"), s1, warn)
 	if err != nil || len(tools) != 2 || warnings != nil {
 		t.Fatalf("unknown kb.project: %v, %v, %v; want the tools, and nothing said before they are called", agents.Names(tools), err, warnings)
 	}
@@ -151,7 +152,7 @@ func TestSessionKBTools(t *testing.T) {
 		t.Errorf("unknown kb.project warns %v; want a message saying how to create it", warnings)
 	}
 	for _, config := range []string{"kb:\n  agent_tools: [no_such_tool]\n", "kb:\n  embeddings: {model: e, endpoint: nosuch}\n"} {
-		if _, err := sessionKBTools(kbFactory(t, config), "s1", warn); !badInput(err) {
+		if _, err := sessionKBTools(kbFactory(t, config), s1, warn); !badInput(err) {
 			t.Errorf("%q: %v; want a configuration error (exit 2) before any tool runs", config, err)
 		}
 	}

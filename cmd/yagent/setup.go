@@ -152,35 +152,51 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if !req.Inspect {
 		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
 	}
-	sessions, err := f.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
 	_, model, err := cl.resolve("")
 	if err != nil && !req.Inspect {
 		return nil, err
 	}
-	var sess *memory.Session
-	if req.Resume != "" {
-		sess, err = sessions.Resume(ctx, req.Resume)
-	} else {
-		sess, err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
+	// The session's database, rollout and row are opened and written
+	// (fsyncs) while the session's tools are built: the two do not depend
+	// on each other until the director is.
+	type opened struct {
+		sess *memory.Session
+		err  error
 	}
-	if err != nil {
-		return nil, err
+	done := make(chan opened, 1)
+	go func() {
+		sessions, err := f.Sessions(ctx)
+		if err != nil {
+			done <- opened{err: err}
+			return
+		}
+		var o opened
+		if req.Resume != "" {
+			o.sess, o.err = sessions.Resume(ctx, req.Resume)
+		} else {
+			o.sess, o.err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
+		}
+		done <- o
+	}()
+	var sessionID string // known before any tool runs
+	store, err := f.Board()
+	var extra []*agents.Tool
+	if err == nil {
+		extra, err = sessionTools(ctx, f, func() string { return sessionID }, out.sink)
 	}
+	o := <-done
+	if o.err != nil {
+		return nil, o.err
+	}
+	sess := o.sess
+	sessionID = sess.ID()
 	out.sess = sess
 	out.closers = append(out.closers, func() { out.warn(f, "closing the session's rollout", sess.Close()) })
+	if err != nil {
+		return nil, err
+	}
 	for _, w := range sess.Warnings {
 		out.notice(f, "warning: "+w)
-	}
-	store, err := f.Board()
-	if err != nil {
-		return nil, err
-	}
-	extra, err := sessionTools(ctx, f, sess.ID(), out.sink)
-	if err != nil {
-		return nil, err
 	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
