@@ -145,7 +145,9 @@ func kbAgentTool(lazy *lazyKB, info kb.ToolInfo, project string) (*agents.Tool, 
 		}
 		return agents.Result{Content: string(out), Summary: summarize(info.Name, out)}, nil
 	}
-	return agents.NewDynamicTool(agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags}, run)
+	// The schema is generated from kb's Go types (TestKBToolsInProcess
+	// compiles every one): compiled at the first call, not at every start.
+	return agents.NewGeneratedTool(agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags}, run), nil
 }
 
 // agentSchema is the tool's MCP input schema with the project argument,

@@ -121,6 +121,9 @@ func (s *Spec) Resolved() *jsonschema.Resolved {
 	return r
 }
 
+// Compiled is Resolved with the compile error returned, not raised.
+func (s *Spec) Compiled() (*jsonschema.Resolved, error) { return s.resolve() }
+
 // Validate checks arguments (the raw JSON the model sent) against the spec's
 // schema. The error is written for the model: it says what to fix.
 func (s *Spec) Validate(args json.RawMessage) (map[string]any, error) {
