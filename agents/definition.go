@@ -316,15 +316,17 @@ func (s Sources) dirs() []struct{ dir, scope string } {
 // (.claude/agents/, then .yagent/agents/ of the workspace). A later source
 // shadows an agent of the same name, and the winner carries a warning naming
 // the definition it shadows. A file that cannot be used is skipped and
-// listed in Problems; the error is only for the built-ins.
-func LoadCatalog(src Sources, known func(string) bool) (*Catalog, error) {
+// listed in Problems: loading never fails. The built-ins are part of the
+// binary; one that does not parse is a defect of the build, which panics
+// (TestBuiltinDefinitions parses them all).
+func LoadCatalog(src Sources, known func(string) bool) *Catalog {
 	c := &Catalog{defs: map[string]*Definition{}}
 	entries, _ := fs.ReadDir(builtinFS, "builtin")
 	for _, e := range entries {
 		data, _ := builtinFS.ReadFile("builtin/" + e.Name())
 		d, err := ParseDefinition("builtin", data, nil)
 		if err != nil {
-			return nil, err
+			panic(fmt.Sprintf("agents: built-in definition %s: %v", e.Name(), err))
 		}
 		d.Scope = ScopeBuiltin
 		c.defs[d.Name] = d
@@ -359,7 +361,7 @@ func LoadCatalog(src Sources, known func(string) bool) (*Catalog, error) {
 			c.defs[d.Name] = d
 		}
 	}
-	return c, nil
+	return c
 }
 
 // definitionFiles lists dir's *.md files by name; a missing directory has

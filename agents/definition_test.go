@@ -88,10 +88,7 @@ func TestLoadCatalogPrecedence(t *testing.T) {
 	write(filepath.Join(ws, ".claude", "agents", "explorer.md"), def("explorer", "claude project"))
 	write(filepath.Join(ws, ".claude", "agents", "tester.md"), def("tester", "claude project"))
 	write(filepath.Join(ws, ".yagent", "agents", "tester.md"), def("tester", "yagent project"))
-	c, err := LoadCatalog(Sources{Workspace: ws, Home: home, UserHome: user}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := LoadCatalog(Sources{Workspace: ws, Home: home, UserHome: user}, nil)
 	got := map[string]string{}
 	for _, d := range c.All() {
 		got[d.Name] = d.Description + " (" + d.Scope + ")"
@@ -115,7 +112,7 @@ func TestLoadCatalogPrecedence(t *testing.T) {
 		t.Errorf("Notice() = %q", n)
 	}
 	// Without a user home, ~/.claude/agents is not read.
-	c, _ = LoadCatalog(Sources{Workspace: ws, Home: home}, nil)
+	c = LoadCatalog(Sources{Workspace: ws, Home: home}, nil)
 	if m, _ := c.Get("mine"); m.Description != "from yagent user" || len(m.Warnings) != 0 {
 		t.Errorf("without UserHome: mine = %+v", m)
 	}
@@ -132,10 +129,7 @@ func TestLoadCatalogRealShapes(t *testing.T) {
 	known := func(n string) bool {
 		return slices.Contains([]string{"read_file", "write_file", "edit_file", "shell", "grep", "glob", "list_dir", "list_notes"}, n)
 	}
-	c, err := LoadCatalog(Sources{Workspace: filepath.Join(root, "project"), Home: filepath.Join(root, "yagent-home"), UserHome: filepath.Join(root, "home")}, known)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := LoadCatalog(Sources{Workspace: filepath.Join(root, "project"), Home: filepath.Join(root, "yagent-home"), UserHome: filepath.Join(root, "home")}, known)
 	var names []string
 	for _, d := range c.All() {
 		names = append(names, d.Name)
@@ -223,10 +217,7 @@ func TestLoadCatalogUnreadableDirIsAProblem(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".yagent", "agents"), []byte("oops"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadCatalog(Sources{Workspace: ws}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := LoadCatalog(Sources{Workspace: ws}, nil)
 	if p := c.Problems(); len(p) != 1 || p[0].Source != filepath.Join(ws, ".yagent", "agents") {
 		t.Errorf("problems = %+v", p)
 	}
@@ -236,10 +227,7 @@ func TestLoadCatalogUnreadableDirIsAProblem(t *testing.T) {
 }
 
 func TestBuiltinDefinitions(t *testing.T) {
-	c, err := LoadCatalog(Sources{Workspace: t.TempDir()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := LoadCatalog(Sources{Workspace: t.TempDir()}, nil)
 	explorer, _ := c.Get("explorer")
 	worker, _ := c.Get("worker")
 	reviewer, _ := c.Get("reviewer")

@@ -17,8 +17,7 @@ func scenario(t *testing.T, name string) (*llmtest.Server, llm.Client) {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", name+".yaml"))
 	c, err := llm.NewOpenAI(llm.EndpointConfig{
-		BaseURL: srv.URL(), Model: "scripted", Timeout: 10 * time.Second,
-		Backoff: func(int) time.Duration { return time.Millisecond },
+		BaseURL: srv.URL(), Model: "scripted", Timeout: 10 * time.Second, MaxRetries: 3,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func reasoningTurn(t *testing.T, provider string) (*llmtest.Server, []Event, []l
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "loop-reasoning.yaml"))
 	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", Provider: provider,
-		Timeout: 10 * time.Second, Backoff: func(int) time.Duration { return time.Millisecond }})
+		Timeout: 10 * time.Second, MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,10 +22,7 @@ func newRunner(t *testing.T, scenarioName string) (*SubRunner, *blackboard.Store
 	w := demoWorkspace(t)
 	store := blackboard.Open(filepath.Join(t.TempDir(), "notes"))
 	reg := NewRegistry(append(FSTools(w, ShellPolicy{Approval: ApproveNever}), BoardTools(store, 4000, w)...)...)
-	catalog, err := LoadCatalog(Sources{Workspace: w.Dir()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	catalog := LoadCatalog(Sources{Workspace: w.Dir()}, nil)
 	return &SubRunner{
 		Client:   func(string) (llm.Client, string, error) { return client, "scripted", nil },
 		Registry: reg, Catalog: catalog, Board: store, Workspace: w,

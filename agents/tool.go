@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -46,10 +47,12 @@ func (f Flags) Has(want Flags) bool { return f&want == want }
 // that aborts the turn.
 type RunFunc func(ctx context.Context, call *Call) (Result, error)
 
-// Tool is one callable tool. A Tool is immutable once NewTool or
-// NewDynamicTool has built it — its argument validator is compiled there,
-// never on first use — so one Tool serves any number of concurrent turns.
-// Never assign to its fields.
+// Tool is one callable tool. A Tool is immutable once built, so one Tool
+// serves any number of concurrent turns. Its argument validator is compiled
+// by NewDynamicTool, or, for a built-in tool (NewTool) and a generated one
+// (NewGeneratedTool), once at the first call (sync.OnceValues, safe for
+// concurrent first calls): compiling them all at each start cost
+// milliseconds. Never assign to its fields.
 type Tool struct {
 	Name        string
 	Family      string // fs, shell, board, chat, kb, mcp_<server>, …
@@ -58,7 +61,7 @@ type Tool struct {
 	Flags       Flags
 
 	run       RunFunc
-	validator *jsonschema.Resolved
+	validator func() (*jsonschema.Resolved, error)
 }
 
 // NewTool declares a built-in tool. Its description and schema come from
@@ -79,7 +82,7 @@ func NewTool[In any](name, family string, flags Flags, run func(ctx context.Cont
 	defaults := inputDefaults(typ)
 	return &Tool{
 		Name: name, Family: family, Description: s.Description, Schema: s.Parameters, Flags: flags,
-		validator: s.Resolved(),
+		validator: s.Compiled,
 		run: func(ctx context.Context, c *Call) (Result, error) {
 			var in In
 			v := reflect.ValueOf(&in).Elem()
@@ -108,7 +111,17 @@ func NewDynamicTool(decl Tool, run RunFunc) (*Tool, error) {
 		return nil, fmt.Errorf("tool %s: %w", decl.Name, err)
 	}
 	return &Tool{Name: decl.Name, Family: decl.Family, Description: decl.Description, Schema: decl.Schema, Flags: decl.Flags,
-		run: run, validator: r}, nil
+		run: run, validator: func() (*jsonschema.Resolved, error) { return r, nil }}, nil
+}
+
+// NewGeneratedTool declares a tool whose schema yagent generates from a Go
+// type (the knowledge base's tools): decl and run as for NewDynamicTool,
+// but the schema is compiled once, at the first call. Its package's tests
+// compile every such schema; one that still did not compile would make
+// each call an error result naming why.
+func NewGeneratedTool(decl Tool, run RunFunc) *Tool {
+	return &Tool{Name: decl.Name, Family: decl.Family, Description: decl.Description, Schema: decl.Schema, Flags: decl.Flags,
+		run: run, validator: sync.OnceValues(func() (*jsonschema.Resolved, error) { return toolspec.Compile(decl.Schema) })}
 }
 
 // inputDefault is one `default:"N"` tag of an In struct.
@@ -181,7 +194,11 @@ func (t *Tool) Run(ctx context.Context, c *Call) (Result, error) { return t.run(
 
 // validate checks raw arguments against the tool's compiled schema.
 func (t *Tool) validate(raw json.RawMessage) error {
-	_, err := toolspec.ValidateWith(t.validator, raw)
+	r, err := t.validator()
+	if err != nil {
+		return fmt.Errorf("the tool's schema does not compile (%v): this tool cannot be used", err)
+	}
+	_, err = toolspec.ValidateWith(r, raw)
 	return err
 }
 

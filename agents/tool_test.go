@@ -68,3 +68,21 @@ func TestNewDynamicTool(t *testing.T) {
 		t.Errorf("NewDynamicTool(dangling $ref) = %v; want an error naming the tool", err)
 	}
 }
+
+// TestNewGeneratedTool: a generated schema is compiled at the first call,
+// not when the tool is built; arguments are checked against it, and a
+// schema that does not compile makes the call an error, never a panic.
+func TestNewGeneratedTool(t *testing.T) {
+	run := func(context.Context, *Call) (Result, error) { return Result{Content: "ran"}, nil }
+	tool := NewGeneratedTool(Tool{Name: "recall", Family: "kb", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}, run)
+	if err := tool.validate(json.RawMessage(`{"n":"no"}`)); err == nil {
+		t.Error(`validate({"n":"no"}) = nil; want a schema error`)
+	}
+	if err := tool.validate(json.RawMessage(`{"n":1}`)); err != nil {
+		t.Errorf(`validate({"n":1}) = %v`, err)
+	}
+	bad := NewGeneratedTool(Tool{Name: "bad", Schema: json.RawMessage(`{"$ref":"#/nowhere"}`)}, run)
+	if err := bad.validate(json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), "does not compile") {
+		t.Errorf("validate with a schema that does not compile = %v; want an error saying so", err)
+	}
+}

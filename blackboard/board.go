@@ -32,7 +32,7 @@ var (
 	ErrNoteNotFound = errors.New("no such note on this board")
 )
 
-// getenv and userHomeDir are swapped by tests.
+// getenv (Enabled's) and userHomeDir are swapped by tests.
 var (
 	getenv      = os.Getenv
 	userHomeDir = os.UserHomeDir
@@ -43,12 +43,17 @@ var (
 // there is deliberately no "enabled" configuration key.
 func Enabled() bool { return getenv("YAGENT_BLACKBOARD") != "0" }
 
-// NotesRootDir returns where boards live: $YAGENT_NOTES_ROOT, else
-// ~/.yagent/notes. If the home directory cannot be found it falls back to
-// "notes" relative to the working directory, without error.
-func NotesRootDir() string {
+// NotesRootDir returns where boards live: $YAGENT_NOTES_ROOT, else the notes
+// directory of yagent's home ($YAGENT_HOME/notes, else ~/.yagent/notes). If
+// the home directory cannot be found it falls back to "notes" relative to
+// the working directory, without error. getenv reads the environment
+// (os.Getenv in a real run).
+func NotesRootDir(getenv func(string) string) string {
 	if dir := getenv("YAGENT_NOTES_ROOT"); dir != "" {
 		return dir
+	}
+	if home := getenv("YAGENT_HOME"); home != "" {
+		return filepath.Join(home, "notes")
 	}
 	home, err := userHomeDir()
 	if err != nil || home == "" {

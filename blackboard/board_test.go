@@ -10,7 +10,8 @@ import (
 
 // TestNotesRootDir pins constraint 9, including the seed's known gap: when
 // the home directory cannot be found the root falls back to "notes" under
-// the working directory, without error.
+// the working directory, without error. $YAGENT_HOME moves the notes with
+// the rest of yagent's home.
 func TestNotesRootDir(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -19,18 +20,18 @@ func TestNotesRootDir(t *testing.T) {
 		homeErr error
 		want    string
 	}{
-		{"env wins", map[string]string{"YAGENT_NOTES_ROOT": "/srv/notes"}, "/home/u", nil, "/srv/notes"},
+		{"env wins", map[string]string{"YAGENT_NOTES_ROOT": "/srv/notes", "YAGENT_HOME": "/y"}, "/home/u", nil, "/srv/notes"},
+		{"yagent home", map[string]string{"YAGENT_HOME": "/y"}, "/home/u", nil, filepath.Join("/y", "notes")},
 		{"home", nil, "/home/u", nil, filepath.Join("/home/u", ".yagent", "notes")},
 		{"no home", nil, "", errors.New("$HOME is not defined"), "notes"},
 		{"empty home", nil, "", nil, "notes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			savedEnv, savedHome := getenv, userHomeDir
-			t.Cleanup(func() { getenv, userHomeDir = savedEnv, savedHome })
-			getenv = func(k string) string { return tt.env[k] }
+			saved := userHomeDir
+			t.Cleanup(func() { userHomeDir = saved })
 			userHomeDir = func() (string, error) { return tt.home, tt.homeErr }
-			if got := NotesRootDir(); got != tt.want {
+			if got := NotesRootDir(func(k string) string { return tt.env[k] }); got != tt.want {
 				t.Errorf("NotesRootDir() = %q; want %q", got, tt.want)
 			}
 		})

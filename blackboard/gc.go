@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/config"
@@ -37,7 +38,9 @@ type GCReport struct {
 const staleTemp = time.Hour
 
 // tempPattern matches renameio's temporary names for note files.
-var tempPattern = regexp.MustCompile(`^\.([0-9]{8}T[0-9]{6}Z_[0-9a-f]{4}-[0-9]+-[0-9]{6,}\.md)[0-9]+$`)
+var tempPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\.([0-9]{8}T[0-9]{6}Z_[0-9a-f]{4}-[0-9]+-[0-9]{6,}\.md)[0-9]+$`)
+})
 
 // GC removes expired boards, caps the number of notes per board and clears
 // stale temporary files. It uses Lstat throughout and never follows a
@@ -134,7 +137,7 @@ func (s *Store) scanBoard(dir string) (files []noteFile, temps []string, err err
 			case !e.Type().IsRegular():
 			case isNoteFile(e.Name()):
 				files = append(files, noteFile{agent: a.Name(), name: e.Name()})
-			case tempPattern.MatchString(e.Name()):
+			case tempPattern().MatchString(e.Name()):
 				temps = append(temps, filepath.Join(adir, e.Name()))
 			}
 		}

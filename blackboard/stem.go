@@ -102,10 +102,6 @@ func (n *namer) next(now time.Time) string {
 	return fmt.Sprintf("%s_%s-%d-%06d", now.UTC().Format("20060102T150405Z"), n.tag, n.pid, seq)
 }
 
-// GenerateNoteFilename returns a fresh, unique note file name (stem + ".md")
-// for a note created at now.
-func GenerateNoteFilename(now time.Time) string { return defaultNamer.next(now) + ".md" }
-
 // stemTime parses the timestamp at the start of a stem.
 func stemTime(stem string) (time.Time, bool) {
 	if len(stem) < 16 {

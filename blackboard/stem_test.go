@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+// GenerateNoteFilename returns a fresh note file name (stem + ".md") for a
+// note created at now, from the namer every Store uses.
+func GenerateNoteFilename(now time.Time) string { return defaultNamer.next(now) + ".md" }
+
 func TestGenerateNoteFilename(t *testing.T) {
 	name := GenerateNoteFilename(t0)
 	if !strings.HasSuffix(name, ".md") || !IsNoteStem(strings.TrimSuffix(name, ".md")) {

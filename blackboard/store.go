@@ -21,7 +21,7 @@ type Store struct {
 	maxNoteBytes int64
 }
 
-// Open returns a store rooted at root (usually NotesRootDir()). Nothing is
+// Open returns a store rooted at root (NotesRootDir in a real run). Nothing is
 // created until the first write.
 func Open(root string) *Store {
 	return &Store{root: root, now: time.Now, namer: &defaultNamer}

@@ -39,10 +39,10 @@ type Config struct {
 	// it is models.aliases in the files (see MarshalYAML).
 	ModelAliases map[string]string `yaml:"-" json:"-"`
 
-	// Derived from the environment; never read from files.
-	Home      string   `yaml:"-" json:"-"`
-	NotesRoot string   `yaml:"-" json:"-"`
-	Sources   []string `yaml:"-" json:"-"`
+	// Derived from the environment; never read from files. (Where boards
+	// live is blackboard.NotesRootDir's to say.)
+	Home    string   `yaml:"-" json:"-"`
+	Sources []string `yaml:"-" json:"-"`
 	// UserHome is $HOME ("" when unset): agent definitions are read from
 	// its .claude/agents/ too.
 	UserHome string `yaml:"-" json:"-"`
@@ -361,9 +361,9 @@ func Load(opts Options) (*Config, error) {
 			return nil, fmt.Errorf("config: %w", err)
 		}
 	}
-	merged, err := parseLayer("defaults.yaml", defaultsYAML)
+	merged, err := parseDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("built-in defaults: %w", err)
+		return nil, err
 	}
 	modelTemplate := lookup(merged, "models", "default")
 	cfg := &Config{Home: home, UserHome: getenv("HOME")}
@@ -450,10 +450,6 @@ func (c *Config) applyEnv(getenv func(string) string) {
 		def.Model = v
 	}
 	c.Models["default"] = def
-	c.NotesRoot = getenv("YAGENT_NOTES_ROOT")
-	if c.NotesRoot == "" {
-		c.NotesRoot = filepath.Join(c.Home, "notes")
-	}
 }
 
 // Model returns the named model, or "default" when name is empty.

@@ -93,13 +93,13 @@ func TestLayersAndEnv(t *testing.T) {
 	}
 }
 
-func TestEnvBaseURLAndNotesRoot(t *testing.T) {
-	cfg, err := load(t, "", "", "OPENAI_BASE_URL", "http://env/v1", "YAGENT_NOTES_ROOT", "/tmp/nr")
+func TestEnvBaseURL(t *testing.T) {
+	cfg, err := load(t, "", "", "OPENAI_BASE_URL", "http://env/v1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Models["default"].BaseURL != "http://env/v1" || cfg.NotesRoot != "/tmp/nr" {
-		t.Errorf("base_url %q, notes root %q", cfg.Models["default"].BaseURL, cfg.NotesRoot)
+	if cfg.Models["default"].BaseURL != "http://env/v1" {
+		t.Errorf("base_url %q", cfg.Models["default"].BaseURL)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -80,7 +81,7 @@ func parseLayer(file string, data []byte) (*yaml.Node, error) {
 		// models.aliases decodes as a model and fails as one; it is
 		// checked on its own above.
 		te.Errors = slices.DeleteFunc(te.Errors, func(msg string) bool {
-			m := lineRe.FindStringSubmatch(msg)
+			m := lineRe().FindStringSubmatch(msg)
 			n := 0
 			if m != nil {
 				n, _ = strconv.Atoi(m[1])
@@ -151,14 +152,14 @@ func takeAliases(merged *yaml.Node) (map[string]string, error) {
 }
 
 var (
-	lineRe    = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownRe = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-	typeRe    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	lineRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): (.*)$`) })
+	unknownRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type \S+$`) })
+	typeRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$") })
 )
 
 func syntaxError(file string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := lineRe.FindStringSubmatch(msg); m != nil {
+	if m := lineRe().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{File: file, Line: line, Msg: "YAML syntax: " + m[2]}
 	}
@@ -169,15 +170,15 @@ func typeErrors(file string, root *yaml.Node, te *yaml.TypeError) error {
 	var out Errors
 	for _, raw := range te.Errors {
 		e := &Error{File: file, Msg: raw}
-		if m := lineRe.FindStringSubmatch(raw); m != nil {
+		if m := lineRe().FindStringSubmatch(raw); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Msg = m[2]
-			if u := unknownRe.FindStringSubmatch(m[2]); u != nil {
+			if u := unknownRe().FindStringSubmatch(m[2]); u != nil {
 				e.Key = keyAt(root, e.Line, u[1])
 				e.Msg = "unknown key (see `yagent config show` for the valid ones)"
 			} else {
 				e.Key = keyAt(root, e.Line, "")
-				if t := typeRe.FindStringSubmatch(m[2]); t != nil {
+				if t := typeRe().FindStringSubmatch(m[2]); t != nil {
 					e.Msg = fmt.Sprintf("want %s, got %s %q", goTypeWord(t[3]), yamlTypeWord(t[1]), t[2])
 				}
 			}

@@ -8,11 +8,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
-var serverName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
 
 // layer is one parsed configuration file.
 type layer struct {
@@ -82,7 +83,7 @@ func (c *Config) validate(layers []layer) error {
 		check(m.Timeout.D() > 0, "models."+name+".timeout", "want a duration above 0, got %s", m.Timeout)
 	}
 	for name, srv := range c.MCPServers {
-		if !serverName.MatchString(name) {
+		if !serverName().MatchString(name) {
 			check(false, "mcp_servers", "server name %q: use letters, digits, '_' and '-' (it becomes part of its tools' names)", name)
 			continue
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 
@@ -70,4 +71,41 @@ func nested(path []string, value string) string {
 	}
 	b.WriteString(" " + value + "\n")
 	return b.String()
+}
+
+// TestDefaultsParsedFast pins Load's shortcut for its own file: without
+// its comments and the known-fields probe, defaults.yaml decodes to the
+// same configuration as through the full check user files get, which
+// passes.
+func TestDefaultsParsedFast(t *testing.T) {
+	full, err := parseLayer("defaults.yaml", defaultsYAML)
+	if err != nil {
+		t.Fatalf("defaults.yaml fails the check user files get: %v", err)
+	}
+	fast, err := parseDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got Config
+	if err := full.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if err := fast.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults without comments decode differently (-full +fast):\n%s", diff)
+	}
+	for in, want := range map[string]string{
+		"a: 1 # one\n":            "a: 1\n",
+		"# only\nb: x\n":          "b: x\n",
+		"c: \"x # not\" # yes\n":  "c: \"x # not\"\n",
+		"d: 'it''s # in' # out\n": "d: 'it''s # in'\n",
+		"e: a#b\n":                "e: a#b\n",
+		"  - [x, y]   # list\n\n": "  - [x, y]\n",
+	} {
+		if got := string(withoutComments([]byte(in))); got != want {
+			t.Errorf("withoutComments(%q) = %q; want %q", in, got, want)
+		}
+	}
 }

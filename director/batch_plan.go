@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -159,11 +160,13 @@ func docRoot(doc *yaml.Node) *yaml.Node {
 }
 
 var (
-	yamlLineRe    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	yamlUnknownRe = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
-	yamlTypeRe    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
-	yamlKindRe    = regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`)
-	yamlParserRe  = regexp.MustCompile(`^did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content)$`)
+	yamlLineRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
+	yamlUnknownRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type (\S+)$`) })
+	yamlTypeRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$") })
+	yamlKindRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (\S+)$`) })
+	yamlParserRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content)$`)
+	})
 )
 
 // decodeError turns yaml.v3's errors into problems in the plan's own
@@ -179,7 +182,7 @@ func decodeError(name string, root *yaml.Node, err error) error {
 	}
 	pe := &PlanError{File: name}
 	for _, r := range raw {
-		m := yamlLineRe.FindStringSubmatch(strings.TrimPrefix(r, "yaml: "))
+		m := yamlLineRe().FindStringSubmatch(strings.TrimPrefix(r, "yaml: "))
 		if m == nil {
 			pe.Problems = append(pe.Problems, PlanProblem{Msg: "YAML: " + strings.TrimPrefix(r, "yaml: ")})
 			continue
@@ -187,7 +190,7 @@ func decodeError(name string, root *yaml.Node, err error) error {
 		line, _ := strconv.Atoi(m[1])
 		msg := m[2]
 		if te == nil {
-			if yamlParserRe.MatchString(msg) {
+			if yamlParserRe().MatchString(msg) {
 				// yaml.v3 reports the 0-based line where the enclosing
 				// block starts for these parser errors.
 				line++
@@ -197,17 +200,17 @@ func decodeError(name string, root *yaml.Node, err error) error {
 			continue
 		}
 		prob := PlanProblem{Line: line, Msg: msg}
-		if u := yamlUnknownRe.FindStringSubmatch(msg); u != nil {
+		if u := yamlUnknownRe().FindStringSubmatch(msg); u != nil {
 			prob.Field = fieldAt(root, line, u[1])
 			prob.Msg = fmt.Sprintf("unknown key %q (known: %s)", u[1], knownKeys(u[2]))
 		} else {
 			prob.Field = fieldAt(root, line, "")
-			if t := yamlTypeRe.FindStringSubmatch(msg); t != nil {
+			if t := yamlTypeRe().FindStringSubmatch(msg); t != nil {
 				prob.Msg = fmt.Sprintf("want %s, got %q", wantWord(t[3]), t[2])
 				if f := typedField(root, line, t[3], func(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Value == t[2] }); f != "" {
 					prob.Field = f
 				}
-			} else if k := yamlKindRe.FindStringSubmatch(msg); k != nil {
+			} else if k := yamlKindRe().FindStringSubmatch(msg); k != nil {
 				got := map[string]string{"seq": "a list", "map": "a mapping"}[k[1]]
 				prob.Msg = fmt.Sprintf("want %s, got %s", wantWord(k[2]), got)
 				kind := map[string]yaml.Kind{"seq": yaml.SequenceNode, "map": yaml.MappingNode}[k[1]]

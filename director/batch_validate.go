@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
@@ -61,7 +62,7 @@ type PlanEnv struct {
 	Models []string
 }
 
-var planIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var planIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // Validate reports every problem of the plan at once: missing, malformed
 // or duplicate ids, unknown agents and models, unknown or cyclic
@@ -91,7 +92,7 @@ func (p *Plan) Validate(env PlanEnv) error {
 		switch {
 		case d.ID == "":
 			add(p.line("delegations", i), at, "missing id: give every delegation a short unique id, e.g. id: scan")
-		case !planIDRe.MatchString(d.ID):
+		case !planIDRe().MatchString(d.ID):
 			add(p.line("delegations", i, "id"), at+".id", "bad id %q: use at most 64 letters, digits, '.', '_' or '-', starting with a letter or digit", d.ID)
 		default:
 			if j, dup := index[d.ID]; dup {

@@ -43,9 +43,12 @@ func (d *Director) enterTurn(ctx context.Context) {
 	if d.cur.store == nil {
 		return
 	}
-	if p, err := d.cur.store.Profile(ctx, d.opts.Session.ID()); err == nil {
-		d.cur.profile = p
+	p, err := d.cur.store.Profile(ctx, d.opts.Session.ID())
+	if err != nil {
+		d.warn("read the session's tool profile", err)
+		return
 	}
+	d.cur.profile = p
 }
 
 func (d *Director) setupCuration() error {
@@ -64,8 +67,8 @@ func (d *Director) setupCuration() error {
 			return d.opts.Client(name)
 		},
 		Spend: func(ctx context.Context, chatID string, u llm.Usage) {
-			_ = s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
-				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
+			d.warn("record the curation's tokens", s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
+				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens}))
 		},
 		Logf: func(format string, args ...any) { d.notice("warning: " + sprintf(format, args...)) },
 	}
@@ -95,7 +98,7 @@ func (d *Director) setupCuration() error {
 	loaded := func() *agents.Loaded { return d.cur.loaded }
 	count := func(name string) {
 		if d.cur.turnCtx != nil { // tool_load runs only inside a turn
-			_ = st.RecordLoad(context.WithoutCancel(d.cur.turnCtx), s.ID(), name)
+			d.warn("count the tool_load of "+name, st.RecordLoad(context.WithoutCancel(d.cur.turnCtx), s.ID(), name))
 		}
 	}
 	for _, t := range []*agents.Tool{sleep.FindTool(hidden), sleep.LoadTool(hidden, loaded, count), sleep.StartTool(cur, s.ID, d.notice)} {
@@ -198,14 +201,14 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 			calls[c.Name]++
 		}
 	}
-	_ = d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls})
+	d.warn("record the turn's tool statistics", d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls}))
 	access := ""
 	if d.opts.Toolset != "" {
 		access = "set:" + d.opts.Toolset
 	}
 	old, ok, err := d.cur.store.LoadEnv(ctx, id)
 	if err != nil {
-		d.notice("warning: reading the tool curation's snapshot: " + err.Error())
+		d.warn("read the tool curation's snapshot", err)
 		return
 	}
 	env := sleep.Env{Access: access, Gates: sleep.GatesOf(g), Model: d.modelName(), Window: d.modelWindow()}
@@ -214,7 +217,7 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 	}
 	if !ok || old != env {
 		if err := d.cur.store.SaveEnv(ctx, id, env); err != nil {
-			d.notice("warning: saving the tool curation's snapshot: " + err.Error())
+			d.warn("save the tool curation's snapshot", err)
 		}
 	}
 }

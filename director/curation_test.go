@@ -324,7 +324,7 @@ func TestSnapshotRecordsSessionModel(t *testing.T) {
 		return client, "scripted", nil
 	}})
 	var err error
-	if client, err = llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second}); err != nil {
+	if client, err = llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "scripted", MaxRetries: 0, Timeout: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {

@@ -41,6 +41,20 @@ type Options struct {
 	Model string
 }
 
+// ErrUnknownToolset reports a toolset (--toolset) that the configuration
+// does not define: the person's mistake.
+var ErrUnknownToolset = errors.New("is not configured")
+
+// CheckToolset reports whether name ("" = none) is a toolset of cfg, with
+// an ErrUnknownToolset that says how to define it. New calls it; a command
+// calls it first to refuse before anything is opened.
+func CheckToolset(cfg *config.Config, name string) error {
+	if _, ok := cfg.Toolsets[name]; name != "" && !ok {
+		return fmt.Errorf("--toolset %q %w: add it under toolsets: in the configuration", name, ErrUnknownToolset)
+	}
+	return nil
+}
+
 // Director is the lead of a session: it talks to the person, delegates, and
 // keeps the conversation's history.
 type Director struct {
@@ -108,12 +122,8 @@ func New(opts Options) (*Director, error) {
 		return nil, err
 	}
 	home := cfg.Home
-	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
+	catalog := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
 	if n := catalog.Notice(); n != "" && opts.Events != nil {
 		opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "yagent", Text: "warning: " + n})
 	}
@@ -126,22 +136,21 @@ func New(opts Options) (*Director, error) {
 		TokenBudget: a.DelegationTokenBudget, ParallelTools: a.ParallelTools, StallRepeats: a.StallRepeats, TailRole: llm.Role(a.TailRole),
 		Project: project,
 	}
+	d := &Director{opts: opts}
 	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
 	if err := reg.Add(del.Tool(1)); err != nil {
 		ws.Close()
 		return nil, err
 	}
-	if opts.Toolset != "" {
-		if _, ok := cfg.Toolsets[opts.Toolset]; !ok {
-			ws.Close()
-			return nil, fmt.Errorf("toolset %q is not configured: add it under toolsets: in the configuration", opts.Toolset)
-		}
+	if err := CheckToolset(cfg, opts.Toolset); err != nil {
+		ws.Close()
+		return nil, err
 	}
 	rules := ""
 	if book != nil {
 		rules = notebook.Rules()
 	}
-	d := &Director{
+	*d = Director{
 		opts: opts, ws: ws, reg: reg, catalog: catalog, delegator: del,
 		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
 	}
@@ -178,18 +187,6 @@ func (d *Director) Close() error {
 // directly, without a director turn).
 func (d *Director) SubRunner() *agents.SubRunner { return d.delegator.Runner }
 
-// Registry returns the tool registry.
-func (d *Director) Registry() *agents.Registry { return d.reg }
-
-// Catalog returns the sub-agent catalog.
-func (d *Director) Catalog() *agents.Catalog { return d.catalog }
-
-// Workspace returns the confined workspace.
-func (d *Director) Workspace() *agents.Workspace { return d.ws }
-
-// BoardID returns the session's board.
-func (d *Director) BoardID() string { return d.opts.BoardID }
-
 // Agent returns the director as it runs a turn with the given gates: the
 // reachable tools minus what curation hides (listed in the catalogue at
 // the end of the stable prefix, loadable with tool_load).
@@ -206,9 +203,6 @@ func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
 	in, hidden, catalogue := d.curatedTools(g)
 	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.opts.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
 }
-
-// Session returns the director's session.
-func (d *Director) Session() *memory.Session { return d.opts.Session }
 
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every
@@ -249,8 +243,8 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
 		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
-			_ = s.Observe(resp)
-			_ = s.RecordUsage(ctx, "turn", resp.Usage)
+			d.warn("record the answer's window use", s.Observe(resp))
+			d.warn("record the answer's tokens", s.RecordUsage(ctx, "turn", resp.Usage))
 		},
 		Fit: d.fit.fit,
 	}
@@ -273,5 +267,14 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 func (d *Director) notice(text string) {
 	if d.opts.Events != nil {
 		d.opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "director", Text: text})
+	}
+}
+
+// warn shows a failure that must not end the turn — a bookkeeping record
+// (spend, a nudge mark, curation statistics) that could not be written —
+// as a notice: never dropped, never fatal. nil shows nothing.
+func (d *Director) warn(doing string, err error) {
+	if err != nil {
+		d.notice(fmt.Sprintf("warning: could not %s: %v", doing, err))
 	}
 }

@@ -1,6 +1,7 @@
 package director
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,7 +77,7 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	if e.tweak != nil {
 		e.tweak(cfg)
 	}
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", MaxRetries: -1, Timeout: 30 * time.Second})
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,5 +299,49 @@ func TestLeanFirstRequest(t *testing.T) {
 	want := []string{"chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "edit_file", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
 	if !slices.Equal(first.Tools, want) {
 		t.Errorf("director tools = %v; want %v", first.Tools, want)
+	}
+}
+
+// TestBookkeepingFailuresAreNotices pins that a record the turn does not
+// depend on — the answer's tokens in the spend table, the turn's tool
+// statistics for curation — that cannot be written is shown as a notice and
+// the turn still answers: never silently dropped, never fatal.
+func TestBookkeepingFailuresAreNotices(t *testing.T) {
+	f := newFixture(t, "basic-text", nil)
+	for _, table := range []string{"spend", "turn_stats"} {
+		if _, err := f.sessions.DB.Exec("DROP TABLE " + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := f.d.Turn(t.Context(), "hello")
+	if err != nil || out.Reason != agents.ReasonAnswer || !strings.Contains(out.Final, "scripted model") {
+		t.Fatalf("Turn = %+v, %v; want the answer despite the bookkeeping failures", out, err)
+	}
+	var notices []string
+	for _, e := range f.rec.Events() {
+		if e.Type == agents.EventNotice {
+			notices = append(notices, e.Text)
+		}
+	}
+	for _, want := range []string{"warning: could not record the answer's tokens: ", "warning: could not record the turn's tool statistics: "} {
+		if !slices.ContainsFunc(notices, func(n string) bool { return strings.HasPrefix(n, want) && strings.Contains(n, "no such table") }) {
+			t.Errorf("notices %q; want one starting %q naming the cause", notices, want)
+		}
+	}
+}
+
+// TestUnknownToolset pins that a toolset the configuration does not define
+// is ErrUnknownToolset (the person's mistake: exit 2), from CheckToolset and
+// from New alike, and that a defined one and none pass.
+func TestUnknownToolset(t *testing.T) {
+	cfg := &config.Config{Toolsets: map[string][]string{"readers": {"read_file"}}}
+	for name, want := range map[string]bool{"": false, "readers": false, "nosuch": true} {
+		if err := CheckToolset(cfg, name); errors.Is(err, ErrUnknownToolset) != want {
+			t.Errorf("CheckToolset(%q) = %v; want ErrUnknownToolset %v", name, err, want)
+		}
+	}
+	_, err := New(Options{Config: &config.Config{}, Workspace: t.TempDir(), Session: newFixture(t, "basic-text", nil).sess, Toolset: "nosuch"})
+	if !errors.Is(err, ErrUnknownToolset) || !strings.Contains(err.Error(), `--toolset "nosuch" is not configured: add it under toolsets:`) {
+		t.Errorf("New with an unknown toolset: %v; want ErrUnknownToolset saying how to define it", err)
 	}
 }

@@ -113,9 +113,9 @@ func (d *Director) pressureLine(ctx context.Context) string {
 	}, memory.PressureTexts{Window: cfg.Pressure.Window, WrapUp: cfg.Pressure.WrapUp, Compacted: cfg.Pressure.Compacted})
 	switch stage {
 	case memory.StageWrapUp:
-		_ = s.SetNudged(ctx, "wrap_nudged_upto", info.SummaryUpto)
+		d.warn("record the wrap-up nudge", s.SetNudged(ctx, "wrap_nudged_upto", info.SummaryUpto))
 	case memory.StageCompacted:
-		_ = s.SetNudged(ctx, "notes_nudged_upto", info.SummaryUpto)
+		d.warn("record the compaction nudge", s.SetNudged(ctx, "notes_nudged_upto", info.SummaryUpto))
 	}
 	return line
 }
@@ -125,7 +125,8 @@ func (d *Director) pressureLine(ctx context.Context) string {
 // in the parent's rollout (synced: a killed process leaves a record of what
 // was in flight), books its tokens under subagent:<agent>, and keeps its
 // requests inside its model's window with a fitter of its own (the
-// director's mechanism, on the sub-agent's session).
+// director's mechanism, on the sub-agent's session). What cannot be
+// recorded once the delegation runs goes to warn, never ends it.
 func (d *Director) subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
 	return func(ctx context.Context, del agents.Delegation) (agents.DelegationHooks, error) {
 		info := parent.Info()
@@ -143,9 +144,9 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		return agents.DelegationHooks{
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
-				_ = sub.Observe(resp)
-				_ = sub.RecordUsage(ctx, "turn", resp.Usage)
-				_ = parent.RecordUsage(ctx, label, resp.Usage)
+				d.warn("record the sub-agent's window use", sub.Observe(resp))
+				d.warn("record the sub-agent's tokens", sub.RecordUsage(ctx, "turn", resp.Usage))
+				d.warn("record the sub-agent's tokens", parent.RecordUsage(ctx, label, resp.Usage))
 			},
 			Fit: fit.fit,
 			Finish: func(res agents.DelegationResult) {
@@ -153,8 +154,8 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 				if res.Abandoned {
 					status = "abandoned"
 				}
-				_ = parent.DelegationFinished(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()})
-				_ = sub.Close()
+				d.warn("record the end of the delegation", parent.DelegationFinished(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()}))
+				d.warn("close the sub-agent's rollout", sub.Close())
 			},
 		}, nil
 	}
@@ -217,7 +218,7 @@ func (d *Director) rebuildNotebook(ctx context.Context, turn int) {
 	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Turn: turn,
 		Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
 	if res.Usage.PromptTokens+res.Usage.CompletionTokens > 0 {
-		_ = d.opts.Session.RecordUsage(ctx, "notes", res.Usage)
+		d.warn("record the notebook rebuild's tokens", d.opts.Session.RecordUsage(ctx, "notes", res.Usage))
 	}
 	if err != nil {
 		retry := ""

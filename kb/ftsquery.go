@@ -2,6 +2,7 @@ package kb
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -39,7 +40,7 @@ func queryTerms(q string) []string {
 			continue
 		}
 		seen[w] = true
-		if stopWords[w] {
+		if stopWords()[w] {
 			stops = append(stops, w)
 		} else {
 			kept = append(kept, w)
@@ -106,7 +107,7 @@ func russianStem(w string) string {
 	return w
 }
 
-var stopWords = func() map[string]bool {
+var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		a an and are as at be been but by can could did do does doing for from had has have how i if in
@@ -120,4 +121,4 @@ var stopWords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

@@ -28,7 +28,7 @@ func FuzzWikiLinks(f *testing.F) {
 			t.Fatalf("%d links, %d attachments; cap is %d", len(got), len(refs.attachments), maxBodyLinks)
 		}
 		for _, a := range refs.attachments {
-			if a == "" || !attachmentExts[strings.TrimPrefix(strings.ToLower(path.Ext(a)), ".")] || strings.ContainsAny(a, "[]|#\n") {
+			if a == "" || !attachmentExts()[strings.TrimPrefix(strings.ToLower(path.Ext(a)), ".")] || strings.ContainsAny(a, "[]|#\n") {
 				t.Fatalf("bad attachment %q from %q", a, body)
 			}
 		}

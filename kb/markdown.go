@@ -3,6 +3,7 @@ package kb
 import (
 	"path"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -201,7 +202,7 @@ func linkTarget(inner string) (target string, attachment, ok bool) {
 	}
 	name, fragment, hasFragment := strings.Cut(target, "#")
 	name = strings.TrimSpace(name)
-	if ext := strings.ToLower(path.Ext(name)); attachmentExts[strings.TrimPrefix(ext, ".")] {
+	if ext := strings.ToLower(path.Ext(name)); attachmentExts()[strings.TrimPrefix(ext, ".")] {
 		return name, true, true
 	}
 	if trimmed, isMD := strings.CutSuffix(name, ".md"); isMD && trimmed != "" {
@@ -214,7 +215,7 @@ func linkTarget(inner string) (target string, attachment, ok bool) {
 }
 
 // attachmentExts are the file types Obsidian embeds or opens besides notes.
-var attachmentExts = func() map[string]bool {
+var attachmentExts = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, e := range strings.Fields(`avif bmp gif heic ico jpeg jpg png svg tif tiff webp
 		3gp flac m4a mp3 ogg wav mkv mov mp4 ogv webm avi
@@ -222,7 +223,7 @@ var attachmentExts = func() map[string]bool {
 		m[e] = true
 	}
 	return m
-}()
+})
 
 const maxBodyLinks = 200
 

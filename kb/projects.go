@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ProjectRef names a project the caller can use. Handle is what every
@@ -26,7 +27,7 @@ type project struct {
 	DomainID int64
 }
 
-var handleSegment = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var handleSegment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // parseHandle splits "space" or "space/slug"; slug is "" for a root project.
 func parseHandle(h string) (space, slug string, err error) {
@@ -35,7 +36,7 @@ func parseHandle(h string) (space, slug string, err error) {
 		return "", "", invalidf("project handle %q has more than two segments; a handle is \"space\" or \"space/slug\"", h)
 	}
 	for _, p := range parts {
-		if !handleSegment.MatchString(p) {
+		if !handleSegment().MatchString(p) {
 			return "", "", invalidf("project handle %q is not valid: each segment is 1-63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit", h)
 		}
 	}

@@ -29,8 +29,8 @@ func (c *OpenAIClient) Embed(ctx context.Context, model string, inputs []string)
 	_, err := c.retry(ctx, func(Event) {}, func(ctx context.Context, n int) (time.Duration, error) {
 		actx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
-		timer := time.AfterFunc(c.timeout, func() { cancel(errIdle) })
-		defer timer.Stop()
+		_, stop := c.watchdog(func() { cancel(errIdle) })
+		defer stop()
 		var out httpOutcome
 		res, err := c.embeddings.New(actx, params, option.WithMiddleware(out.middleware))
 		if err != nil {

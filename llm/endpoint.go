@@ -10,27 +10,24 @@ import (
 // on it to tell the person how to configure a model.
 var ErrNoEndpoint = errors.New("no model endpoint configured: set OPENAI_BASE_URL or models.default.base_url")
 
-// Defaults applied by [NewOpenAI] to zero fields of [EndpointConfig].
-const (
-	DefaultTimeout    = 120 * time.Second
-	DefaultMaxRetries = 3
-)
-
 // EndpointConfig says where and how to reach an OpenAI-compatible server.
+// Its values are taken as they are: the configuration resolves every default
+// (config/defaults.yaml), and a zero means none (no bound, no retry, no
+// pause), never "some default".
 type EndpointConfig struct {
 	BaseURL string // e.g. https://api.openai.com/v1 or http://127.0.0.1:8080/v1
 	APIKey  string // may be empty for local servers
 	Model   string // used when Request.Model is empty
 	// Timeout bounds each attempt's silence: the wait for the response
 	// headers and for every next stream chunk. A stream that keeps producing
-	// is never cut, a stalled one is abandoned and retried. Default 120s.
+	// is never cut, a stalled one is abandoned and retried. 0: no bound.
 	Timeout time.Duration
-	// MaxRetries is how many times a failed attempt is retried. Default 3;
-	// a negative value means no retries.
+	// MaxRetries is how many times a failed attempt is retried; 0: none.
+	// Negative is an error.
 	MaxRetries int
 	HTTPClient *http.Client // optional
 	// Backoff returns the pause before retry number attempt (1 for the first
-	// retry). Optional; the default is exponential with jitter. A Retry-After
+	// retry), typically ExponentialBackoff; nil: no pause. A Retry-After
 	// sent by the server wins when it is longer (capped at MaxRetryWait).
 	Backoff func(attempt int) time.Duration
 
@@ -51,14 +48,4 @@ type EndpointConfig struct {
 	ExtraBody    map[string]any
 	ExtraHeaders map[string]string
 	DropParams   []string
-}
-
-// EndpointFromEnv reads OPENAI_BASE_URL, OPENAI_API_KEY and YAGENT_MODEL
-// through getenv (os.Getenv in production, a map in tests).
-func EndpointFromEnv(getenv func(string) string) EndpointConfig {
-	return EndpointConfig{
-		BaseURL: getenv("OPENAI_BASE_URL"),
-		APIKey:  getenv("OPENAI_API_KEY"),
-		Model:   getenv("YAGENT_MODEL"),
-	}
 }

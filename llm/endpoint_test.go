@@ -8,15 +8,6 @@ import (
 	"github.com/yagent/yagent/llm"
 )
 
-func TestEndpointFromEnv(t *testing.T) {
-	env := map[string]string{"OPENAI_BASE_URL": "http://h/v1", "OPENAI_API_KEY": "k", "YAGENT_MODEL": "m", "OPENAI_ORG_ID": "ignored"}
-	got := llm.EndpointFromEnv(func(k string) string { return env[k] })
-	want := llm.EndpointConfig{BaseURL: "http://h/v1", APIKey: "k", Model: "m"}
-	if got.BaseURL != want.BaseURL || got.APIKey != want.APIKey || got.Model != want.Model {
-		t.Errorf("EndpointFromEnv = %+v; want %+v", got, want)
-	}
-}
-
 func TestNewOpenAIEndpointErrors(t *testing.T) {
 	if _, err := llm.NewOpenAI(llm.EndpointConfig{}); !errors.Is(err, llm.ErrNoEndpoint) {
 		t.Errorf("NewOpenAI without base URL: err = %v; want ErrNoEndpoint", err)

@@ -75,11 +75,11 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestDefaultBackoff(t *testing.T) {
+func TestExponentialBackoff(t *testing.T) {
 	for retry, max := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 10: 8 * time.Second} {
 		for range 50 {
-			if d := defaultBackoff(retry); d < max/2 || d > max {
-				t.Fatalf("defaultBackoff(%d) = %v; want within [%v, %v]", retry, d, max/2, max)
+			if d := ExponentialBackoff(retry); d < max/2 || d > max {
+				t.Fatalf("ExponentialBackoff(%d) = %v; want within [%v, %v]", retry, d, max/2, max)
 			}
 		}
 	}

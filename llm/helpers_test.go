@@ -14,16 +14,16 @@ func scenarioPath(name string) string {
 	return filepath.Join("..", "testdata", "scenarios", name)
 }
 
-// newClient returns a client for url with fast retries; mod adjusts the
-// configuration.
+// newClient returns a client for url with the configuration's default of
+// three retries, without the pauses between them; mod adjusts it.
 func newClient(t testing.TB, url string, mod func(*llm.EndpointConfig)) *llm.OpenAIClient {
 	t.Helper()
 	cfg := llm.EndpointConfig{
-		BaseURL: url,
-		APIKey:  "test-key",
-		Model:   "test-model",
-		Timeout: 5 * time.Second,
-		Backoff: func(int) time.Duration { return time.Millisecond },
+		BaseURL:    url,
+		APIKey:     "test-key",
+		Model:      "test-model",
+		Timeout:    5 * time.Second,
+		MaxRetries: 3,
 	}
 	if mod != nil {
 		mod(&cfg)

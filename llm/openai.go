@@ -86,17 +86,8 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 		reasoningEffort: cfg.ReasoningEffort,
 		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams, omit: profile.Omit},
 	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
-	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = DefaultMaxRetries
-	case c.maxRetries < 0:
-		c.maxRetries = 0
-	}
-	if c.backoff == nil {
-		c.backoff = defaultBackoff
+	if cfg.Timeout < 0 || cfg.MaxRetries < 0 {
+		return nil, fmt.Errorf("model endpoint %s: timeout %v and max_retries %d: want 0 or more (0: no bound, no retry)", cfg.BaseURL, cfg.Timeout, cfg.MaxRetries)
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -207,8 +198,8 @@ func (o *httpOutcome) middleware(req *http.Request, next option.MiddlewareNext) 
 func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string, n, maxAttempts int, emit func(Event)) (Response, time.Duration, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	watchdog := time.AfterFunc(c.timeout, func() { cancel(errIdle) })
-	defer watchdog.Stop()
+	tick, stop := c.watchdog(func() { cancel(errIdle) })
+	defer stop()
 	out := sink{
 		text:      func(s string) { emit(Event{Kind: EventText, Text: s, Attempt: n, MaxAttempts: maxAttempts}) },
 		reasoning: func(s string) { emit(Event{Kind: EventReasoning, Text: s, Attempt: n, MaxAttempts: maxAttempts}) },
@@ -217,9 +208,9 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string
 	var resp Response
 	var err error
 	if c.api == APIResponses {
-		resp, err = c.responsesAttempt(actx, body, &ho, out, func() { watchdog.Reset(c.timeout) })
+		resp, err = c.responsesAttempt(actx, body, &ho, out, tick)
 	} else {
-		resp, err = c.chatAttempt(actx, body, &ho, out, func() { watchdog.Reset(c.timeout) })
+		resp, err = c.chatAttempt(actx, body, &ho, out, tick)
 	}
 	if err == nil {
 		err = notAnAnswer(resp)
@@ -232,6 +223,16 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string
 		resp.Model = model
 	}
 	return resp, 0, nil
+}
+
+// watchdog calls idle after the configured timeout of silence: tick
+// restarts the wait, stop ends it. With no timeout it never fires.
+func (c *OpenAIClient) watchdog(idle func()) (tick, stop func()) {
+	if c.timeout <= 0 {
+		return func() {}, func() {}
+	}
+	t := time.AfterFunc(c.timeout, idle)
+	return func() { t.Reset(c.timeout) }, func() { t.Stop() }
 }
 
 // chatAttempt streams one Chat Completions answer.

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"gopkg.in/yaml.v3"
@@ -107,10 +106,6 @@ func runReplay(t *testing.T, ar *txtar.Archive, cfg replay) {
 		ec.Provider, ec.API, ec.APIVersion, ec.ReasoningEffort = cfg.Provider, cfg.API, cfg.APIVersion, cfg.ReasoningEffort
 		ec.ExtraBody, ec.ExtraHeaders, ec.DropParams = cfg.ExtraBody, cfg.ExtraHeaders, cfg.DropParams
 		ec.MaxRetries = cfg.MaxRetries
-		if ec.MaxRetries == 0 {
-			ec.MaxRetries = -1
-		}
-		ec.Backoff = func(int) time.Duration { return time.Millisecond }
 	})
 	var tools []llm.ToolDef
 	for _, name := range cfg.Tools {

@@ -14,10 +14,10 @@ import (
 // for with Retry-After: a CLI waiting minutes in silence looks hung.
 const MaxRetryWait = 30 * time.Second
 
-// defaultBackoff is exponential from 500ms, capped at 8s, with "equal
-// jitter" (half fixed, half random) so parallel sub-agents hitting the same
-// rate limit do not retry in lockstep.
-func defaultBackoff(retry int) time.Duration {
+// ExponentialBackoff is the pause before retry number retry: exponential
+// from 500ms, capped at 8s, with "equal jitter" (half fixed, half random) so
+// parallel sub-agents hitting the same rate limit do not retry in lockstep.
+func ExponentialBackoff(retry int) time.Duration {
 	d := 500 * time.Millisecond
 	for i := 1; i < retry && d < 8*time.Second; i++ {
 		d *= 2
@@ -79,7 +79,10 @@ func (c *OpenAIClient) retry(ctx context.Context, emit func(Event), attempt atte
 			}
 			return n, fmt.Errorf("gave up after %d attempts: %w", n, cause)
 		}
-		wait := c.backoff(n)
+		var wait time.Duration
+		if c.backoff != nil {
+			wait = c.backoff(n)
+		}
 		if serverWait > wait {
 			wait = serverWait
 		}

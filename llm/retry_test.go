@@ -319,3 +319,51 @@ steps:
 		t.Errorf("Attempts = %d; want 1 (a flowing stream is never abandoned)", resp.Attempts)
 	}
 }
+
+// TestZeroMeansNone pins that the client takes its configuration as it is
+// (config/defaults.yaml resolves every default): MaxRetries 0 is one
+// attempt and no retry, a nil Backoff retries without a pause, Timeout 0
+// waits for a slow server instead of abandoning the attempt, and a negative
+// value is an error rather than a hidden default.
+func TestZeroMeansNone(t *testing.T) {
+	srv := llmtest.NewTestServer(t, scenarioPath("faults.yaml"))
+	c := newClient(t, srv.URL(), func(cfg *llm.EndpointConfig) { cfg.MaxRetries = 0 })
+	var ev events
+	if _, err := c.Stream(t.Context(), llm.Request{Messages: director(user("case:500")), OnEvent: ev.add}); err == nil {
+		t.Fatal("a 500 with no retries: want an error")
+	}
+	if n := len(stepRequests(srv, "server-down")); n != 1 || len(ev.of(llm.EventRetry)) != 0 {
+		t.Errorf("MaxRetries 0: the server saw %d requests and %d retries were announced; want 1 and none", n, len(ev.of(llm.EventRetry)))
+	}
+
+	c = newClient(t, srv.URL(), func(cfg *llm.EndpointConfig) { cfg.MaxRetries, cfg.Backoff = 2, nil })
+	ev = events{}
+	if _, err := c.Stream(t.Context(), llm.Request{Messages: director(user("case:500")), OnEvent: ev.add}); err == nil {
+		t.Fatal("a 500 every time: want an error")
+	}
+	for _, r := range ev.of(llm.EventRetry) {
+		if r.Wait != 0 {
+			t.Errorf("nil Backoff: retry %d waited %v; want no pause", r.Attempt, r.Wait)
+		}
+	}
+	if n := len(ev.of(llm.EventRetry)); n != 2 {
+		t.Errorf("MaxRetries 2: %d retries; want 2", n)
+	}
+
+	slow := inlineServer(t, `
+steps:
+  - fault: {kind: slow_first_byte, delay: 300ms, times: 1}
+    reply: {text: "Worth the wait."}
+`)
+	c = newClient(t, slow.URL(), func(cfg *llm.EndpointConfig) { cfg.Timeout = 0 })
+	resp, err := c.Stream(t.Context(), llm.Request{Messages: director(user("x"))})
+	if err != nil || resp.Attempts != 1 || resp.Message.Content != "Worth the wait." {
+		t.Errorf("Timeout 0 against a slow first byte: %+v, %v; want the answer on the first attempt", resp, err)
+	}
+
+	for _, cfg := range []llm.EndpointConfig{{BaseURL: srv.URL(), MaxRetries: -1}, {BaseURL: srv.URL(), Timeout: -time.Second}} {
+		if _, err := llm.NewOpenAI(cfg); err == nil || !strings.Contains(err.Error(), "want 0 or more") {
+			t.Errorf("NewOpenAI(%+v) = %v; want an error", cfg, err)
+		}
+	}
+}

@@ -147,11 +147,14 @@ type remote struct {
 
 const maxRestarts = 1
 
-func (r *remote) timeout() time.Duration {
+// bounded returns ctx bounded by the server's timeout (mcp_servers.<name>
+// .timeout, resolved by config, which refuses 0); 0 would mean no bound,
+// never a default of this package's own.
+func (r *remote) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d := r.cfg.Timeout.D(); d > 0 {
-		return d
+		return context.WithTimeout(ctx, d)
 	}
-	return 60 * time.Second
+	return context.WithCancel(ctx)
 }
 
 func (r *remote) ensureStarted(ctx context.Context) {
@@ -170,7 +173,7 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	if err := r.cfg.Check(r.name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout())
+	ctx, cancel := r.bounded(ctx)
 	defer cancel()
 	t, err := r.transport()
 	if err != nil {
@@ -180,13 +183,13 @@ func (r *remote) connectLocked(ctx context.Context) error {
 		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.timeout()))
+		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.cfg.Timeout.D()))
 	}
 	var tools []*sdk.Tool
 	for tool, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			sess.Close()
-			return fmt.Errorf("list the tools of mcp server %s: %w", r.name, deadlineHint(ctx, err, r.timeout()))
+			return fmt.Errorf("list the tools of mcp server %s: %w", r.name, deadlineHint(ctx, err, r.cfg.Timeout.D()))
 		}
 		tools = append(tools, tool)
 	}

@@ -275,3 +275,18 @@ func TestClientHTTPBearer(t *testing.T) {
 		t.Errorf("whoami over HTTP = %+v", res)
 	}
 }
+
+// TestServerTimeoutAsConfigured pins that a server's timeout is the
+// configured one (config resolves the default and refuses 0): no fallback
+// of this package's own, and 0 would be no bound rather than a default.
+func TestServerTimeoutAsConfigured(t *testing.T) {
+	for _, d := range []time.Duration{0, 2 * time.Second} {
+		r := &remote{cfg: config.MCPServer{Timeout: config.Duration(d)}}
+		ctx, cancel := r.bounded(t.Context())
+		deadline, ok := ctx.Deadline()
+		cancel()
+		if want := d > 0; ok != want || ok && time.Until(deadline) > d {
+			t.Errorf("timeout %v: deadline %v (set %v); want one %v away", d, deadline, ok, d)
+		}
+	}
+}

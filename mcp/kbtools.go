@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/kb"
@@ -36,25 +38,70 @@ func AgentToolName(name string) string {
 	return name
 }
 
+// ErrUnknownKBTool reports a name in kb.agent_tools that is no intent tool
+// of the knowledge base: a configuration mistake.
+var ErrUnknownKBTool = errors.New("no knowledge-base tool")
+
+// KBBackend is what the agents' KB tools need of a knowledge base: run one
+// intent tool as a caller (*kb.Store is one).
+type KBBackend interface {
+	Call(ctx context.Context, c kb.Caller, tool string, args []byte) ([]byte, error)
+}
+
+// KBOpener opens the knowledge base and returns the caller the agents' KB
+// tools act as. KBTools calls it at the first call of one of its tools,
+// never before: a session whose agents do not touch the knowledge base
+// never opens it. Its outcome, a failure included, serves every later call
+// of the session; a call cancelled while it opened leaves the next call to
+// try again.
+type KBOpener func(ctx context.Context) (KBBackend, kb.Caller, error)
+
 // KBTools returns the named intent tools as agents.Tools of family kb that
-// call the store directly as caller (no MCP round-trip). Write tools carry
-// the Writes flag. Results are the tools' JSON; mistakes the model can fix
-// are error results, anything else fails the call.
-func KBTools(store *kb.Store, caller kb.Caller, opts KBToolsOptions) ([]*agents.Tool, error) {
+// call the knowledge base directly (no MCP round-trip), opened through open
+// at the first call. Write tools carry the Writes flag. Results are the
+// tools' JSON; mistakes the model can fix, and a knowledge base that could
+// not be opened, are error results; anything else fails the call. An
+// unknown name is ErrUnknownKBTool.
+func KBTools(open KBOpener, opts KBToolsOptions) ([]*agents.Tool, error) {
 	all := kb.Tools()
+	lazy := &lazyKB{open: open}
 	var out []*agents.Tool
 	for _, name := range opts.Names {
 		i := slices.IndexFunc(all, func(t kb.ToolInfo) bool { return t.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("kb.agent_tools: no knowledge-base tool %q; the tools are %s", name, strings.Join(kbToolNames(all), ", "))
+			return nil, fmt.Errorf("kb.agent_tools: %w %q; the tools are %s", ErrUnknownKBTool, name, strings.Join(kbToolNames(all), ", "))
 		}
-		t, err := kbAgentTool(store, caller, all[i], opts.Project)
+		t, err := kbAgentTool(lazy, all[i], opts.Project)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// lazyKB opens the knowledge base once, at the first call that needs it.
+type lazyKB struct {
+	open KBOpener
+
+	mu      sync.Mutex
+	opened  bool
+	backend KBBackend
+	caller  kb.Caller
+	err     error
+}
+
+func (l *lazyKB) get(ctx context.Context) (KBBackend, kb.Caller, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.opened {
+		b, c, err := l.open(ctx)
+		if err != nil && ctx.Err() != nil {
+			return nil, kb.Caller{}, err
+		}
+		l.opened, l.backend, l.caller, l.err = true, b, c, err
+	}
+	return l.backend, l.caller, l.err
 }
 
 func kbToolNames(all []kb.ToolInfo) []string {
@@ -65,8 +112,8 @@ func kbToolNames(all []kb.ToolInfo) []string {
 	return names
 }
 
-func kbAgentTool(store *kb.Store, caller kb.Caller, info kb.ToolInfo, project string) (*agents.Tool, error) {
-	schema, hasProject, projectRequired, err := agentSchema(info.Name)
+func kbAgentTool(lazy *lazyKB, info kb.ToolInfo, project string) (*agents.Tool, error) {
+	schema, hasProject, projectRequired, err := agentSchema(info)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +129,14 @@ func kbAgentTool(store *kb.Store, caller kb.Caller, info kb.ToolInfo, project st
 				return agents.ErrorResult("%s", refused), nil
 			}
 		}
-		out, err := store.Call(ctx, caller, info.Name, args)
+		backend, caller, err := lazy.get(ctx)
+		if ctx.Err() != nil {
+			return agents.Result{}, ctx.Err()
+		}
+		if err != nil {
+			return agents.ErrorResult("the knowledge base is not available in this session (%v); go on without it", err), nil
+		}
+		out, err := backend.Call(ctx, caller, info.Name, args)
 		if err != nil {
 			if kb.ErrorCode(err) != "" {
 				return agents.ErrorResult("%v", err), nil
@@ -91,15 +145,18 @@ func kbAgentTool(store *kb.Store, caller kb.Caller, info kb.ToolInfo, project st
 		}
 		return agents.Result{Content: string(out), Summary: summarize(info.Name, out)}, nil
 	}
-	return agents.NewDynamicTool(agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags}, run)
+	// The schema is generated from kb's Go types (TestKBToolsInProcess
+	// compiles every one): compiled at the first call, not at every start.
+	return agents.NewGeneratedTool(agents.Tool{Name: AgentToolName(info.Name), Family: "kb", Description: info.Description, Schema: schema, Flags: flags}, run), nil
 }
 
 // agentSchema is the tool's MCP input schema with the project argument,
 // if any, made optional: it defaults to kb.project.
-func agentSchema(name string) (schema json.RawMessage, hasProject, required bool, err error) {
+func agentSchema(info kb.ToolInfo) (schema json.RawMessage, hasProject, required bool, err error) {
+	_, raw := mustSchema(info.Name, "input", info.Input)
 	var m map[string]any
-	if err := json.Unmarshal(mustKBSchema(name).InRaw, &m); err != nil {
-		return nil, false, false, fmt.Errorf("schema of %s: %w", name, err)
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, false, false, fmt.Errorf("schema of %s: %w", info.Name, err)
 	}
 	props, _ := m["properties"].(map[string]any)
 	if p, ok := props["project"].(map[string]any); ok {

@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/yagent/yagent/agents"
@@ -18,6 +21,11 @@ func agentCaller(t *testing.T, f *fixture, token string) kb.Caller {
 	}
 	c.Client = "yagent"
 	return c
+}
+
+// opened is an opener of an open store.
+func opened(store *kb.Store, c kb.Caller) KBOpener {
+	return func(context.Context) (KBBackend, kb.Caller, error) { return store, c, nil }
 }
 
 func runTool(t *testing.T, tool *agents.Tool, args string) agents.Result {
@@ -46,7 +54,7 @@ func TestKBToolsInProcess(t *testing.T) {
 	for _, ti := range kb.Tools() {
 		names = append(names, ti.Name)
 	}
-	tools, err := KBTools(f.store, agentCaller(t, f, f.write), KBToolsOptions{Names: names, Project: "acme/web"})
+	tools, err := KBTools(opened(f.store, agentCaller(t, f, f.write)), KBToolsOptions{Names: names, Project: "acme/web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +96,8 @@ func TestKBToolsInProcess(t *testing.T) {
 	if _, err := byName["whoami"].Run(t.Context(), &agents.Call{Name: "whoami", Args: json.RawMessage(`{}`)}); err == nil {
 		t.Error("whoami on a closed store: want an infrastructure error")
 	}
-	if _, err := KBTools(f.store, kb.Caller{}, KBToolsOptions{Names: []string{"recal"}}); err == nil || !strings.Contains(err.Error(), `no knowledge-base tool "recal"`) {
-		t.Errorf("unknown tool name: err = %v", err)
+	if _, err := KBTools(opened(f.store, kb.Caller{}), KBToolsOptions{Names: []string{"recal"}}); !errors.Is(err, ErrUnknownKBTool) || !strings.Contains(err.Error(), `no knowledge-base tool "recal"`) {
+		t.Errorf("unknown tool name: err = %v; want ErrUnknownKBTool naming it", err)
 	}
 }
 
@@ -99,7 +107,7 @@ func TestKBToolsInProcess(t *testing.T) {
 // projects still work.
 func TestKBToolsNoProjectConfigured(t *testing.T) {
 	f := newFixture(t)
-	tools, err := KBTools(f.store, agentCaller(t, f, f.write), KBToolsOptions{Names: []string{"recall", "remember_about_project", "create_note", "list_notes"}})
+	tools, err := KBTools(opened(f.store, agentCaller(t, f, f.write)), KBToolsOptions{Names: []string{"recall", "remember_about_project", "create_note", "list_notes"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,5 +133,73 @@ func TestKBToolsNoProjectConfigured(t *testing.T) {
 	}
 	if out, _ := f.store.Call(t.Context(), f.person, "recent_activity", []byte(`{}`)); strings.Contains(string(out), `"id"`) {
 		t.Errorf("a refused call wrote: %s", out)
+	}
+}
+
+// TestKBToolsOpenLazily pins that the knowledge base is opened at the
+// first call of a KB tool, not when the tools are built, and once: every
+// later call (of any of the tools) uses what the first opened. An opener
+// that fails makes every call an error result the model can act on (the
+// turn goes on), without trying again; a call cancelled while the store
+// opened leaves the next call to open it.
+func TestKBToolsOpenLazily(t *testing.T) {
+	f := newFixture(t)
+	caller := agentCaller(t, f, f.write)
+	var opens atomic.Int32
+	tools, err := KBTools(func(ctx context.Context) (KBBackend, kb.Caller, error) {
+		opens.Add(1)
+		return f.store, caller, nil
+	}, KBToolsOptions{Names: []string{"recall", "remember_about_project"}, Project: "acme/web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := opens.Load(); n != 0 {
+		t.Fatalf("building the tools opened the knowledge base %d times; want 0", n)
+	}
+	if res := runTool(t, tools[1], `{"category":"c","observation":"Lazy."}`); res.IsError {
+		t.Fatalf("remember_about_project = %+v", res)
+	}
+	if res := runTool(t, tools[0], `{"topic":"lazy"}`); res.IsError || !strings.Contains(res.Content, "Lazy.") {
+		t.Errorf("recall = %+v; want the memory", res)
+	}
+	if n := opens.Load(); n != 1 {
+		t.Errorf("two calls opened the knowledge base %d times; want 1", n)
+	}
+
+	opens.Store(0)
+	broken, err := KBTools(func(ctx context.Context) (KBBackend, kb.Caller, error) {
+		opens.Add(1)
+		return nil, kb.Caller{}, errors.New("kb.db is not a database")
+	}, KBToolsOptions{Names: []string{"recall"}, Project: "acme/web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res := runTool(t, broken[0], `{"topic":"x"}`)
+		if !res.IsError || !strings.Contains(res.Content, "kb.db is not a database") {
+			t.Errorf("recall with a knowledge base that cannot open = %+v; want an error result naming why", res)
+		}
+	}
+	if n := opens.Load(); n != 1 {
+		t.Errorf("a failed open was tried %d times; want once per session", n)
+	}
+
+	opens.Store(0)
+	ctx, cancel := context.WithCancel(t.Context())
+	retried, err := KBTools(func(octx context.Context) (KBBackend, kb.Caller, error) {
+		if opens.Add(1) == 1 {
+			cancel()
+			return nil, kb.Caller{}, octx.Err()
+		}
+		return f.store, caller, nil
+	}, KBToolsOptions{Names: []string{"recall"}, Project: "acme/web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := retried[0].Run(ctx, &agents.Call{Name: "recall", Args: json.RawMessage(`{"topic":"lazy"}`)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a call cancelled while opening: %v; want the cancellation", err)
+	}
+	if res := runTool(t, retried[0], `{"topic":"lazy"}`); res.IsError || !strings.Contains(res.Content, "Lazy.") {
+		t.Errorf("the call after a cancelled open = %+v; want it to open the store and answer", res)
 	}
 }

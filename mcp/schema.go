@@ -18,22 +18,31 @@ type kbSchema struct {
 	InRaw, OutRaw json.RawMessage
 }
 
-// kbSchemas generates every tool's schemas once.
-var kbSchemas = sync.OnceValues(func() (map[string]kbSchema, error) {
-	out := map[string]kbSchema{}
-	for _, t := range kb.Tools() {
-		var s kbSchema
-		var err error
-		if s.In, s.InRaw, err = schemaFor(t.Input); err != nil {
-			return nil, fmt.Errorf("input schema of %s: %w", t.Name, err)
-		}
-		if s.Out, s.OutRaw, err = schemaFor(t.Output); err != nil {
-			return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
-		}
-		out[t.Name] = s
+// generated is one type's schema, generated once.
+type generated struct {
+	schema *jsonschema.Schema
+	raw    json.RawMessage
+	err    error
+}
+
+// schemas generates each type's schema at its first use and keeps it: a
+// session's agents use two or three of the 42 (generating all of them cost
+// several milliseconds at every start), `mcp serve` uses all.
+var schemas = struct {
+	mu sync.Mutex
+	m  map[reflect.Type]generated
+}{m: map[reflect.Type]generated{}}
+
+func schemaOf(t reflect.Type) (*jsonschema.Schema, json.RawMessage, error) {
+	schemas.mu.Lock()
+	defer schemas.mu.Unlock()
+	g, ok := schemas.m[t]
+	if !ok {
+		g.schema, g.raw, g.err = schemaFor(t)
+		schemas.m[t] = g
 	}
-	return out, nil
-})
+	return g.schema, g.raw, g.err
+}
 
 func schemaFor(t reflect.Type) (*jsonschema.Schema, json.RawMessage, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
@@ -50,16 +59,19 @@ func schemaFor(t reflect.Type) (*jsonschema.Schema, json.RawMessage, error) {
 	return s, raw, nil
 }
 
-// mustKBSchema returns a tool's schemas; kb's TestToolSchemas and this
-// package's tests keep generation from failing.
-func mustKBSchema(name string) kbSchema {
-	all, err := kbSchemas()
-	if err != nil {
-		panic("mcp: " + err.Error())
-	}
-	s, ok := all[name]
-	if !ok {
-		panic("mcp: no kb tool " + name)
-	}
+// mustKBSchema returns a tool's input and output schemas; kb's
+// TestToolSchemas and this package's tests keep generation from failing.
+func mustKBSchema(t kb.ToolInfo) kbSchema {
+	var s kbSchema
+	s.In, s.InRaw = mustSchema(t.Name, "input", t.Input)
+	s.Out, s.OutRaw = mustSchema(t.Name, "output", t.Output)
 	return s
+}
+
+func mustSchema(tool, what string, t reflect.Type) (*jsonschema.Schema, json.RawMessage) {
+	s, raw, err := schemaOf(t)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: %s schema of %s: %v", what, tool, err))
+	}
+	return s, raw
 }

@@ -98,7 +98,7 @@ func (g *Gateway) ServerForToken(ctx context.Context, token string) (*sdk.Server
 // are set explicitly: the spec's defaults (destructive, open world) are the
 // cautious ones, and none of these tools reaches outside the knowledge base.
 func kbTool(t kb.ToolInfo) *sdk.Tool {
-	s := mustKBSchema(t.Name)
+	s := mustKBSchema(t)
 	return &sdk.Tool{
 		Name: t.Name, Description: t.Description,
 		InputSchema: s.In, OutputSchema: s.Out,

@@ -44,7 +44,10 @@ func TestRoundCut(t *testing.T) {
 // message and a resume rebuilds the same history.
 func TestMidTurnCompaction(t *testing.T) {
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "compact-midturn.yaml"))
-	client, _ := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", MaxRetries: -1, Timeout: 5 * time.Second})
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", MaxRetries: 0, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := newStore(t)
 	s := newSession(t, st, KindRun, "/w")
 	turn(t, s, "an earlier question", "an earlier answer")

@@ -167,9 +167,6 @@ func (w *RolloutWriter) terminateTornLine() error {
 	return err
 }
 
-// Path returns the file's path.
-func (w *RolloutWriter) Path() string { return w.path }
-
 // errReadOnly is what recording into a session opened read-only returns.
 var errReadOnly = errors.New("the session is open read-only: nothing can be recorded")
 

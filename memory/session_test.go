@@ -90,7 +90,7 @@ func TestResumeRebuildsAndReconnectsBoard(t *testing.T) {
 
 func TestCompact(t *testing.T) {
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "compact-summary.yaml"))
-	client, _ := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", MaxRetries: -1, Timeout: 5 * time.Second})
+	client, _ := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: 5 * time.Second})
 	st := newStore(t)
 	s := newSession(t, st, KindRun, "/w")
 	turn(t, s, "what is in go.mod?", "example.com/demo")

@@ -23,7 +23,7 @@ const (
 	MaxDescriptionChars = 120
 )
 
-var nameRe = regexp.MustCompile(`^[a-z0-9_-]+$`)
+var nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]+$`) })
 
 // Note is one note of a session's notebook.
 type Note struct {
@@ -145,7 +145,7 @@ func nameHint(notes []Note) string {
 // checkLimits refuses a note over a limit — never cuts it silently.
 func (b *Book) checkLimits(name, description, body string) error {
 	switch {
-	case name == "" || utf8.RuneCountInString(name) > MaxNameChars || !nameRe.MatchString(name):
+	case name == "" || utf8.RuneCountInString(name) > MaxNameChars || !nameRe().MatchString(name):
 		return refuse("note name %q: use at most %d characters of a-z, 0-9, '-' and '_'", name, MaxNameChars)
 	case strings.TrimSpace(description) == "":
 		return refuse("note %s needs a description (one line, at most %d characters): it is what index mode shows", name, MaxDescriptionChars)

@@ -85,13 +85,3 @@ func (b *Book) EnterTurn(ctx context.Context) (Mode, error) {
 	b.mu.Unlock()
 	return mode, nil
 }
-
-// Mode returns the mode fixed for the running turn.
-func (b *Book) Mode() Mode {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.mode == "" {
-		return Inline
-	}
-	return b.mode
-}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -152,7 +153,7 @@ func (b *Book) ask(ctx context.Context, o RebuildOptions, old []Note, target, ma
 	return resp.Message.Content, resp.Usage, nil
 }
 
-var headerRe = regexp.MustCompile(`^##\s+(.+?)\s*\|\s*(.*?)\s*$`)
+var headerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^##\s+(.+?)\s*\|\s*(.*?)\s*$`) })
 
 // parseNotebook reads "## name | description" blocks.
 func parseNotebook(text string) []Note {
@@ -166,7 +167,7 @@ func parseNotebook(text string) []Note {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if m := headerRe.FindStringSubmatch(line); m != nil {
+		if m := headerRe().FindStringSubmatch(line); m != nil {
 			flush()
 			desc := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), "(pinned)"))
 			cur, body = &Note{Name: strings.TrimSpace(m[1]), Description: desc}, nil
@@ -180,7 +181,7 @@ func parseNotebook(text string) []Note {
 	return out
 }
 
-var slugRe = regexp.MustCompile(`[^a-z0-9_-]+`)
+var slugRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 // check applies the seed's checks to a model's notebook: at least one note
 // parsed; names unique and fields within limits (cut and logged); every
@@ -199,7 +200,7 @@ func (b *Book) check(old []Note, text string, logf func(string, ...any)) ([]Note
 	var next []Note
 	seen := map[string]bool{}
 	for _, n := range parsed {
-		name := strings.Trim(slugRe.ReplaceAllString(strings.ToLower(n.Name), "-"), "-")
+		name := strings.Trim(slugRe().ReplaceAllString(strings.ToLower(n.Name), "-"), "-")
 		if utf8.RuneCountInString(name) > MaxNameChars {
 			name = string([]rune(name)[:MaxNameChars])
 		}

@@ -16,7 +16,7 @@ import (
 func scripted(t *testing.T, name string) (*llmtest.Server, llm.Client) {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", name+".yaml"))
-	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", MaxRetries: -1, Timeout: 5 * time.Second})
+	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

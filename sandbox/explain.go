@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // maxExplained bounds the refused lines an explanation quotes.
@@ -13,7 +14,9 @@ const maxExplained = 5
 // denied finds the lines of a command's output that report a refusal:
 // EACCES and EPERM in their usual spellings, and failed TCP connects (which
 // under a confining mode are always the sandbox's doing).
-var denied = regexp.MustCompile(`(?i)permission denied|operation not permitted|\bEACCES\b|\bEPERM\b|errno 13\b|errno 1\b|failed to connect|couldn't connect|could not connect`)
+var denied = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted|\bEACCES\b|\bEPERM\b|errno 13\b|errno 1\b|failed to connect|couldn't connect|could not connect`)
+})
 
 // reason texts the model gets for one refused line.
 const (
@@ -37,7 +40,7 @@ func (p *Policy) Explain(output, dir string) string {
 	}
 	var lines []string
 	for l := range strings.Lines(output) {
-		if l = strings.TrimSpace(l); denied.MatchString(l) && !strings.HasPrefix(l, "[sandbox") {
+		if l = strings.TrimSpace(l); denied().MatchString(l) && !strings.HasPrefix(l, "[sandbox") {
 			lines = append(lines, l)
 		}
 	}
@@ -105,21 +108,25 @@ func (p *Policy) why(r *rules, line, dir string) string {
 }
 
 var (
-	quoted   = regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^`']+)'")
-	netWords = regexp.MustCompile(`(?i)\b(connect|bind|listen|socket|dial|tcp|port|network)\b`)
-	phrase   = regexp.MustCompile(`(?i):?\s*(permission denied|operation not permitted)`)
+	quoted   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("'([^']+)'|\"([^\"]+)\"|‘([^’]+)’|`([^`']+)'") })
+	netWords = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(connect|bind|listen|socket|dial|tcp|port|network)\b`)
+	})
+	phrase = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i):?\s*(permission denied|operation not permitted)`)
+	})
 )
 
 // refusedTarget extracts the path a refusal line names ("" if none) and
 // whether the line is about a connection instead.
 func refusedTarget(line string) (string, bool) {
-	loc := phrase.FindStringIndex(line)
+	loc := phrase().FindStringIndex(line)
 	before, after := line, ""
 	if loc != nil {
 		before, after = line[:loc[0]], line[loc[1]:]
 	}
 	// Python: "Permission denied: '/x'".
-	if m := quoted.FindStringSubmatch(after); m != nil {
+	if m := quoted().FindStringSubmatch(after); m != nil {
 		return firstGroup(m), false
 	}
 	seg := before
@@ -128,11 +135,11 @@ func refusedTarget(line string) (string, bool) {
 	}
 	seg = strings.TrimSpace(seg)
 	// "cannot copy 'a' to 'b'": the last quoted name is the one refused.
-	if ms := quoted.FindAllStringSubmatch(seg, -1); ms != nil {
+	if ms := quoted().FindAllStringSubmatch(seg, -1); ms != nil {
 		return firstGroup(ms[len(ms)-1]), false
 	}
-	if seg == "" || netWords.MatchString(seg) || loc == nil {
-		return "", netWords.MatchString(line)
+	if seg == "" || netWords().MatchString(seg) || loc == nil {
+		return "", netWords().MatchString(line)
 	}
 	// "cannot create /etc/x", "open /etc/x": the last word.
 	if i := strings.LastIndexByte(seg, ' '); i >= 0 {
@@ -141,7 +148,7 @@ func refusedTarget(line string) (string, bool) {
 	if strings.ContainsAny(seg, "/.") || !strings.Contains(before, " ") {
 		return seg, false
 	}
-	return "", netWords.MatchString(line)
+	return "", netWords().MatchString(line)
 }
 
 // insideQuotes reports whether byte i of s sits inside a '…' pair (a

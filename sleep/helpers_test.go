@@ -77,7 +77,7 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	f.reg.MustAdd(FindTool(func() []*agents.Tool { return nil }))
 	f.reg.MustAdd(LoadTool(func() []*agents.Tool { return nil }, func() *agents.Loaded { return &agents.Loaded{} }, nil))
 	f.srv = llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "sleep-plans.yaml"))
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", MaxRetries: -1, Timeout: 5 * time.Second})
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

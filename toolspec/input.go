@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // property is the part of a parameter's schema an input struct must match.
@@ -19,7 +20,7 @@ type property struct {
 
 // defaultInText finds the default an integer parameter's description
 // states ("Default 400.").
-var defaultInText = regexp.MustCompile(`\bDefault (-?[0-9]+)\.`)
+var defaultInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bDefault (-?[0-9]+)\.`) })
 
 // CheckInput checks that t, the Go struct a built-in tool's arguments
 // decode into, declares exactly the tool's schema in schemas.json:
@@ -86,7 +87,7 @@ func CheckInput(name string, t reflect.Type) error {
 		}
 		def, hasDef := f.Tag.Lookup("default")
 		var said string
-		if m := defaultInText.FindStringSubmatch(p.Description); m != nil && p.Type == "integer" {
+		if m := defaultInText().FindStringSubmatch(p.Description); m != nil && p.Type == "integer" {
 			said = m[1]
 		}
 		switch {

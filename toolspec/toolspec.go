@@ -29,7 +29,7 @@ type Spec struct {
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
 
-	resolved *jsonschema.Resolved
+	resolve func() (*jsonschema.Resolved, error) // compiles Parameters once
 }
 
 var (
@@ -60,12 +60,7 @@ func load() {
 			return
 		}
 		s.Parameters = buf.Bytes()
-		r, err := Compile(s.Parameters)
-		if err != nil {
-			loadErr = fmt.Errorf("toolspec: %s: %w", s.Name, err)
-			return
-		}
-		s.resolved = r
+		s.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return Compile(s.Parameters) })
 		specs[s.Name] = s
 		order = append(order, s.Name)
 	}
@@ -114,13 +109,25 @@ func Names() []string {
 }
 
 // Resolved returns the spec's compiled schema, shared by every tool built
-// from it (it is only read).
-func (s *Spec) Resolved() *jsonschema.Resolved { return s.resolved }
+// from it (it is only read). It is compiled at the first call, once, however
+// many goroutines ask at the same time: compiling all the built-in schemas
+// cost milliseconds at every start of the process, and a session calls few
+// of its tools. TestSchemasLoad compiles every one.
+func (s *Spec) Resolved() *jsonschema.Resolved {
+	r, err := s.resolve()
+	if err != nil {
+		panic(fmt.Sprintf("toolspec: %s: %v", s.Name, err)) // TestSchemasLoad compiles every schema
+	}
+	return r
+}
+
+// Compiled is Resolved with the compile error returned, not raised.
+func (s *Spec) Compiled() (*jsonschema.Resolved, error) { return s.resolve() }
 
 // Validate checks arguments (the raw JSON the model sent) against the spec's
 // schema. The error is written for the model: it says what to fix.
 func (s *Spec) Validate(args json.RawMessage) (map[string]any, error) {
-	return ValidateWith(s.resolved, args)
+	return ValidateWith(s.Resolved(), args)
 }
 
 // ValidateWith checks arguments against a compiled schema.

@@ -21,6 +21,9 @@ func TestSchemasLoad(t *testing.T) {
 		if s.Description == "" || len(s.Parameters) == 0 {
 			t.Errorf("%s: empty description or parameters", name)
 		}
+		if _, err := s.resolve(); err != nil {
+			t.Errorf("%s: the schema does not compile: %v", name, err)
+		}
 	}
 }
 

@@ -55,10 +55,7 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 		dir = "."
 	}
 	known := func(name string) bool { _, ok := toolspec.Lookup(name); return ok }
-	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, known)
-	if err != nil {
-		return err
-	}
+	catalog := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, known)
 	defs, problems := catalog.All(), catalog.Problems()
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {

@@ -128,10 +128,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	// Check the plan before anything else happens: an invalid plan starts
 	// nothing and writes nothing, whatever else is missing.
-	catalog, err := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, nil)
-	if err != nil {
-		return err
-	}
+	catalog := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, nil)
 	models := slices.Sorted(maps.Keys(cfg.Models))
 	if err := plan.Validate(director.PlanEnv{Catalog: catalog, Board: store, BoardID: board, Models: models}); err != nil {
 		return err

@@ -46,7 +46,11 @@ func (p *batchPrinter) Emit(e agents.Event) {
 		if e.Batch.Resume {
 			mode = ", resuming"
 		}
-		p.line("▶ batch %s: %d delegations on board %s, %d at once%s", e.Batch.Plan, e.Batch.Delegations, e.Batch.Board, e.Batch.Parallel, mode)
+		bound := "all that are ready at once" // parallel 0: no bound
+		if e.Batch.Parallel > 0 {
+			bound = fmt.Sprintf("%d at once", e.Batch.Parallel)
+		}
+		p.line("▶ batch %s: %d delegations on board %s, %s%s", e.Batch.Plan, e.Batch.Delegations, e.Batch.Board, bound, mode)
 	case agents.EventDelegationStarted:
 		p.running++
 		p.line("%s ⇢ %s (%s): %s", p.clock(e), d.ID, d.Agent, oneLine(d.Task, 90))

@@ -133,6 +133,11 @@ func TestBatchPrinterProgressBar(t *testing.T) {
 			}
 		}
 		bar := "[████████████████████████] 2/2 · 0 running · 1.5s"
+		unbounded := newBatchPrinter(&buf, tty)
+		unbounded.Emit(agents.Event{Type: agents.EventBatchStarted, Time: t0, Batch: &agents.BatchEvent{Plan: "p.yaml", Board: "b", Delegations: 2}})
+		if want := "▶ batch p.yaml: 2 delegations on board b, all that are ready at once\n"; !strings.Contains(buf.String(), want) {
+			t.Errorf("tty=%v: parallel 0 (no bound) prints %q; want %q", tty, buf.String()[len(out):], want)
+		}
 		switch {
 		case tty && (!strings.Contains(out, bar+"\r\x1b[K") || !strings.HasSuffix(out, "\r\x1b[K")):
 			t.Errorf("terminal output lacks the bar %q, cleared at the end:\n%q", bar, out)

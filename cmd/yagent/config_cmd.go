@@ -65,7 +65,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 			Sandbox           string         `json:"sandbox"`
 			Sources           []string       `json:"sources"`
 			Config            *config.Config `json:"config"`
-		}{cfg.Home, cfg.NotesRoot, blackboard.Enabled(), box.Describe(), sources, cfg})
+		}{cfg.Home, f.NotesRoot(), blackboard.Enabled(), box.Describe(), sources, cfg})
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -74,7 +74,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 		return fmt.Errorf("print config: %w", err)
 	}
 	w := f.IO.Out
-	fmt.Fprintf(w, "# home: %s\n# notes root: %s\n", cfg.Home, cfg.NotesRoot)
+	fmt.Fprintf(w, "# home: %s\n# notes root: %s\n", cfg.Home, f.NotesRoot())
 	if !blackboard.Enabled() {
 		fmt.Fprintln(w, "# blackboard: disabled by YAGENT_BLACKBOARD=0")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/mcp"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 	"github.com/yagent/yagent/queue"
@@ -64,7 +65,8 @@ func badInput(err error) bool {
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
-		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy):
+		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy),
+		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset):
 		return true
 	}
 	return false

@@ -124,12 +124,16 @@ func (f *Factory) Config() (*config.Config, error) {
 	return f.cfg, f.cfgErr
 }
 
-// Board opens the notes root of the configuration; a board it starts
+// Board opens the notes root (blackboard.NotesRootDir); a board it starts
 // belongs to kb.project (mcp serve shows it only to tokens reaching it).
 func (f *Factory) Board() (*blackboard.Store, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	return blackboard.Open(cfg.NotesRoot).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
+	return blackboard.Open(f.NotesRoot()).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
 }
+
+// NotesRoot is where boards live: $YAGENT_NOTES_ROOT, else the notes of
+// yagent's home.
+func (f *Factory) NotesRoot() string { return blackboard.NotesRootDir(f.Getenv) }

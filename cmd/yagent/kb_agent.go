@@ -100,10 +100,14 @@ func revokedToken(ctx context.Context, store *kb.Store, person kb.Caller, name s
 }
 
 // sessionKBTools are the KB tools of a session's agents (kb.agent_tools),
-// run in-process under the agents' caller. A configuration mistake fails
-// the session; any other problem (no database, an unknown kb.project, a
-// revoked token) goes to warn and switches the tools off for the session.
-func sessionKBTools(ctx context.Context, f *Factory, sessionID string, warn func(error)) ([]*agents.Tool, error) {
+// run in-process under the agents' caller, their calls recorded under the
+// session sessionID names at the first call. The knowledge base is opened at
+// the first call of one of them, not here: a session whose agents never
+// use it never opens kb.db. A configuration mistake fails the session now;
+// any other problem (no database, an unknown kb.project, a revoked token)
+// shows up at that first call: it goes to warn, and the tools answer that
+// the knowledge base is not available for the rest of the session.
+func sessionKBTools(f *Factory, sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
@@ -112,37 +116,49 @@ func sessionKBTools(ctx context.Context, f *Factory, sessionID string, warn func
 	if !k.Enabled || len(k.AgentTools) == 0 {
 		return nil, nil
 	}
+	if _, err := kbEmbedder(cfg, f.Getenv); err != nil {
+		return nil, err // kb.embeddings names no usable model
+	}
 	write := false
 	for _, t := range kb.Tools() {
 		if slices.Contains(k.AgentTools, t.Name) && !t.ReadOnly {
 			write = true
 		}
 	}
-	off := func(err error) ([]*agents.Tool, error) {
-		warn(fmt.Errorf("%w; the knowledge-base tools are off for this session", err))
-		return nil, nil
-	}
-	store, person, err := kbOpen(ctx, f)
-	if badInput(err) {
-		return nil, err // kb.embeddings names no usable model
-	}
-	if err != nil {
-		return off(err)
-	}
-	c, err := agentCaller(ctx, store, person, cfg.Home, agentToken(write, k.Project))
-	if err != nil {
-		if kb.ErrorCode(err) == kb.CodeNotFound && k.Project != "" {
-			return off(fmt.Errorf("kb.project %q is not one of your projects: create it with `yagent kb projects create %s` or fix kb.project", k.Project, k.Project))
+	open := func(ctx context.Context) (mcp.KBBackend, kb.Caller, error) {
+		store, c, err := agentKB(ctx, f, agentToken(write, k.Project))
+		if err != nil {
+			if ctx.Err() == nil {
+				warn(fmt.Errorf("%w; the knowledge-base tools are off for this session", err))
+			}
+			return nil, kb.Caller{}, err
 		}
-		return off(fmt.Errorf("knowledge base: %w", err))
+		c.Client, c.Session = "yagent", sessionID()
+		return store, c, nil
 	}
-	c.Client, c.Session = "yagent", sessionID
-	tools, err := mcp.KBTools(store, c, mcp.KBToolsOptions{Names: k.AgentTools, Project: k.Project})
+	return mcp.KBTools(open, mcp.KBToolsOptions{Names: k.AgentTools, Project: k.Project})
+}
+
+// agentKB opens the knowledge base of the configuration and the agents'
+// caller of spec's scope.
+func agentKB(ctx context.Context, f *Factory, spec kb.TokenSpec) (*kb.Store, kb.Caller, error) {
+	cfg, err := f.Config()
 	if err != nil {
-		// kb.agent_tools names a tool kb does not have; mcp gives that
-		// error no identity of its own (another lane), so it is marked
-		// here, the one place it can come from.
-		return nil, &usageError{err: err}
+		return nil, kb.Caller{}, err
 	}
-	return tools, nil
+	// The factory keeps the store it opened, or why it could not, for the
+	// process: a call cancelled meanwhile must not leave a cancellation
+	// there.
+	store, person, err := kbOpen(context.WithoutCancel(ctx), f)
+	if err != nil {
+		return nil, kb.Caller{}, err
+	}
+	c, err := agentCaller(ctx, store, person, cfg.Home, spec)
+	if err != nil {
+		if project := cfg.KB.Project; kb.ErrorCode(err) == kb.CodeNotFound && project != "" {
+			return nil, kb.Caller{}, fmt.Errorf("kb.project %q is not one of your projects: create it with `yagent kb projects create %s` or fix kb.project", project, project)
+		}
+		return nil, kb.Caller{}, fmt.Errorf("knowledge base: %w", err)
+	}
+	return store, c, nil
 }

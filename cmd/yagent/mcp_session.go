@@ -10,11 +10,11 @@ import (
 // knowledge base's (in-process) and the external MCP servers'. A part that
 // cannot be had is left out with a warning; only a configuration mistake
 // fails the session.
-func sessionTools(ctx context.Context, f *Factory, sessionID string, sink agents.Sink) ([]*agents.Tool, error) {
+func sessionTools(ctx context.Context, f *Factory, sessionID func() string, sink agents.Sink) ([]*agents.Tool, error) {
 	warn := func(err error) {
 		sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + err.Error()})
 	}
-	tools, err := sessionKBTools(ctx, f, sessionID, warn)
+	tools, err := sessionKBTools(f, sessionID, warn)
 	if err != nil {
 		return nil, err
 	}

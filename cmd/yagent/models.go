@@ -45,14 +45,14 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 	if cl, ok := c.cache[key]; ok {
 		return cl, id, nil
 	}
-	ep := llm.EndpointConfig{BaseURL: m.BaseURL, APIKey: m.APIKey(c.getenv), Model: id, Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries,
+	ep := llm.EndpointConfig{BaseURL: m.BaseURL, APIKey: m.APIKey(c.getenv), Model: id, Timeout: m.Timeout.D(),
+		MaxRetries: m.MaxRetries, Backoff: llm.ExponentialBackoff,
 		Provider: m.Provider, API: m.API, ReasoningEffort: m.ReasoningEffort, APIVersion: m.APIVersion,
 		ExtraBody: m.ExtraBody, ExtraHeaders: m.Headers(c.getenv), DropParams: m.DropParams}
-	if m.MaxRetries == 0 {
-		ep.MaxRetries = -1 // max_retries: 0 means no retries (key presence)
-	}
 	if c.replay != nil {
-		ep = llm.EndpointConfig{BaseURL: c.replay.URL(), Model: "replay", MaxRetries: -1}
+		// A scripted model answers at once and never fails by chance: no
+		// retries, the configured timeout.
+		ep = llm.EndpointConfig{BaseURL: c.replay.URL(), Model: "replay", Timeout: m.Timeout.D()}
 		id = "replay"
 	}
 	name = key

@@ -3,9 +3,11 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // TestModelNames pins how a model name finds its endpoint: "" and inherit
@@ -60,6 +62,37 @@ func TestModelNames(t *testing.T) {
 			t.Errorf("resolve(%q) warned %q", tc.name, warnings)
 		case tc.warning != "" && (len(warnings) != 1 || warnings[0] != tc.warning):
 			t.Errorf("resolve(%q) warnings = %q; want once %q", tc.name, warnings, tc.warning)
+		}
+	}
+}
+
+// TestModelRetriesAsConfigured pins that models.<name>.max_retries reaches
+// the client as it is: 0 is one request and no retry (no adapter turns it
+// into a default), 2 is three requests.
+func TestModelRetriesAsConfigured(t *testing.T) {
+	sc, err := llmtest.Parse([]byte(`
+steps:
+  - repeat: true
+    fault: {kind: status, status: 503, times: 0}
+    reply: {text: never}
+`), "always-503")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, retries := range []int{0, 2} {
+		srv := llmtest.New(sc)
+		t.Cleanup(srv.Close)
+		cfg := &config.Config{Models: map[string]config.Model{"default": {BaseURL: srv.URL(), Model: "m", Timeout: config.Duration(5 * time.Second), MaxRetries: retries}}}
+		c := &clients{cfg: cfg, getenv: func(string) string { return "" }}
+		cl, _, err := c.resolve("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Stream(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}); err == nil {
+			t.Fatal("a 503 every time: want an error")
+		}
+		if n := len(srv.Requests()); n != retries+1 {
+			t.Errorf("max_retries: %d: the server saw %d requests; want %d", retries, n, retries+1)
 		}
 	}
 }

@@ -129,8 +129,8 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}
-	if _, ok := cfg.Toolsets[fl.Toolset]; fl.Toolset != "" && !ok {
-		return nil, usagef("--toolset %q is not configured: add it under toolsets: in the configuration", fl.Toolset)
+	if err := director.CheckToolset(cfg, fl.Toolset); err != nil {
+		return nil, err
 	}
 	if fl.MaxSteps > 0 { // flags are the last configuration layer
 		c := *cfg
@@ -156,41 +156,57 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if !req.Inspect {
 		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
 	}
-	sessions, err := f.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
 	_, model, err := cl.resolve("")
 	if err != nil && !req.Inspect {
 		return nil, err
 	}
-	var sess *memory.Session
-	if req.Resume != "" {
-		sess, err = sessions.ResumeWith(ctx, req.Resume, memory.ResumeOptions{ReadOnly: req.Inspect, LockOptions: memory.LockOptions{
-			Wait:   fl.Wait,
-			OnWait: func(b *memory.BusyError) { out.notice(f, b.Error()+": waiting for it to finish (--wait)") },
-		}})
-		if errors.Is(err, memory.ErrSessionBusy) && !fl.Wait {
-			err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", err)
+	// The session's database, rollout and row are opened and written
+	// (fsyncs) while the session's tools are built: the two do not depend
+	// on each other until the director is.
+	type opened struct {
+		sess *memory.Session
+		err  error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		sessions, err := f.Sessions(ctx)
+		if err != nil {
+			done <- opened{err: err}
+			return
 		}
-	} else {
-		sess, err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
+		var o opened
+		if req.Resume != "" {
+			o.sess, o.err = sessions.ResumeWith(ctx, req.Resume, memory.ResumeOptions{ReadOnly: req.Inspect, LockOptions: memory.LockOptions{
+				Wait:   fl.Wait,
+				OnWait: func(b *memory.BusyError) { out.notice(f, b.Error()+": waiting for it to finish (--wait)") },
+			}})
+			if errors.Is(o.err, memory.ErrSessionBusy) && !fl.Wait {
+				o.err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", o.err)
+			}
+		} else {
+			o.sess, o.err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
+		}
+		done <- o
+	}()
+	var sessionID string // known before any tool runs
+	store, err := f.Board()
+	var extra []*agents.Tool
+	if err == nil {
+		extra, err = sessionTools(ctx, f, func() string { return sessionID }, out.sink)
 	}
-	if err != nil {
-		return nil, err
+	o := <-done
+	if o.err != nil {
+		return nil, o.err
 	}
+	sess := o.sess
+	sessionID = sess.ID()
 	out.sess = sess
 	out.closers = append(out.closers, func() { out.warn(f, "closing the session's rollout", sess.Close()) })
+	if err != nil {
+		return nil, err
+	}
 	for _, w := range sess.Warnings {
 		out.notice(f, "warning: "+w)
-	}
-	store, err := f.Board()
-	if err != nil {
-		return nil, err
-	}
-	extra, err := sessionTools(ctx, f, sess.ID(), out.sink)
-	if err != nil {
-		return nil, err
 	}
 	d, err := director.New(director.Options{
 		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),

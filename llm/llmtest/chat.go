@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/llm"
@@ -73,13 +74,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, decode func([]by
 	s.write(w, r, a)
 }
 
-var agentRe = regexp.MustCompile(`\[agent:([^\]\s]+)\]`)
+var agentRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[agent:([^\]\s]+)\]`) })
 
 // agentOf reads the agent marker of the first system message.
 func agentOf(msgs []llm.Message) string {
 	for _, m := range msgs {
 		if m.Role == llm.RoleSystem {
-			if sub := agentRe.FindStringSubmatch(m.Content); sub != nil {
+			if sub := agentRe().FindStringSubmatch(m.Content); sub != nil {
 				return sub[1]
 			}
 			return ""
@@ -254,7 +255,7 @@ func (s *Server) subst(text string) string {
 	if !strings.Contains(text, "${") {
 		return text
 	}
-	return refRe.ReplaceAllStringFunc(text, func(ref string) string {
+	return refRe().ReplaceAllStringFunc(text, func(ref string) string {
 		if v, ok := s.captured[ref[2:len(ref)-1]]; ok {
 			return v
 		}

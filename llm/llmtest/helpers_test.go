@@ -21,7 +21,7 @@ func serve(t testing.TB, yaml string, opts ...llmtest.Option) *llmtest.Server {
 
 func client(t testing.TB, srv *llmtest.Server) *llm.OpenAIClient {
 	t.Helper()
-	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", MaxRetries: -1})
+	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ steps:
     fault: {kind: cut_stream, after_bytes: 10}
     reply: {text: whole}
 `)
-	c := client(t, srv) // MaxRetries -1: every attempt is visible
+	c := client(t, srv) // no retries: every attempt is visible
 	for i := range 2 {
 		_, err := c.Stream(t.Context(), llm.Request{Messages: msgs("d", user("flaky"))})
 		if err == nil || !strings.Contains(err.Error(), "503") {

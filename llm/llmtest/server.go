@@ -92,9 +92,6 @@ func WithLogf(logf func(format string, args ...any)) Option {
 	return func(o *options) { o.logf = logf }
 }
 
-// WithClock sets the clock stamped on recorded requests.
-func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
 // New starts a server for sc, panicking if sc is invalid or no port can be
 // had (as httptest.NewServer does). Programs should use Start.
 func New(sc *Scenario, opts ...Option) *Server {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -25,8 +26,8 @@ func (p problem) format(root *yaml.Node) string {
 }
 
 var (
-	identRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	refRe    = regexp.MustCompile(`\$\{([^}]*)\}`)
+	identRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	refRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]*)\}`) })
 	roles    = []string{"system", "user", "assistant", "tool"}
 	finishes = []string{"stop", "length", "tool_calls", "content_filter", "function_call", "error"}
 	kinds    = []string{FaultStatus, FaultSlowFirstByte, FaultCutStream}
@@ -76,7 +77,7 @@ func (st *Step) validate(i int, ids map[string]int, captured map[string]bool) []
 		}
 	}
 	for _, name := range sortedKeys(st.Capture) {
-		if !identRe.MatchString(name) {
+		if !identRe().MatchString(name) {
 			add(fmt.Sprintf("capture name %q is not an identifier ([A-Za-z_][A-Za-z0-9_]*)", name), "capture", name)
 		}
 		if _, err := regexp.Compile(st.Capture[name]); err != nil {
@@ -99,7 +100,7 @@ func (st *Step) validate(i int, ids map[string]int, captured map[string]bool) []
 		add(fmt.Sprintf("unknown finish_reason %q (want %s)", f, strings.Join(finishes, ", ")), "reply", "finish_reason")
 	}
 	refs := func(s string, path ...any) {
-		for _, m := range refRe.FindAllStringSubmatch(s, -1) {
+		for _, m := range refRe().FindAllStringSubmatch(s, -1) {
 			if !captured[m[1]] {
 				add(fmt.Sprintf("${%s} is never captured: add it to some step's capture", m[1]), path...)
 			}

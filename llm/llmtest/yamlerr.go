@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -105,9 +106,9 @@ func findPath(root *yaml.Node, line int, key, value string) []any {
 }
 
 var (
-	yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRe  = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
-	cannotRe   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
+	unknownRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type (\S+)$`) })
+	cannotRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$") })
 )
 
 // yamlErrors rewrites the decoder's errors so each names its line and field
@@ -121,20 +122,20 @@ func yamlErrors(err error, root *yaml.Node) []string {
 	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		m := yamlLineRe.FindStringSubmatch(l)
+		m := yamlLineRe().FindStringSubmatch(l)
 		if m == nil {
 			out = append(out, l)
 			continue
 		}
 		line, _ := strconv.Atoi(m[1])
 		msg, key, value := m[2], "", ""
-		if u := unknownRe.FindStringSubmatch(msg); u != nil {
+		if u := unknownRe().FindStringSubmatch(msg); u != nil {
 			key = u[1]
 			msg = fmt.Sprintf("unknown field %q", u[1])
 			if known := fieldSets(Scenario{}, Step{}, Match{}, Reply{}, ToolCall{}, Usage{}, Fault{})[u[2]]; known != "" {
 				msg += " (known: " + known + ")"
 			}
-		} else if c := cannotRe.FindStringSubmatch(msg); c != nil {
+		} else if c := cannotRe().FindStringSubmatch(msg); c != nil {
 			value = c[2]
 			msg = fmt.Sprintf("cannot use %q here: want %s", c[2], humanType(c[3]))
 		}
@@ -150,12 +151,14 @@ func yamlErrors(err error, root *yaml.Node) []string {
 	return out
 }
 
-var parserErrRe = regexp.MustCompile(`^line (\d+): (did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content))$`)
+var parserErrRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^line (\d+): (did not find expected (?:',' or '\]'|',' or '\}'|'-' indicator|key|node content))$`)
+})
 
 // parserLine corrects yaml.v3's line for parser (not scanner) errors: it
 // reports the 0-based line where the enclosing block starts.
 func parserLine(msg string) string {
-	m := parserErrRe.FindStringSubmatch(msg)
+	m := parserErrRe().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
