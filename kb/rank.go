@@ -1,12 +1,10 @@
 package kb
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -178,8 +176,7 @@ func (s *Store) docFreq(ctx context.Context, index, word, term string) (int64, e
 // Only ids and scores come out of the indexes: the scope is checked on the
 // notes_scope index, never on note rows.
 func (s *Store) ftsSearch(ctx context.Context, p ftsPlan, sc scope, k int) ([]hit, error) {
-	byID := map[int64]*hit{}
-	var order []*hit
+	var lists [][]scoredHit
 	for _, ix := range []struct {
 		table, weights string
 		terms          []string
@@ -192,34 +189,17 @@ func (s *Store) ftsSearch(ctx context.Context, p ftsPlan, sc scope, k int) ([]hi
 		if err != nil {
 			return nil, err
 		}
-		for _, sh := range scored {
-			h := byID[sh.id]
-			if h == nil {
-				h = &hit{id: sh.id, fts: true}
-				byID[sh.id] = h
-				order = append(order, h)
-			}
-			h.score += sh.score * sh.prior
-		}
+		lists = append(lists, scored)
 	}
-	// bm25() is lower for better matches.
-	slices.SortFunc(order, func(a, b *hit) int {
-		if c := cmp.Compare(a.score, b.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	out := make([]hit, 0, min(k, len(order)))
-	for _, h := range order[:min(k, len(order))] {
-		out = append(out, *h)
-	}
+	// bm25() is lower for better matches: mergeScored keeps the lowest.
+	out, seen := mergeScored(lists, k)
 	if len(p.body) == 0 && len(p.common) > 0 && len(out) < k {
 		newest, err := s.ftsNewest(ctx, p.common, sc, k)
 		if err != nil {
 			return nil, err
 		}
 		for _, h := range newest {
-			if byID[h.id] == nil && len(out) < k {
+			if !seen[h.id] && len(out) < k {
 				out = append(out, h)
 			}
 		}
