@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 // handoffKeys are the front matter keys Handoff owns; every other key is
@@ -86,7 +87,7 @@ func (f Fields) MarshalJSON() ([]byte, error) {
 		var b []byte
 		err := f.nodes[i+1].Decode(&v)
 		if err == nil {
-			b, err = json.Marshal(jsonable(v))
+			b, err = json.Marshal(yamlstrict.JSONValue(v))
 		}
 		if err != nil {
 			text, _ := yaml.Marshal(f.nodes[i+1])
@@ -96,31 +97,6 @@ func (f Fields) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// jsonable turns YAML's decoded values into ones encoding/json accepts.
-func jsonable(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			v[k] = jsonable(e)
-		}
-		return v
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[fmt.Sprint(k)] = jsonable(e)
-		}
-		return m
-	case []any:
-		for i, e := range v {
-			v[i] = jsonable(e)
-		}
-		return v
-	case time.Time:
-		return v.Format(time.RFC3339Nano)
-	}
-	return v
 }
 
 // splitFields separates a front matter mapping into the handoff's own keys

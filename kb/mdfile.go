@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 type markdownDoc struct {
@@ -89,37 +91,13 @@ func parseMarkdownFile(data []byte, stem string) (markdownDoc, error) {
 	} else {
 		doc.typ = typ
 	}
-	b, err := json.Marshal(jsonValue(fm))
+	b, err := json.Marshal(yamlstrict.JSONValue(fm))
 	if err != nil {
 		doc.warnings = append(doc.warnings, fmt.Sprintf("front matter fields dropped: %v", err))
 		b = []byte("{}")
 	}
 	doc.frontmatter = string(b)
 	return doc, nil
-}
-
-// jsonValue turns decoded YAML into values encoding/json accepts: mapping
-// keys that are not strings become their text.
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			v[k] = jsonValue(e)
-		}
-		return v
-	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[fmt.Sprint(k)] = jsonValue(e)
-		}
-		return m
-	case []any:
-		for i, e := range v {
-			v[i] = jsonValue(e)
-		}
-		return v
-	}
-	return v
 }
 
 func firstLineOf(s string) string {

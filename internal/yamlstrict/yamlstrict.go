@@ -6,6 +6,7 @@
 package yamlstrict
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -145,4 +146,30 @@ func FloatsInIntegers(n *yaml.Node, t reflect.Type) []FloatInInteger {
 		}
 	})
 	return out
+}
+
+// JSONValue turns what yaml.v3 decoded into `any` into values
+// encoding/json accepts: mapping keys that are not strings (numbers,
+// booleans, dates) become their text. Maps and slices are converted in
+// place. Dates stay time.Time, which JSON writes as RFC 3339.
+func JSONValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = JSONValue(e)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[fmt.Sprint(k)] = JSONValue(e)
+		}
+		return m
+	case []any:
+		for i, e := range v {
+			v[i] = JSONValue(e)
+		}
+		return v
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package yamlstrict
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -57,5 +58,23 @@ plain: 4.0
 	want := []string{"count=2.5@1", "items[1].n=1e3@3", "by_name.a.n=7.0@4", "ptr.n=.5@5", "n=3.25@9", "plain=4.0@10"}
 	if !slices.Equal(got, want) {
 		t.Errorf("FloatsInIntegers = %v; want %v", got, want)
+	}
+}
+
+// TestJSONValue: whatever yaml.v3 decodes into `any` — keys that are
+// numbers, booleans or dates, nested under lists — marshals to JSON.
+func TestJSONValue(t *testing.T) {
+	src := "a: {1: one, true: yes}\nb: [{2026-01-02: x}]\nc: 2026-01-02T03:04:05Z\n"
+	var v any
+	if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(JSONValue(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":{"1":"one","true":"yes"},"b":[{"2026-01-02 00:00:00 +0000 UTC":"x"}],"c":"2026-01-02T03:04:05Z"}`
+	if string(got) != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
