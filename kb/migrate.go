@@ -12,10 +12,14 @@ import (
 //go:embed migrations/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
-// migrations returns the schema steps in order; step i brings the schema to
-// version i+1. Files are named NNN_*.sql and are never edited once released.
-func migrations() []string {
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+// migrations returns the SQLite schema steps in order; step i brings the
+// schema to version i+1. Files are named NNN_*.sql and are never edited
+// once released.
+func migrations() []string { return embeddedSteps("migrations/*.sql") }
+
+// embeddedSteps reads the embedded files matching pattern, in name order.
+func embeddedSteps(pattern string) []string {
+	names, err := fs.Glob(migrationFS, pattern)
 	if err != nil {
 		panic(err) // the pattern is constant
 	}

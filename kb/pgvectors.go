@@ -59,20 +59,7 @@ func (d *pgDialect) vectorSearch(ctx context.Context, s *Store, qv []float32, sc
 func pgvectorRank(ctx context.Context, s *Store, from string, args []any, qv []float32, k int) ([]int64, error) {
 	from = strings.Replace(from, " FROM note_vectors v ", " FROM note_vectors v JOIN note_pgvectors p ON p.note_id = v.note_id ", 1)
 	query := "SELECT v.note_id" + from + " ORDER BY p.vec <=> ?::vector, v.note_id LIMIT ?"
-	rows, err := s.db.QueryContext(ctx, query, append(args, vectorLiteral(qv), k)...)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("vector search: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return s.vectorIDs(ctx, query, append(args, vectorLiteral(qv), k)...)
 }
 
 // vectorLiteral is v in pgvector's text form, [1,-0.5,…].

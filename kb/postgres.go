@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -116,22 +114,7 @@ func (pgDialect) stringAgg(expr, sep string) string {
 
 // pgMigrations are the PostgreSQL schema steps, versioned apart from
 // SQLite's: step i brings the schema to version i+1.
-func pgMigrations() []string {
-	names, err := fs.Glob(migrationFS, "migrations/postgres/*.sql")
-	if err != nil {
-		panic(err) // the pattern is constant
-	}
-	sort.Strings(names)
-	steps := make([]string, len(names))
-	for i, name := range names {
-		b, err := migrationFS.ReadFile(name)
-		if err != nil {
-			panic(err) // embedded files are always readable
-		}
-		steps[i] = string(b)
-	}
-	return steps
-}
+func pgMigrations() []string { return embeddedSteps("migrations/postgres/*.sql") }
 
 // PostgresSchemaVersion is the PostgreSQL schema version this code writes.
 func PostgresSchemaVersion() int { return len(pgMigrations()) }

@@ -198,7 +198,12 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 			args = append(in, encodeVector(qv))
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, query, append(args, k)...)
+	return s.vectorIDs(ctx, query, append(args, k)...)
+}
+
+// vectorIDs runs a vector search query that selects note ids.
+func (s *Store) vectorIDs(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -211,7 +216,10 @@ func (s *Store) vectorSearch(ctx context.Context, qv []float32, sc scope, k int)
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	return ids, nil
 }
 
 // vectorQuery picks the exact or the shortlisted query (shortlisted says
