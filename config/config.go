@@ -242,6 +242,9 @@ type Agents struct {
 	// or off; SandboxWritable are extra roots commands may write under.
 	Sandbox         string   `yaml:"sandbox" json:"sandbox"`
 	SandboxWritable []string `yaml:"sandbox_writable" json:"sandbox_writable"`
+	// ShellAllow are command prefixes (words: "go test", "git status")
+	// the shell tool runs without asking, still sandboxed.
+	ShellAllow []string `yaml:"shell_allow" json:"shell_allow"`
 }
 
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to
