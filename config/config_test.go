@@ -36,6 +36,11 @@ func load(t *testing.T, user, workspace string, kv ...string) (*Config, error) {
 	}
 	if workspace != "" {
 		write(t, filepath.Join(wd, ".yagent", "config.yaml"), workspace)
+		// These tests are about layering: the workspace is trusted
+		// (trust_test.go is about trust).
+		if _, _, err := Trust(home, wd, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return Load(Options{Getenv: env(home, kv...), Dir: wd})
 }
