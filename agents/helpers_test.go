@@ -68,5 +68,5 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // writeTestFile writes a file inside the workspace (tests and benchmarks).
 func writeTestFile(w *Workspace, rel, content string) error {
-	return w.atomicWrite(rel, []byte(content))
+	return w.atomicWrite(rel, []byte(content), true)
 }

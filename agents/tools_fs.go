@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -44,8 +45,9 @@ type (
 
 // FSTools returns read_file, list_dir, glob, grep, write_file and edit_file
 // over the workspace. Write tools report the files they produced as
-// Result.Artifacts (the system's record of artifacts).
-// Under the untrusted policy every write is approved first.
+// Result.Artifacts (the system's record of artifacts). A write to a
+// protected path (Workspace.Protected) is always asked about; under the
+// untrusted policy every write is, with the change shown as a diff.
 func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
 	return []*Tool{
 		NewTool("read_file", "fs", Core, w.readFile),
@@ -53,22 +55,30 @@ func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
 		NewTool("glob", "fs", 0, w.glob),
 		NewTool("grep", "fs", 0, w.grep),
 		NewTool("write_file", "fs", Writes, func(ctx context.Context, c *Call, in writeFileIn) (Result, error) {
-			return guardWrite(ctx, policy, c, in.Path, func() (Result, error) { return w.writeFile(in) })
+			return w.writeFile(ctx, policy, c, in)
 		}),
 		NewTool("edit_file", "fs", Writes, func(ctx context.Context, c *Call, in editFileIn) (Result, error) {
-			return guardWrite(ctx, policy, c, in.Path, func() (Result, error) { return w.editFile(in) })
+			return w.editFile(ctx, policy, c, in)
 		}),
 	}
 }
 
-// guardWrite runs write once the policy permits it (untrusted asks first).
-func guardWrite(ctx context.Context, policy ShellPolicy, c *Call, path string, write func() (Result, error)) (Result, error) {
-	ok, why, err := policy.permit(ctx, fmt.Sprintf("%s %s", c.Name, path), false)
-	if err != nil || !ok {
-		return ErrorResult("%s", why), err
+// permitWrite asks the policy about writing content to rel (old is what is
+// there now); "" means go ahead, else the refusal for the model.
+func (w *Workspace) permitWrite(ctx context.Context, policy ShellPolicy, c *Call, rel, old, content string, created bool) (string, error) {
+	slash := filepath.ToSlash(rel)
+	q := Question{Action: c.Name + " " + slash, Path: slash, Old: old, New: content, Created: created}
+	q.Why, _ = w.Protected(rel)
+	ok, why, err := policy.permitWrite(ctx, q, slash)
+	if err != nil || ok {
+		return "", err
 	}
-	return write()
+	return why, nil
 }
+
+// errBecameProtected refuses a write whose path turned into a protected one
+// (a directory replaced by a link into .git) while it was being approved.
+var errBecameProtected = errors.New("the path leads to a protected path now (a directory on the way changed since the write was approved): refused")
 
 func (w *Workspace) readFile(_ context.Context, _ *Call, a readFileIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
@@ -157,7 +167,7 @@ func (w *Workspace) listDir(_ context.Context, _ *Call, a listDirIn) (Result, er
 	return Result{Content: b.String(), Summary: Count(len(entries), "entry", "entries")}, nil
 }
 
-func (w *Workspace) writeFile(a writeFileIn) (Result, error) {
+func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, a writeFileIn) (Result, error) {
 	if len(a.Content) > writeMaxBytes {
 		return ErrorResult("content is %d bytes, over the %d MiB limit: split the file", len(a.Content), writeMaxBytes>>20), nil
 	}
@@ -172,7 +182,17 @@ func (w *Workspace) writeFile(a writeFileIn) (Result, error) {
 	if _, err := w.root.Stat(rel); err != nil {
 		existed = false
 	}
-	if err := w.atomicWrite(rel, []byte(a.Content)); err != nil {
+	old := ""
+	if existed && policy.Ask != nil {
+		if data, err := fs.ReadFile(w.root.FS(), filepath.ToSlash(rel)); err == nil {
+			old = string(data)
+		}
+	}
+	_, protected := w.Protected(rel)
+	if why, err := w.permitWrite(ctx, policy, c, rel, old, a.Content, !existed); err != nil || why != "" {
+		return ErrorResult("%s", why), err
+	}
+	if err := w.atomicWrite(rel, []byte(a.Content), protected); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	verb := "created"
@@ -187,7 +207,7 @@ func (w *Workspace) writeFile(a writeFileIn) (Result, error) {
 	}, nil
 }
 
-func (w *Workspace) editFile(a editFileIn) (Result, error) {
+func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a editFileIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
 	if err != nil {
 		return ErrorResult("%v", err), nil
@@ -204,7 +224,11 @@ func (w *Workspace) editFile(a editFileIn) (Result, error) {
 		return ErrorResult("old text occurs %d times in %s: include more surrounding lines to make it unique", n, a.Path), nil
 	}
 	out := bytes.Replace(data, []byte(a.Old), []byte(a.New), 1)
-	if err := w.atomicWrite(rel, out); err != nil {
+	_, protected := w.Protected(rel)
+	if why, err := w.permitWrite(ctx, policy, c, rel, string(data), string(out), false); err != nil || why != "" {
+		return ErrorResult("%s", why), err
+	}
+	if err := w.atomicWrite(rel, out, protected); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	return Result{
@@ -239,13 +263,17 @@ func tempName(base string, pid int, seq uint64) string {
 
 // atomicWrite replaces rel inside the root: a temp file beside it that
 // never looks like the real one, fsync, rename, directory fsync. Parent
-// directories are created.
-func (w *Workspace) atomicWrite(rel string, data []byte) error {
+// directories are created. Unless the write was approved as one to a
+// protected path, rel is checked again once its directory exists.
+func (w *Workspace) atomicWrite(rel string, data []byte, approvedProtected bool) error {
 	dir := filepath.Dir(rel)
 	if dir != "." {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
+	}
+	if _, now := w.Protected(rel); now && !approvedProtected {
+		return errBecameProtected
 	}
 	perm := os.FileMode(0o644)
 	if fi, err := w.root.Lstat(rel); err == nil {

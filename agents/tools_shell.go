@@ -49,11 +49,41 @@ func ParseApproval(s string) (Approval, error) {
 	return "", fmt.Errorf("approval policy %q: want untrusted, on-request or never", s)
 }
 
-// Asker asks the person to approve an action. It returns false when the
-// person declines.
+// Asker asks the person to approve an action.
 type Asker interface {
-	Ask(ctx context.Context, question string) (bool, error)
+	Ask(ctx context.Context, q Question) (Answer, error)
 }
+
+// Question is one action a person is asked to approve.
+type Question struct {
+	// Action says what would happen: "run `go test ./...` in /ws",
+	// "write_file notes.txt".
+	Action string
+	// Why says why it is asked beyond the approval policy ("" = the policy
+	// asks): the protected path a write would change, and what it does.
+	Why string
+	// Path, Old and New describe a file write (Path "" = not a write):
+	// the content before ("" for a new file, Created) and after.
+	Path     string
+	Old, New string
+	Created  bool
+	// Prefix is the command prefix an "always" answer approves for the
+	// rest of the session ("" = "always" is not offered).
+	Prefix string
+}
+
+// Answer is a person's answer.
+type Answer int
+
+const (
+	// Deny: no (also Ctrl-C, Esc, Enter and anything unexpected).
+	Deny Answer = iota
+	// Allow this once.
+	Allow
+	// AllowPrefix: this and every later command of Question.Prefix in
+	// this session.
+	AllowPrefix
+)
 
 // ShellPolicy decides whether shell commands (and, under untrusted, writes)
 // may run.
@@ -66,6 +96,13 @@ type ShellPolicy struct {
 	// Ask is nil when nobody can answer a question (stdin or stderr is not
 	// a terminal: cron, CI, nohup, a pipe, /dev/null).
 	Ask Asker
+	// ShellAllow are command prefixes (agents.shell_allow) that run
+	// without asking, in every approval mode and headless too (see
+	// shellwords.go for what matches); still sandboxed.
+	ShellAllow []string
+	// Session keeps the prefixes a person answered "always" for in this
+	// session (nil: "always" is not offered).
+	Session *Approvals
 	// Sandbox confines the commands (nil: unconfined; the command tree
 	// always sets it from agents.sandbox / --sandbox).
 	Sandbox *sandbox.Policy
@@ -73,31 +110,68 @@ type ShellPolicy struct {
 
 // Refusals the model (and the person reading the transcript) gets.
 const (
-	refuseNoShell  = "shell is not allowed in this run: nobody can be asked to approve commands (stdin and stderr are not both terminals); the person must pass --allow-shell (or set agents.allow_shell: true)"
-	refuseNoAsker  = "nobody is there to approve this (stdin and stderr are not both terminals): it was not done"
-	refuseDeclined = "the person declined: do not retry it; ask or take another way"
+	refuseNoShell   = "shell is not allowed in this run: nobody can be asked to approve commands (stdin and stderr are not both terminals); the person must pass --allow-shell (or set agents.allow_shell: true, or list the command's prefix in agents.shell_allow)"
+	refuseNoAsker   = "nobody is there to approve this (stdin and stderr are not both terminals): it was not done"
+	refuseDeclined  = "the person declined: do not retry it; ask or take another way"
+	refuseProtected = "%s is a protected path (%s): file tools change it only with the person's explicit approval, and nobody is there to approve (stdin and stderr are not both terminals), so it was not written; tell the person what to change and why, they can edit it themselves"
 )
 
-// permit decides one action; the string says why it was refused.
-func (p ShellPolicy) permit(ctx context.Context, what string, isShell bool) (bool, string, error) {
-	if isShell && !p.Allowed && p.Ask == nil {
+// permitShell decides one command; the string says why it was refused.
+// words are the command's words when it is simple (ok).
+func (p ShellPolicy) permitShell(ctx context.Context, action string, words []string, simple bool) (bool, string, error) {
+	if simple && (allowedByRule(p.ShellAllow, words) || p.Session.match(words)) {
+		return true, "", nil
+	}
+	if !p.Allowed && p.Ask == nil {
 		return false, refuseNoShell, nil
 	}
-	ask := isShell && p.Approval != ApproveNever || !isShell && p.Approval == ApproveUntrusted
-	if !ask {
+	if p.Approval == ApproveNever {
 		return true, "", nil
 	}
 	if p.Ask == nil {
-		if isShell && p.Allowed && p.Approval != ApproveUntrusted {
+		if p.Allowed && p.Approval != ApproveUntrusted {
 			return true, "", nil // nobody to ask, but --allow-shell said yes
 		}
 		return false, refuseNoAsker, nil
 	}
-	ok, err := p.Ask.Ask(ctx, what)
+	q := Question{Action: action}
+	var prefix []string
+	if simple && p.Session != nil {
+		if pre, ok := AlwaysPrefix(words); ok {
+			prefix, q.Prefix = pre, strings.Join(pre, " ")
+		}
+	}
+	ans, err := p.Ask.Ask(ctx, q)
+	switch {
+	case err != nil:
+		return false, "", err
+	case ans == AllowPrefix && prefix != nil:
+		p.Session.add(prefix)
+		return true, "", nil
+	case ans == Allow || ans == AllowPrefix:
+		return true, "", nil
+	}
+	return false, refuseDeclined, nil
+}
+
+// permitWrite decides one file write: a protected path (q.Why) is always
+// asked about, whatever the approval policy, and refused when nobody can
+// answer; under untrusted every write is asked about.
+func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected string) (bool, string, error) {
+	if q.Why == "" && p.Approval != ApproveUntrusted {
+		return true, "", nil
+	}
+	if p.Ask == nil {
+		if q.Why != "" {
+			return false, fmt.Sprintf(refuseProtected, protected, q.Why), nil
+		}
+		return false, refuseNoAsker, nil
+	}
+	ans, err := p.Ask.Ask(ctx, q)
 	if err != nil {
 		return false, "", err
 	}
-	if !ok {
+	if ans == Deny {
 		return false, refuseDeclined, nil
 	}
 	return true, "", nil
@@ -128,13 +202,15 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 		return ErrorResult("cwd %q leads outside the workspace: refused", a.Cwd), nil
 	}
 	shown := a.Command
+	words, simple := CommandWords(a.Command)
 	if shown == "" {
 		shown = strings.Join(a.Argv, " ")
+		words, simple = argvWords(a.Argv)
 	}
 	if err := policy.Sandbox.Err(); err != nil {
 		return ErrorResult("%v", err), nil // refused before anyone is asked
 	}
-	ok, why, err := policy.permit(ctx, fmt.Sprintf("run `%s` in %s", shown, dir), true)
+	ok, why, err := policy.permitShell(ctx, fmt.Sprintf("run `%s` in %s", shown, dir), words, simple)
 	if err != nil {
 		return Result{}, err
 	}

@@ -48,7 +48,7 @@ func TestShellSandboxed(t *testing.T) {
 	}
 
 	box.ABI = func() int { return 0 } // a kernel without Landlock
-	policy.Approval, policy.Ask = ApproveOnRequest, askFunc(func(string) bool { t.Error("asked"); return true })
+	policy.Approval, policy.Ask = ApproveOnRequest, yesIf(func(Question) bool { t.Error("asked"); return true })
 	r := call(t, []*Tool{ShellTool(w, policy)}, "shell", map[string]any{"command": "echo x > ran.txt"})
 	if box.InForce() == sandbox.Off {
 		return // no OS sandbox on this system: the command runs

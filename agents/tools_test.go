@@ -27,9 +27,19 @@ func call(t *testing.T, tools []*Tool, name string, args any) Result {
 	return res
 }
 
-type askFunc func(string) bool
+type askFunc func(Question) Answer
 
-func (f askFunc) Ask(_ context.Context, q string) (bool, error) { return f(q), nil }
+func (f askFunc) Ask(_ context.Context, q Question) (Answer, error) { return f(q), nil }
+
+// yesIf answers Allow when ok says so.
+func yesIf(ok func(q Question) bool) askFunc {
+	return func(q Question) Answer {
+		if ok(q) {
+			return Allow
+		}
+		return Deny
+	}
+}
 
 func TestFileToolsBasics(t *testing.T) {
 	w := demoWorkspace(t)
@@ -152,10 +162,10 @@ func TestShellPolicy(t *testing.T) {
 	}{
 		{"headless without --allow-shell", ShellPolicy{Approval: ApproveOnRequest}, false, "--allow-shell"},
 		{"headless with --allow-shell", ShellPolicy{Approval: ApproveOnRequest, Allowed: true}, true, ""},
-		{"declined", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: askFunc(func(string) bool { return false })}, false, "declined"},
-		{"approved", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: askFunc(func(q string) bool { return strings.Contains(q, "touch ran") })}, true, ""},
-		{"never asks", ShellPolicy{Approval: ApproveNever, Allowed: true, Ask: askFunc(func(string) bool { t.Error("asked"); return false })}, true, ""},
-		{"asked without --allow-shell", ShellPolicy{Approval: ApproveOnRequest, Ask: askFunc(func(string) bool { return true })}, true, ""},
+		{"declined", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: yesIf(func(Question) bool { return false })}, false, "declined"},
+		{"approved", ShellPolicy{Approval: ApproveOnRequest, Allowed: true, Ask: yesIf(func(q Question) bool { return strings.Contains(q.Action, "touch ran") })}, true, ""},
+		{"never asks", ShellPolicy{Approval: ApproveNever, Allowed: true, Ask: yesIf(func(Question) bool { t.Error("asked"); return false })}, true, ""},
+		{"asked without --allow-shell", ShellPolicy{Approval: ApproveOnRequest, Ask: yesIf(func(Question) bool { return true })}, true, ""},
 		{"untrusted, nobody to ask, --allow-shell", ShellPolicy{Approval: ApproveUntrusted, Allowed: true}, false, "nobody is there"},
 	}
 	for _, tt := range tests {
@@ -173,7 +183,7 @@ func TestShellPolicy(t *testing.T) {
 	}
 	// untrusted: writes are asked for too.
 	asked := ""
-	tools := FSTools(w, ShellPolicy{Approval: ApproveUntrusted, Ask: askFunc(func(q string) bool { asked = q; return false })})
+	tools := FSTools(w, ShellPolicy{Approval: ApproveUntrusted, Ask: yesIf(func(q Question) bool { asked = q.Action; return false })})
 	if r := call(t, tools, "write_file", map[string]any{"path": "x.txt", "content": "x"}); !r.IsError || asked != "write_file x.txt" {
 		t.Errorf("untrusted write = %q, asked %q", r.Content, asked)
 	}

@@ -46,6 +46,9 @@ type Config struct {
 	// UserHome is $HOME ("" when unset): agent definitions are read from
 	// its .claude/agents/ too.
 	UserHome string `yaml:"-" json:"-"`
+	// Workspace says whether the working directory's own file was trusted
+	// and which of its keys were ignored (WorkspaceGatedKeys).
+	Workspace Workspace `yaml:"-" json:"-"`
 }
 
 // Model is one named model endpoint.
@@ -246,6 +249,9 @@ type Agents struct {
 	// or off; SandboxWritable are extra roots commands may write under.
 	Sandbox         string   `yaml:"sandbox" json:"sandbox"`
 	SandboxWritable []string `yaml:"sandbox_writable" json:"sandbox_writable"`
+	// ShellAllow are command prefixes (words: "go test", "git status")
+	// the shell tool runs without asking, still sandboxed.
+	ShellAllow []string `yaml:"shell_allow" json:"shell_allow"`
 }
 
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to
@@ -368,7 +374,8 @@ func Load(opts Options) (*Config, error) {
 	modelTemplate := lookup(merged, "models", "default")
 	cfg := &Config{Home: home, UserHome: getenv("HOME")}
 	var layers []layer
-	for _, p := range []string{filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")} {
+	userFile, wsFile := filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")
+	for i, p := range []string{userFile, wsFile} {
 		data, err := os.ReadFile(p)
 		if os.IsNotExist(err) {
 			continue
@@ -376,9 +383,23 @@ func Load(opts Options) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read config %s: %w", p, err)
 		}
+		var ws Workspace
+		isWS := i == 1
+		if isWS {
+			var own bool
+			if ws, own = workspaceLayer(home, wd, wsFile, userFile); own {
+				continue // the person's own file, already read
+			}
+		}
 		parsed, err := parseLayer(p, data)
 		if err != nil {
 			return nil, err
+		}
+		if isWS {
+			if ws.Ignored, err = applyTrust(p, parsed, ws.Trusted); err != nil {
+				return nil, err
+			}
+			cfg.Workspace = ws
 		}
 		if parsed != nil {
 			layers = append(layers, layer{file: p, root: deepCopy(parsed)})

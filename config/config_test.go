@@ -36,6 +36,11 @@ func load(t *testing.T, user, workspace string, kv ...string) (*Config, error) {
 	}
 	if workspace != "" {
 		write(t, filepath.Join(wd, ".yagent", "config.yaml"), workspace)
+		// These tests are about layering: the workspace is trusted
+		// (trust_test.go is about trust).
+		if _, _, err := Trust(home, wd, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return Load(Options{Getenv: env(home, kv...), Dir: wd})
 }
@@ -182,6 +187,8 @@ func TestValuesThatCannotWork(t *testing.T) {
 		{"agents:\n  max_depth: 0\n", "config.yaml:2: agents.max_depth: want 1 or more, got 0"},
 		{"notes:\n  index_leave_chars: 99999\n", "config.yaml:2: notes.index_leave_chars: must not be above notes.index_enter_chars"},
 		{"models:\n  fast:\n    context_window: -5\n", "config.yaml:3: models.fast.context_window"},
+		{"agents:\n  shell_allow: [go test, \"git status; rm -rf ~\"]\n", `config.yaml:2: agents.shell_allow: entry 2, "git status; rm -rf ~": want a command prefix of plain words`},
+		{"agents:\n  shell_allow: [\"\"]\n", `agents.shell_allow: entry 1, "": want a command prefix`},
 	}
 	for _, tt := range tests {
 		_, err := load(t, tt.user, "")

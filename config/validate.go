@@ -13,7 +13,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+var (
+	serverName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+	shellPrefix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z0-9_./:=+,@%-]+( +[A-Za-z0-9_./:=+,@%-]+)*$`)
+	})
+)
 
 // layer is one parsed configuration file.
 type layer struct {
@@ -48,6 +53,10 @@ func (c *Config) validate(layers []layer) error {
 			check(filepath.IsAbs(r), "agents.sandbox_writable", "%q: want an absolute path or ~/…", a.SandboxWritable[i])
 			check(!filepath.IsAbs(r) || err == nil, "agents.sandbox_writable", "%s does not exist: create it or remove it from the list", r)
 		}
+	}
+	for i, prefix := range a.ShellAllow {
+		check(shellPrefix().MatchString(prefix), "agents.shell_allow",
+			"entry %d, %q: want a command prefix of plain words (letters, digits and - _ . / : = + , @ %%), e.g. \"go test\"; shell operators and quotes never match", i+1, prefix)
 	}
 	n := c.Notes
 	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps, "agents.max_depth": a.MaxDepth,

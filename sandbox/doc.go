@@ -9,7 +9,7 @@
 //
 // Modes (agents.sandbox, --sandbox):
 //   - workspace-write (default): read and execute anywhere; write only under
-//     the workspace (its .git excepted), the temp dir and
+//     the workspace (its .git and .yagent excepted), the temp dir and
 //     agents.sandbox_writable; no network.
 //   - read-only: the same, with nothing writable but /dev/null, /dev/zero
 //     and /dev/full.
@@ -34,12 +34,19 @@
 // 9 refuses connecting to path Unix sockets (docker.sock) outside the
 // writable trees.
 //
-// # Keeping .git read-only inside a writable tree
+// # Keeping .git and .yagent read-only inside a writable tree
+//
+// The protected paths (Protected) are the workspace's .git and .yagent
+// (matched case-insensitively against the names on disk), and, when .git is
+// a file — a linked worktree's or a submodule's "gitdir: PATH" — the git
+// directory it names and its common directory, the main repository's .git
+// where hooks and config live, wherever they are: a worktree whose main
+// repository sits under agents.sandbox_writable must not get its hooks
+// rewritten through it.
 //
 // A Landlock rule on a directory grants its rights to the whole hierarchy
 // beneath it, and no rule can take a right back from a subdirectory. So a
-// writable tree T that contains a protected path P (the workspace's .git,
-// file or directory, when it exists) is never granted as a whole: grant
+// writable tree T that contains a protected path P is never granted as a whole: grant
 // walks from T towards P and grants every entry of each directory on the way
 // except the one leading to P, recursively, and grants nothing on the
 // directories it split (the workspace root itself, in the usual case). The

@@ -22,8 +22,9 @@ var denied = sync.OnceValue(func() *regexp.Regexp {
 const (
 	whyNetwork = "network sockets (IPv4, IPv6: connecting, listening, UDP) are refused in this mode"
 	whyGit     = "is inside %s, which the sandbox keeps read-only (git add/commit and hooks need the person, or --sandbox off)"
+	whyYagent  = "is inside %s, which the sandbox keeps read-only (yagent's workspace settings and agent definitions: the person edits them)"
 	whyRO      = "the read-only sandbox lets commands write nowhere"
-	whySplit   = "entries directly in %s cannot be created, removed or renamed in the sandbox (it is granted entry by entry to keep .git read-only): use a subdirectory, or the write_file tool"
+	whySplit   = "entries directly in %s cannot be created, removed or renamed in the sandbox (it is granted entry by entry to keep .git and .yagent read-only): use a subdirectory, or the write_file tool"
 	whyInside  = "is writable in the sandbox, so this refusal comes from the file's own permissions, not the sandbox"
 	whyOutside = "is outside the writable roots"
 )
@@ -83,6 +84,9 @@ func (p *Policy) why(r *rules, line, dir string) string {
 	target = resolveExisting(filepath.Clean(target))
 	for _, prot := range r.Protected {
 		if within(prot, target) {
+			if strings.EqualFold(filepath.Base(prot), ".yagent") {
+				return target + " " + fmt.Sprintf(whyYagent, prot)
+			}
 			return target + " " + fmt.Sprintf(whyGit, prot)
 		}
 	}

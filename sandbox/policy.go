@@ -18,7 +18,8 @@ type Mode string
 
 const (
 	// WorkspaceWrite lets a command write under the workspace (not its
-	// .git), the temp dir and the extra writable roots; no network.
+	// .git or .yagent), the temp dir and the extra writable roots; no
+	// network.
 	WorkspaceWrite Mode = "workspace-write"
 	// ReadOnly lets a command write nowhere; no network.
 	ReadOnly Mode = "read-only"
@@ -172,7 +173,7 @@ func (p *Policy) Describe() string {
 	}
 	what := "write nowhere"
 	if asked == WorkspaceWrite {
-		what = "write only in the workspace (not .git), the temp dir and agents.sandbox_writable"
+		what = "write only in the workspace (not .git or .yagent), the temp dir and agents.sandbox_writable"
 	}
 	return fmt.Sprintf("sandbox: %s (Landlock ABI %d) — shell commands %s; no network", asked, p.abi(), what)
 }
@@ -201,9 +202,7 @@ func (p *Policy) rules(abi int) (*rules, error) {
 	if p.mode() != WorkspaceWrite {
 		return r, nil
 	}
-	if _, err := os.Lstat(filepath.Join(p.Workspace, ".git")); err == nil {
-		r.Protected = append(r.Protected, filepath.Join(p.Workspace, ".git"))
-	}
+	r.Protected = Protected(p.Workspace)
 	roots := append([]string{p.Workspace}, p.Writable...)
 	if p.TempDir != "" {
 		roots = append(roots, p.TempDir)

@@ -1,47 +1,179 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+
+	"github.com/yagent/yagent/agents"
 )
 
-// ttyAsker asks yes/no questions on the terminal.
+// ttyAsker asks the person on the terminal (questions on out, the answer
+// from in). On a terminal the answer is one key read in raw mode: y, n or a
+// (always, when offered); Ctrl-C, Esc, Enter and anything else mean no at
+// once, without a signal cancelling the step. Keys typed before the
+// question appeared are discarded (type-ahead never answers a question),
+// and only the answer's own keypress is read, so the line typed next
+// reaches the prompt whole. The terminal is restored before Ask returns.
 type ttyAsker struct {
-	mu     sync.Mutex
-	in     io.Reader
-	out    io.Writer
-	reader *bufio.Reader
-	always bool
+	mu  sync.Mutex
+	in  io.Reader
+	out io.Writer
 }
 
-func (a *ttyAsker) Ask(ctx context.Context, question string) (bool, error) {
+var _ agents.Asker = (*ttyAsker)(nil)
+
+// Ask implements agents.Asker; one question at a time (parallel tool
+// calls and sub-agents wait their turn).
+func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.always {
-		return true, nil
+	fmt.Fprintf(a.out, "? %s\n", q.Action)
+	if q.Why != "" {
+		fmt.Fprintf(a.out, "  protected path: %s\n", q.Why)
 	}
-	if a.reader == nil {
-		a.reader = bufio.NewReader(a.in)
+	if q.Path != "" {
+		for l := range strings.Lines(unifiedDiff(q.Path, q.Old, q.New, q.Created)) {
+			fmt.Fprintf(a.out, "  %s", l)
+		}
 	}
-	fmt.Fprintf(a.out, "? %s — allow? [y]es / [n]o / [a]lways: ", question)
-	line, err := a.reader.ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return false, err
+	choices := "[y]es / [n]o"
+	if q.Prefix != "" {
+		choices += fmt.Sprintf(" / [a]lways `%s …` this session", q.Prefix)
 	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
+	key, err := a.readKey(ctx, "  allow? "+choices+": ")
+	if err != nil {
+		fmt.Fprintln(a.out)
+		return agents.Deny, err
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return true, nil
-	case "a", "always":
-		a.always = true
-		return true, nil
+	switch {
+	case key == 'y' || key == 'Y':
+		fmt.Fprintln(a.out, "yes")
+		return agents.Allow, nil
+	case (key == 'a' || key == 'A') && q.Prefix != "":
+		fmt.Fprintf(a.out, "always `%s …`\n", q.Prefix)
+		return agents.AllowPrefix, nil
+	case key == 3:
+		fmt.Fprintln(a.out, "no (Ctrl-C)")
+	default:
+		fmt.Fprintln(a.out, "no")
 	}
-	return false, nil
+	return agents.Deny, nil
+}
+
+// readKey prints prompt and returns the key the person presses (0 for an
+// empty line or the end of input when in is not a terminal).
+func (a *ttyAsker) readKey(ctx context.Context, prompt string) (rune, error) {
+	f, ok := a.in.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(a.out, prompt)
+		return readLineKey(a.in)
+	}
+	fd := int(f.Fd())
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return 0, fmt.Errorf("approval question: %w", err)
+	}
+	defer term.Restore(fd, old)
+	// Raw before the prompt shows, so a key pressed on seeing it is read
+	// here, never turned into SIGINT or left to the line discipline.
+	if err := discardPending(fd); err != nil {
+		return 0, fmt.Errorf("approval question: %w", err)
+	}
+	fmt.Fprint(a.out, prompt)
+	key, err := waitKey(ctx, fd)
+	if rerr := term.Restore(fd, old); rerr != nil && err == nil {
+		err = fmt.Errorf("restore the terminal: %w", rerr)
+	}
+	return key, err
+}
+
+// pollEvery is how often a wait for a key looks at the context.
+const pollEvery = 100
+
+// waitKey waits for one keypress on a raw terminal and returns its first
+// rune. One read takes the whole keypress (an escape sequence or a
+// multi-byte character arrives at once) and nothing after it.
+func waitKey(ctx context.Context, fd int) (rune, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, pollEvery)
+		if errors.Is(err, unix.EINTR) || err == nil && n == 0 {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("approval question: %w", err)
+		}
+		var buf [32]byte
+		m, err := unix.Read(fd, buf[:])
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("approval question: %w", err)
+		}
+		if m == 0 {
+			return 4, nil // end of input: Ctrl-D
+		}
+		r, _ := utf8.DecodeRune(buf[:m])
+		return r, nil
+	}
+}
+
+// discardPending drops what was typed before the question (type-ahead).
+func discardPending(fd int) error {
+	for {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return err
+		}
+		var buf [256]byte
+		if m, err := unix.Read(fd, buf[:]); err != nil || m == 0 {
+			return err
+		}
+	}
+}
+
+// readLineKey reads one line byte by byte (never more, so nothing after it
+// is taken from in) and returns its first non-space rune.
+func readLineKey(in io.Reader) (rune, error) {
+	var line []byte
+	var b [1]byte
+	for {
+		n, err := in.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			line = append(line, b[0])
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	s := strings.TrimLeftFunc(string(line), unicode.IsSpace)
+	r, _ := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return 0, nil
+	}
+	return r, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -42,7 +43,7 @@ then the environment. The YAML output is a valid configuration file.`,
 			return configShowRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {home, notes_root, blackboard_enabled, sandbox, sources, config}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {home, notes_root, blackboard_enabled, sandbox, sources, workspace, config}")
 	return cmd
 }
 
@@ -58,14 +59,19 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	cfg, guessed := withGuessedProviders(cfg)
 	box := &sandbox.Policy{Mode: sandbox.Mode(cfg.Agents.Sandbox)} // validated by Load
 	if opts.JSON {
+		ws := cfg.Workspace
+		if ws.Ignored == nil {
+			ws.Ignored = []string{}
+		}
 		return writeJSON(f.IO.Out, struct {
-			Home              string         `json:"home"`
-			NotesRoot         string         `json:"notes_root"`
-			BlackboardEnabled bool           `json:"blackboard_enabled"`
-			Sandbox           string         `json:"sandbox"`
-			Sources           []string       `json:"sources"`
-			Config            *config.Config `json:"config"`
-		}{cfg.Home, f.NotesRoot(), blackboard.Enabled(), box.Describe(), sources, cfg})
+			Home              string           `json:"home"`
+			NotesRoot         string           `json:"notes_root"`
+			BlackboardEnabled bool             `json:"blackboard_enabled"`
+			Sandbox           string           `json:"sandbox"`
+			Sources           []string         `json:"sources"`
+			Workspace         config.Workspace `json:"workspace"`
+			Config            *config.Config   `json:"config"`
+		}{cfg.Home, f.NotesRoot(), blackboard.Enabled(), box.Describe(), sources, ws, cfg})
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -84,6 +90,19 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	}
 	for _, s := range sources {
 		fmt.Fprintf(w, "# file: %s\n", s)
+	}
+	if ws := cfg.Workspace; ws.File != "" {
+		switch {
+		case ws.Trusted:
+			fmt.Fprintf(w, "# workspace %s: trusted, its file applies in full\n", ws.Dir)
+		case len(ws.Ignored) > 0:
+			fmt.Fprintf(w, "# workspace %s: not trusted, ignored: %s (yagent trust %s applies them)\n", ws.Dir, strings.Join(ws.Ignored, ", "), ws.Dir)
+		default:
+			fmt.Fprintf(w, "# workspace %s: not trusted (its file sets nothing that needs trust)\n", ws.Dir)
+		}
+		if ws.TrustProblem != "" {
+			fmt.Fprintf(w, "# %s\n", ws.TrustProblem)
+		}
 	}
 	for _, name := range guessed {
 		fmt.Fprintf(w, "# models.%s.provider: %s, guessed from its base_url\n", name, cfg.Models[name].Provider)

@@ -118,10 +118,14 @@ func NewFactory(io *IOStreams) *Factory {
 
 // Config loads the configuration once.
 func (f *Factory) Config() (*config.Config, error) {
-	f.configOnce.Do(func() {
-		f.cfg, f.cfgErr = config.Load(config.Options{Getenv: f.Getenv, Dir: f.Dir})
-	})
+	f.configOnce.Do(f.reloadConfig)
 	return f.cfg, f.cfgErr
+}
+
+// reloadConfig loads the configuration again (after the person trusted
+// the workspace, before anything was built from it).
+func (f *Factory) reloadConfig() {
+	f.cfg, f.cfgErr = config.Load(config.Options{Getenv: f.Getenv, Dir: f.Dir})
 }
 
 // Board opens the notes root (blackboard.NotesRootDir); a board it starts

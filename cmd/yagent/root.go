@@ -47,8 +47,16 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdConfig(f),
 		NewCmdKB(f),
 		NewCmdMCP(f),
+		NewCmdTrust(f),
 	)
 	checkCommandLine(root)
+	checked := root.PersistentPreRunE
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if err := checked(c, args); err != nil {
+			return err
+		}
+		return checkWorkspaceTrust(c.Context(), f, c)
+	}
 	return root
 }
 

@@ -125,7 +125,8 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if err != nil {
 		return nil, err
 	}
-	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell}
+	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell,
+		ShellAllow: cfg.Agents.ShellAllow, Session: agents.NewApprovals()}
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
 	}

@@ -1,0 +1,180 @@
+package agents
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Command prefixes: what agents.shell_allow lists and what an "always"
+// answer remembers for the rest of a session.
+//
+// A command has words only when it is simple: a program and its arguments
+// with nothing the shell would act on. Outside quotes that rules out
+// ; & | < > ( ) { } $ ` \ # * ? [ ] ~ ! and newlines (operators,
+// redirections, expansions, substitutions, globs, comments); inside double
+// quotes $ ` and \; single quotes are literal; an unterminated quote, a
+// control character or a leading VAR=value (which changes what the program
+// does: LD_PRELOAD, GIT_DIR…) makes it not simple. A command that is not
+// simple matches no prefix and is always asked about. argv (no shell) is
+// simple as it is, unless it holds a control character.
+//
+// A command matches a prefix when its words begin with the prefix's words,
+// compared exactly ("go test" matches `go test ./...` and
+// `go test -run 'A|B'`, not `go vet`, `gotest` or `go  test; rm x`).
+// The prefix "always" remembers is the program and, when the second word
+// looks like a subcommand (lower-case letters, digits, - and _), that word
+// too: `go test ./...` → "go test", `ls -la` → "ls". Programs that run
+// another command given in their arguments (sh, bash, env, sudo, xargs…)
+// get no "always": their prefix would approve anything. A prefix approves
+// whatever the program does with its other arguments; the OS sandbox still
+// confines it.
+
+// metaOutside are the characters that make a command not simple outside
+// quotes; metaDouble inside double quotes.
+const (
+	metaOutside = ";&|<>(){}$`\\#*?[]~!"
+	metaDouble  = "$`\\"
+)
+
+// CommandWords returns the words of a simple command (see above), or false.
+func CommandWords(command string) ([]string, bool) {
+	var (
+		words []string
+		cur   strings.Builder
+		in    bool // a word has started (possibly empty: '')
+		quote rune
+	)
+	for _, r := range command {
+		if unicode.IsControl(r) && r != '\t' {
+			return nil, false
+		}
+		switch {
+		case quote == '\'':
+			if r == '\'' {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			switch {
+			case r == '"':
+				quote = 0
+			case strings.ContainsRune(metaDouble, r):
+				return nil, false
+			default:
+				cur.WriteRune(r)
+			}
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case strings.ContainsRune(metaOutside, r):
+			return nil, false
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 || strings.Contains(words[0], "=") {
+		return nil, false
+	}
+	return words, true
+}
+
+// argvWords returns the words of an argv command, or false.
+func argvWords(argv []string) ([]string, bool) {
+	if len(argv) == 0 {
+		return nil, false
+	}
+	for _, a := range argv {
+		if strings.ContainsFunc(a, unicode.IsControl) {
+			return nil, false
+		}
+	}
+	return argv, true
+}
+
+// wrappers run a command named in their arguments: a prefix of theirs
+// would approve any command.
+var wrappers = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
+	"env", "sudo", "doas", "su", "runuser", "pkexec", "xargs", "parallel", "nohup", "timeout", "nice", "ionice",
+	"exec", "eval", "command", "builtin", "time", "watch", "strace", "ltrace", "chroot", "unshare", "nsenter",
+	"setsid", "stdbuf", "flock", "script", "ssh"}
+
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// AlwaysPrefix returns the prefix an "always" answer approves for a simple
+// command's words, or false when none is offered (a wrapper program).
+func AlwaysPrefix(words []string) ([]string, bool) {
+	if len(words) == 0 {
+		return nil, false
+	}
+	prog := words[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	if prog == "" || slices.Contains(wrappers, prog) {
+		return nil, false
+	}
+	if len(words) > 1 && subcommand.MatchString(words[1]) {
+		return words[:2:2], true
+	}
+	return words[:1:1], true
+}
+
+// hasPrefix reports whether words begin with prefix (not empty).
+func hasPrefix(words, prefix []string) bool {
+	return len(prefix) > 0 && len(words) >= len(prefix) && slices.Equal(words[:len(prefix)], prefix)
+}
+
+// allowedByRule reports whether words match one of the rules (each a
+// space-separated prefix, agents.shell_allow).
+func allowedByRule(rules []string, words []string) bool {
+	for _, r := range rules {
+		if hasPrefix(words, strings.Fields(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Approvals are the command prefixes a person answered "always" for, kept
+// for one session (the director and its sub-agents share them).
+type Approvals struct {
+	mu       sync.Mutex
+	prefixes [][]string
+}
+
+// NewApprovals returns an empty set.
+func NewApprovals() *Approvals { return &Approvals{} }
+
+func (a *Approvals) add(prefix []string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.prefixes = append(a.prefixes, slices.Clone(prefix))
+}
+
+func (a *Approvals) match(words []string) bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.ContainsFunc(a.prefixes, func(p []string) bool { return hasPrefix(words, p) })
+}

@@ -1,0 +1,184 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCommandWords(t *testing.T) {
+	tests := []struct {
+		command string
+		want    []string // nil = not simple
+	}{
+		{"go test ./...", []string{"go", "test", "./..."}},
+		{"  git   status\t--short ", []string{"git", "status", "--short"}},
+		{"go test -run 'TestA|TestB' ./agents", []string{"go", "test", "-run", "TestA|TestB", "./agents"}},
+		{`git commit -m "fix: a; b"`, []string{"git", "commit", "-m", "fix: a; b"}},
+		{`echo '' x`, []string{"echo", "", "x"}},
+		{"go test ./...; rm -rf ~", nil},
+		{"go test && curl x", nil},
+		{"go test | tee log", nil},
+		{"go test > /tmp/x", nil},
+		{"go test < in", nil},
+		{"go test $(whoami)", nil},
+		{"go test `whoami`", nil},
+		{`go test "$HOME"`, nil},
+		{`go test "a\"b"`, nil},
+		{"go test ${X}", nil},
+		{"go test & sleep 1", nil},
+		{"go test\nrm x", nil},
+		{"go test # comment", nil},
+		{"go test *.go", nil},
+		{"go test 'unterminated", nil},
+		{"(go test)", nil},
+		{"LD_PRELOAD=/tmp/x.so go test", nil},
+		{"go\x00 test", nil},
+		{"", nil},
+		{"   ", nil},
+	}
+	for _, tt := range tests {
+		got, ok := CommandWords(tt.command)
+		if ok != (tt.want != nil) || !slices.Equal(got, tt.want) {
+			t.Errorf("CommandWords(%q) = %q, %v; want %q", tt.command, got, ok, tt.want)
+		}
+	}
+}
+
+func TestAlwaysPrefix(t *testing.T) {
+	tests := []struct {
+		command string
+		want    string // "" = no "always"
+	}{
+		{"go test ./...", "go test"},
+		{"git status", "git status"},
+		{"npm run build", "npm run"},
+		{"ls -la", "ls"},
+		{"touch a.txt", "touch"},
+		{"make", "make"},
+		{"git -C sub status", "git"},
+		{"cat README", "cat"},
+		{"sh -c 'rm -rf /'", ""},
+		{"/bin/bash x.sh", ""},
+		{"env go test", ""},
+		{"sudo make install", ""},
+		{"xargs rm", ""},
+	}
+	for _, tt := range tests {
+		words, _ := CommandWords(tt.command)
+		p, ok := AlwaysPrefix(words)
+		if got := strings.Join(p, " "); got != tt.want || ok != (tt.want != "") {
+			t.Errorf("AlwaysPrefix(%q) = %q, %v; want %q", tt.command, got, ok, tt.want)
+		}
+	}
+}
+
+// TestShellAllowAndAlways pins item 5 of issue 14: agents.shell_allow
+// prefixes run without asking (headless too) and only as simple commands;
+// an "always" answer approves later commands of that prefix in the session
+// and nothing else; wrappers are never offered "always".
+func TestShellAllowAndAlways(t *testing.T) {
+	w := demoWorkspace(t)
+	ran := func(name string) bool {
+		_, err := os.Stat(filepath.Join(w.Dir(), "docs", name))
+		return err == nil
+	}
+	run := func(p ShellPolicy, command string) Result {
+		t.Helper()
+		return call(t, []*Tool{ShellTool(w, p)}, "shell", map[string]any{"command": command, "cwd": "docs"})
+	}
+
+	headless := ShellPolicy{Approval: ApproveOnRequest, ShellAllow: []string{"touch allowed", "git status"}}
+	for _, tt := range []struct {
+		command, file string
+		want          bool
+	}{
+		{"touch allowed1", "allowed1", false}, // "touch allowed" is two words: allowed1 is another word
+		{"touch allowed x1", "x1", true},
+		{"touch allowed x2; touch pwned1", "pwned1", false},
+		{"touch allowed x3 && touch pwned2", "pwned2", false},
+		{"touch  allowed  'x4'", "x4", true},
+		{"touch pwned3", "pwned3", false},
+	} {
+		r := run(headless, tt.command)
+		if ran(tt.file) != tt.want {
+			t.Errorf("shell_allow, headless: %q ran = %v; want %v (%q)", tt.command, ran(tt.file), tt.want, r.Content)
+		}
+		if !tt.want && !strings.Contains(r.Content, "agents.shell_allow") {
+			t.Errorf("refusal %q does not name agents.shell_allow", r.Content)
+		}
+	}
+
+	var asked []Question
+	answer := Deny
+	ask := askFunc(func(q Question) Answer { asked = append(asked, q); return answer })
+	session := ShellPolicy{Approval: ApproveUntrusted, Ask: ask, Session: NewApprovals(), ShellAllow: []string{"touch allowed"}}
+	if run(session, "touch allowed u1"); !ran("u1") || len(asked) != 0 {
+		t.Errorf("shell_allow under untrusted: ran %v, asked %d", ran("u1"), len(asked))
+	}
+	answer = AllowPrefix
+	run(session, "touch a1.txt")
+	if len(asked) != 1 || asked[0].Prefix != "touch" || !ran("a1.txt") {
+		t.Fatalf("first touch: asked %+v, ran %v; want one question offering `touch`", asked, ran("a1.txt"))
+	}
+	answer = Deny
+	for _, c := range []string{"touch a2.txt", "touch   -c a3.txt"} {
+		if run(session, c); len(asked) != 1 {
+			t.Errorf("%q asked again after always: %+v", c, asked[1:])
+		}
+	}
+	if !ran("a2.txt") {
+		t.Error("touch a2.txt did not run after always")
+	}
+	for _, c := range []string{"mkdir d1", "touch a4.txt; touch pwned4", "touchy a5.txt", "sh -c 'touch a6.txt'"} {
+		n := len(asked)
+		run(session, c)
+		if len(asked) != n+1 {
+			t.Errorf("%q was not asked about after always for `touch`", c)
+		}
+	}
+	if ran("d1") || ran("pwned4") || ran("a4.txt") {
+		t.Error("a command that was declined ran")
+	}
+	if q := asked[len(asked)-1]; q.Prefix != "" {
+		t.Errorf("sh -c offered always for %q", q.Prefix)
+	}
+	// Another session does not inherit the answer.
+	other := session
+	other.Session = NewApprovals()
+	n := len(asked)
+	if run(other, "touch a7.txt"); len(asked) != n+1 {
+		t.Error("a new session inherited an always answer")
+	}
+}
+
+// FuzzCommandWords: never panics; a simple command's words survive being
+// quoted and parsed again, the first never assigns a variable, and no
+// control character gets through.
+func FuzzCommandWords(f *testing.F) {
+	for _, s := range []string{"go test ./...", `git commit -m "a b"`, "a 'b c' d", "x; y", `"$(x)"`, "a\tb", "'", `""`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, command string) {
+		words, ok := CommandWords(command)
+		if !ok {
+			return
+		}
+		if len(words) == 0 || strings.Contains(words[0], "=") {
+			t.Fatalf("CommandWords(%q) = %q", command, words)
+		}
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			if strings.ContainsFunc(w, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
+				t.Fatalf("CommandWords(%q): word %q holds a control character", command, w)
+			}
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'"'"'`) + "'"
+		}
+		again, ok := CommandWords(strings.Join(quoted, " "))
+		if !ok || !slices.Equal(again, words) {
+			t.Fatalf("CommandWords(%q) = %q; quoted and parsed again: %q, %v", command, words, again, ok)
+		}
+	})
+}

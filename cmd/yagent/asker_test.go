@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/yagent/yagent/agents"
+)
+
+// TestApprovalPromptKeys pins the approval prompt on a real terminal (a
+// pseudo-terminal): one key answers at once, without Enter; Ctrl-C is "no"
+// at once (raw mode: it is read, never turned into a signal, so the step
+// is not cancelled); "a" is "always" only when a prefix is offered; keys
+// typed before the question never answer it; the terminal is back in line
+// mode afterwards and the line typed next reaches the reader whole; a
+// write's question shows its unified diff.
+func TestApprovalPromptKeys(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, ptmx) // the echo of the next line
+
+	ask := func(t *testing.T, q agents.Question, typeAhead, key string) (agents.Answer, string) {
+		t.Helper()
+		if typeAhead != "" {
+			ptmx.Write([]byte(typeAhead))
+			time.Sleep(100 * time.Millisecond) // reaches the line discipline first
+		}
+		screen := &lockedBuffer{}
+		a := &ttyAsker{in: tty, out: screen}
+		type result struct {
+			ans agents.Answer
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			ans, err := a.Ask(context.Background(), q)
+			done <- result{ans, err}
+		}()
+		if !waitFor(screen, "allow?", 10*time.Second) {
+			t.Fatalf("no prompt; screen:\n%s", screen)
+		}
+		ptmx.Write([]byte(key))
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatalf("Ask: %v", r.err)
+			}
+			return r.ans, screen.String()
+		case <-time.After(10 * time.Second):
+			t.Fatalf("key %q did not answer at once; screen:\n%s", key, screen)
+		}
+		return agents.Deny, ""
+	}
+	run := agents.Question{Action: "run `go test ./...` in /ws", Prefix: "go test"}
+	for _, tt := range []struct {
+		name      string
+		q         agents.Question
+		typeAhead string
+		key       string
+		want      agents.Answer
+		shown     string
+	}{
+		{"y", run, "", "y", agents.Allow, "yes"},
+		{"n", run, "", "n", agents.Deny, "no"},
+		{"ctrl-c", run, "", "\x03", agents.Deny, "no (Ctrl-C)"},
+		{"esc", run, "", "\x1b", agents.Deny, "no"},
+		{"enter", run, "", "\r", agents.Deny, "no"},
+		{"always", run, "", "a", agents.AllowPrefix, "always `go test …`"},
+		{"always not offered", agents.Question{Action: "run `sh -c x` in /ws"}, "", "a", agents.Deny, "no"},
+		{"type-ahead ignored", run, "y", "n", agents.Deny, "no"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, screen := ask(t, tt.q, tt.typeAhead, tt.key)
+			if got != tt.want || !strings.HasSuffix(screen, tt.shown+"\n") {
+				t.Errorf("answer %v; want %v; screen:\n%s", got, tt.want, screen)
+			}
+		})
+	}
+
+	t.Run("next line whole", func(t *testing.T) {
+		ask(t, run, "", "\x03")
+		ptmx.Write([]byte("next line\n"))
+		line := make(chan string, 1)
+		go func() {
+			buf := make([]byte, 64)
+			n, _ := tty.Read(buf)
+			line <- string(buf[:n])
+		}()
+		select {
+		case got := <-line:
+			if got != "next line\n" {
+				t.Errorf("the line typed after the answer read as %q; want it whole, in line mode", got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the line typed after the answer never arrived")
+		}
+	})
+
+	t.Run("write shows its diff", func(t *testing.T) {
+		q := agents.Question{Action: "write_file notes.txt", Path: "notes.txt", Old: "a\nb\n", New: "a\nB\n"}
+		_, screen := ask(t, q, "", "n")
+		want := "  --- a/notes.txt\n  +++ b/notes.txt\n  @@ -1,2 +1,2 @@\n   a\n  -b\n  +B\n"
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen:\n%s\nwant the diff:\n%s", screen, want)
+		}
+	})
+}
+
+// Without a terminal (a test's pipe), the asker reads one line and no more.
+func TestApprovalLineReader(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Write([]byte("  yes\nrest\n"))
+	w.Close()
+	a := &ttyAsker{in: r, out: io.Discard}
+	if ans, err := a.Ask(context.Background(), agents.Question{Action: "x"}); ans != agents.Allow || err != nil {
+		t.Errorf("Ask = %v, %v; want Allow", ans, err)
+	}
+	rest, _ := io.ReadAll(r)
+	if string(rest) != "rest\n" {
+		t.Errorf("left %q; want the next line untouched", rest)
+	}
+}
