@@ -183,13 +183,13 @@ func (r *remote) connectLocked(ctx context.Context) error {
 		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.cfg.Timeout.D()))
+		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.name, r.cfg.Timeout.D()))
 	}
 	var tools []*sdk.Tool
 	for tool, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			sess.Close()
-			return fmt.Errorf("list the tools of mcp server %s: %w", r.name, deadlineHint(ctx, err, r.cfg.Timeout.D()))
+			return fmt.Errorf("list the tools of mcp server %s: %w", r.name, deadlineHint(ctx, err, r.name, r.cfg.Timeout.D()))
 		}
 		tools = append(tools, tool)
 	}
@@ -198,9 +198,10 @@ func (r *remote) connectLocked(ctx context.Context) error {
 	return nil
 }
 
-func deadlineHint(ctx context.Context, err error, d time.Duration) error {
+// deadlineHint names the setting to raise when ctx ran out.
+func deadlineHint(ctx context.Context, err error, server string, d time.Duration) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %s (raise its timeout:): %w", d, err)
+		return fmt.Errorf("no answer within %s (raise mcp_servers.%s.timeout): %w", d, server, err)
 	}
 	return err
 }
