@@ -166,7 +166,7 @@ func (r *remote) call(ctx context.Context, tool string, args json.RawMessage) (a
 	case ctx.Err() != nil:
 		return agents.Result{}, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return agents.ErrorResult("%sno answer from mcp server %s to %s within %s (its timeout:); try again or do without it", note, r.name, tool, r.cfg.Timeout.D()), nil
+		return agents.ErrorResult("%sno answer from mcp server %s to %s within %s (mcp_servers.%s.timeout); try again or do without it", note, r.name, tool, r.cfg.Timeout.D(), r.name), nil
 	case errors.Is(err, sdk.ErrConnectionClosed):
 		return agents.ErrorResult("%smcp server %s stopped during %s (%v); it is restarted at the next call if it has not been restarted yet", note, r.name, tool, err), nil
 	default:
