@@ -164,9 +164,21 @@ type noteRow struct {
 	Href string
 }
 
+// checkBoard refuses a board id that is not one (path-escaping, changed
+// by sanitising) or names no board on disk.
+func (s *Server) checkBoard(id string) error {
+	if err := blackboard.CheckBoardID(id); err != nil {
+		return err
+	}
+	if !s.o.Board.BoardExists(id) {
+		return fmt.Errorf("%w %q (no note has landed on it)", blackboard.ErrNoBoard, id)
+	}
+	return nil
+}
+
 func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("board")
-	if err := blackboard.CheckBoardID(id); err != nil {
+	if err := s.checkBoard(id); err != nil {
 		s.fail(w, "board "+id, err)
 		return
 	}
@@ -204,7 +216,7 @@ type noteData struct {
 func (s *Server) notePage(w http.ResponseWriter, r *http.Request) {
 	board := r.PathValue("board")
 	ref := r.PathValue("agent") + "/" + r.PathValue("stem")
-	if err := blackboard.CheckBoardID(board); err != nil {
+	if err := s.checkBoard(board); err != nil {
 		s.fail(w, "board "+board, err)
 		return
 	}
