@@ -77,6 +77,8 @@ type entry struct {
 	NoteHref string
 	Status   string
 	Agent    string
+	// SubHref is the sub-agent's own transcript.
+	SubHref string
 }
 
 type call struct{ ID, Name, Args string }
@@ -105,6 +107,9 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 		case memory.ItemDelegationStarted, memory.ItemDelegationFinished:
 			if d := it.Delegation; d != nil {
 				e := entry{Kind: "delegation", Time: it.Time, Agent: d.Agent, Status: d.Status, Ref: d.Ref, NoteHref: noteHref(in.BoardID, d.Ref), Text: d.Task}
+				if d.SubSession != "" {
+					e.SubHref = sessionHref(d.SubSession)
+				}
 				if it.Type == memory.ItemDelegationStarted {
 					e.Status = "started"
 				}

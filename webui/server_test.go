@@ -33,7 +33,7 @@ func TestPages(t *testing.T) {
 		{"transcript: calls and results folded", "/s/" + run,
 			[]string{`<pre>How is this repo laid out?</pre>`, `I'll split this in <strong>two</strong>.`,
 				`<details class="call"><summary>delegate`, `&#34;agent&#34;: &#34;explorer&#34;`,
-				`delegation to <b>explorer</b> started`, `delegation to <b>explorer</b> ok → <a href="` + noteURL(board, fx.refA) + `">`,
+				`delegation to <b>explorer</b> started`, `<a class="sub" href="/s/`, `delegation to <b>explorer</b> ok → <a href="` + noteURL(board, fx.refA) + `">`,
 				`<details class="result"><summary>result of delegate`, `The module is <strong>tidy</strong>.`}, nil},
 		{"timeline: a bar per delegation", "/s/" + run + "/timeline",
 			[]string{`2 delegations`, `1 pair in parallel`, `<a href="` + noteURL(board, fx.refA) + `" class="bar-link"><rect class="bar status-ok" data-call="call_a"`,
@@ -280,8 +280,10 @@ func TestBatchEvents(t *testing.T) {
 func TestBatchProcessGone(t *testing.T) {
 	fx := newFixture(t)
 	in := fx.batch.Info()
-	fx.batch.Close() // lets the session go; the lock file names this process still…
-	mkfile(t, memory.LockPath(in.Rollout), `{"pid": 2147483646, "since": "2026-11-29T10:00:00Z"}`) // …so name a dead one
+	// Let the session go; the lock file still names this process, so name
+	// a dead one.
+	fx.batch.Close()
+	mkfile(t, memory.LockPath(in.Rollout), `{"pid": 2147483646, "since": "2026-11-29T10:00:00Z"}`)
 	_, p, err := planOf(in)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -288,5 +287,5 @@ func saveScreenshot(t *testing.T, png []byte) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Log(fmt.Sprintf("screenshot: %s (%d KB)", path, len(png)>>10))
+	t.Logf("screenshot: %s (%d KB)", path, len(png)>>10)
 }
