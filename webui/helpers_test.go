@@ -103,7 +103,7 @@ func newFixture(t *testing.T) *fixture {
 	must(fx.run.DelegationFinished(memory.DelegationItem{CallID: "call_b", Agent: "reviewer", Ref: b.Ref, Status: "partial", SubSession: subB.ID()}))
 	must(fx.run.Append(llm.Message{Role: llm.RoleTool, ToolCallID: "call_a", Content: "status: ok\nref: " + a.Ref}))
 	must(fx.run.Append(llm.Message{Role: llm.RoleTool, ToolCallID: "call_b", Content: "status: partial\nref: " + b.Ref}))
-	must(fx.run.Append(llm.Message{Role: llm.RoleAssistant, Content: "The module is **tidy**."}))
+	must(fx.run.Append(llm.Message{Role: llm.RoleAssistant, Content: "The module is **tidy**.", Reasoning: "Both notes agree."}))
 	must(fx.run.EndTurn(ctx, n, "done"))
 	// A person's own front matter keys on a note of the board.
 	mkfile(t, filepath.Join(fx.board.BoardDir(fx.run.BoardID()), "person", "20261129T100000Z_abcd-1-000001.md"),

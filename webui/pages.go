@@ -34,7 +34,14 @@ func sessionCrumbs(in memory.Info) []crumb {
 type sessionsData struct {
 	All      bool
 	Cwd      string
-	Sessions []memory.Info
+	Sessions []sessionRow
+}
+
+// sessionRow is a session as listed; HasBoard is false until a note has
+// landed on its board (no link into a 404).
+type sessionRow struct {
+	memory.Info
+	HasBoard bool
 }
 
 func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
@@ -44,8 +51,11 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, "list sessions", err)
 		return
 	}
-	s.render(w, http.StatusOK, "sessions", page{Title: "Sessions", Crumbs: []crumb{{"/", "sessions"}},
-		Data: sessionsData{All: all, Cwd: s.o.Cwd, Sessions: list}})
+	d := sessionsData{All: all, Cwd: s.o.Cwd}
+	for _, in := range list {
+		d.Sessions = append(d.Sessions, sessionRow{Info: in, HasBoard: blackboard.CheckBoardID(in.BoardID) == nil && s.o.Board.BoardExists(in.BoardID)})
+	}
+	s.render(w, http.StatusOK, "sessions", page{Title: "Sessions", Crumbs: []crumb{{"/", "sessions"}}, Data: d})
 }
 
 // session finds the session a URL names and reads its rollout.
@@ -66,17 +76,18 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (memory.Info, *
 
 // entry is one line of a transcript.
 type entry struct {
-	Kind     string // turn, user, assistant, tool, delegation, compacted, cleared
-	Time     time.Time
-	Turn     int
-	HTML     template.HTML
-	Text     string
-	Calls    []call
-	Name     string // the tool a result answers
-	Ref      string
-	NoteHref string
-	Status   string
-	Agent    string
+	Kind      string // turn, user, assistant, tool, delegation, compacted, cleared
+	Time      time.Time
+	Reasoning string
+	Turn      int
+	HTML      template.HTML
+	Text      string
+	Calls     []call
+	Name      string // the tool a result answers
+	Ref       string
+	NoteHref  string
+	Status    string
+	Agent     string
 	// SubHref is the sub-agent's own transcript.
 	SubHref string
 }
@@ -129,7 +140,7 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) messageEntry(it memory.Item, names map[string]string) entry {
 	m := it.Message
-	e := entry{Kind: string(m.Role), Time: it.Time, Text: m.Content}
+	e := entry{Kind: string(m.Role), Time: it.Time, Text: m.Content, Reasoning: m.Reasoning}
 	switch m.Role {
 	case llm.RoleAssistant:
 		e.HTML = s.markdown(m.Content)

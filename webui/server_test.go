@@ -28,13 +28,14 @@ func TestPages(t *testing.T) {
 			[]string{`id="sessions"`, `data-session="` + run + `"`, `href="/s/` + run + `/timeline"`, `href="/b/` + board + `"`, `href="/s/` + run + `/notebook"`},
 			[]string{fx.other.ID(), `data-kind="subagent"`}},
 		{"sessions of every directory", "/?all=1",
-			[]string{`data-session="` + fx.other.ID() + `"`, `/other`}, nil},
+			[]string{`data-session="` + fx.other.ID() + `"`, `/other`},
+			[]string{`href="/b/` + fx.other.ID() + `"`}}, // no note landed on its board: no link into a 404
 		{"a batch session links its batch view", "/?all=1", []string{`href="/s/` + fx.batch.ID() + `/batch"`}, nil},
 		{"transcript: calls and results folded", "/s/" + run,
 			[]string{`<pre>How is this repo laid out?</pre>`, `I'll split this in <strong>two</strong>.`,
 				`<details class="call"><summary>delegate`, `&#34;agent&#34;: &#34;explorer&#34;`,
 				`delegation to <b>explorer</b> started`, `<a class="sub" href="/s/`, `delegation to <b>explorer</b> ok → <a href="` + noteURL(board, fx.refA) + `">`,
-				`<details class="result"><summary>result of delegate`, `The module is <strong>tidy</strong>.`}, nil},
+				`<details class="result"><summary>result of delegate`, `<details class="reasoning"><summary>reasoning</summary><pre>Both notes agree.</pre>`, `The module is <strong>tidy</strong>.`}, nil},
 		{"timeline: a bar per delegation", "/s/" + run + "/timeline",
 			[]string{`2 delegations`, `1 pair in parallel`, `<a href="` + noteURL(board, fx.refA) + `" class="bar-link"><rect class="bar status-ok" data-call="call_a"`,
 				`1200 prompt (200 cached) &#43; 34 completion tokens in 1 requests`, `class="bar status-partial" data-call="call_b"`}, nil},
@@ -361,4 +362,40 @@ func TestStaticAssetsEmbedded(t *testing.T) {
 			t.Errorf("GET %s = %d, %d bytes", path, code, len(body))
 		}
 	}
+}
+
+// FuzzTimeline: whatever a rollout holds (rollouts come from disk and are
+// never trusted), the timeline and the batch DAG lay out inside their
+// pictures: no bar left of its axis or past the right edge, none thinner
+// than the minimum, no panic.
+func FuzzTimeline(f *testing.F) {
+	f.Add([]byte(`{"type":"session_meta","ts":"2026-11-29T10:00:00Z","meta":{"id":"s","created":"2026-11-29T10:00:00Z"}}
+{"type":"delegation_started","ts":"2026-11-29T10:00:01Z","delegation":{"call_id":"a","agent":"x"}}
+{"type":"delegation_started","ts":"2026-11-29T10:00:02Z","delegation":{"call_id":"b","agent":"y"}}
+{"type":"delegation_finished","ts":"2026-11-29T10:00:00Z","delegation":{"call_id":"b","status":"ok","ref":"y/20261129T100000Z_abcd-1-000001"}}
+{"type":"delegation_finished","ts":"2026-11-29T10:00:03Z","delegation":{"call_id":"c","status":"error"}}
+`))
+	now := time.Date(2026, 11, 29, 10, 0, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ro, err := memory.ParseRollout("fuzz", data)
+		if err != nil {
+			return
+		}
+		d := buildTimeline(memory.Info{BoardID: "b"}, ro, now)
+		for _, b := range d.Bars {
+			if b.X < tlLabel-1e-6 || b.X+b.W > tlWidth-tlRight+tlMinBar+1e-6 || b.W < tlMinBar || b.X != b.X {
+				t.Fatalf("bar %+v is outside the picture [%v, %v]", b, tlLabel, tlWidth-tlRight)
+			}
+		}
+		bd := batchData{}
+		for _, b := range d.Bars {
+			bd.Nodes = append(bd.Nodes, node{ID: b.CallID, Deps: []string{b.Agent, b.Ref}})
+		}
+		bd.layout()
+		for _, n := range bd.Nodes {
+			if n.X < 0 || n.Y < 0 || n.X+dagNodeW > bd.W+1e-6 || n.Y+dagNodeH > bd.H+1e-6 {
+				t.Fatalf("node %+v is outside the DAG's %vx%v", n, bd.W, bd.H)
+			}
+		}
+	})
 }

@@ -98,7 +98,11 @@ func buildTimeline(in memory.Info, ro *memory.Rollout, now time.Time) timelineDa
 			}
 		}
 		d.End = d.Start
-		for _, b := range d.Bars {
+		for i := range d.Bars {
+			b := &d.Bars[i]
+			if b.End.Before(b.Start) { // a clock that went back: never a negative bar
+				b.End = b.Start
+			}
 			if b.End.After(d.End) {
 				d.End = b.End
 			}
