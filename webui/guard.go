@@ -123,7 +123,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				s.refuse(w, http.StatusForbidden, "The token in this address is not this server's: open the address yagent ui printed when it started.")
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			// Lax, not Strict: Strict drops the cookie on the redirect below
+			// when the address was clicked in a web page (a chat, an
+			// issue), and the view answers only GET, so a cross-site
+			// navigation that carries the cookie can change nothing (and
+			// cannot read the page).
+			http.SetCookie(w, &http.Cookie{Name: cookieName(r), Value: s.o.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 			q.Del("token")
 			u := *r.URL
 			u.RawQuery = q.Encode()
