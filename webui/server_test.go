@@ -127,6 +127,7 @@ func TestGuard(t *testing.T) {
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	port := fx.ts.Listener.Addr().String()[strings.LastIndex(fx.ts.Listener.Addr().String(), ":")+1:]
 	cookie := &http.Cookie{Name: "yagent_ui_" + port, Value: testToken}
+	fx.srv.o.Hosts = []string{"yagent-box.lan"}
 
 	// The token: 303 to the same page without it, and the cookie.
 	resp, err := noRedirect.Get(fx.ts.URL + "/s/" + fx.run.ID() + "?token=" + testToken + "&x=1")
@@ -160,6 +161,8 @@ func TestGuard(t *testing.T) {
 		{name: "cookie, event stream", path: "/s/" + fx.batch.ID() + "/batch", cookie: cookie, want: 200},
 		{name: "localhost Host", path: "/", host: "localhost:" + port, cookie: cookie, want: 200},
 		{name: "foreign Host", path: "/", host: "evil.example:" + port, cookie: cookie, want: 403, says: "DNS-rebinding guard"},
+		{name: "a host named in --addr", path: "/", host: "yagent-box.lan:" + port, cookie: cookie, want: 200},
+		{name: "the literal address it came in on", path: "/", host: fx.ts.Listener.Addr().String(), cookie: cookie, want: 200},
 		{name: "foreign Host with the token", path: "/?token=" + testToken, host: "evil.example", want: 403, says: "DNS-rebinding guard"},
 		{name: "own Origin", path: "/", origin: fx.ts.URL, cookie: cookie, want: 200},
 		{name: "foreign Origin", path: "/", origin: "http://evil.example", cookie: cookie, want: 403, says: "Origin"},

@@ -108,8 +108,11 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	shown := ln.Addr().String()
 	if !webui.IsLoopback(shown) {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s is reachable from other machines over plain HTTP: anyone who sees the address with its token can read your sessions; prefer the default 127.0.0.1\n", shown)
-		if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+		switch ip := net.ParseIP(host); {
+		case ip == nil || !ip.IsUnspecified():
 			shown = net.JoinHostPort(host, portOf(shown))
+		case len(hosts) > 0: // every interface: the machine's name reaches it
+			shown = net.JoinHostPort(hosts[0], portOf(shown))
 		}
 	}
 	fmt.Fprintf(f.IO.Out, "http://%s/?token=%s\n", shown, token)
