@@ -145,3 +145,17 @@ func (l *sessionLock) release() error {
 	l.f = nil
 	return err
 }
+
+// LockHolder says which process last took the lock of the session whose
+// rollout this is (pid 0 when the lock file is missing or says nothing). It
+// takes no lock and changes nothing: the process may have let the session
+// go since (the file stays), so a caller checks that the pid still lives.
+func LockHolder(rollout string) (pid int, host string) {
+	f, err := os.Open(LockPath(rollout))
+	if err != nil {
+		return 0, ""
+	}
+	defer f.Close()
+	b := readHolder(f, "")
+	return b.PID, b.Host
+}

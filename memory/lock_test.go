@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -134,6 +135,12 @@ func TestReadOnlyResume(t *testing.T) {
 		t.Fatalf("read-only resume of a held session = %v", err)
 	}
 	defer ro.Close()
+	if pid, _ := LockHolder(s.Info().Rollout); pid != os.Getpid() {
+		t.Errorf("LockHolder = pid %d; want this process (%d), which holds the session", pid, os.Getpid())
+	}
+	if pid, _ := LockHolder(filepath.Join(t.TempDir(), "rollout-x.jsonl")); pid != 0 {
+		t.Errorf("LockHolder of a session never locked = pid %d; want 0", pid)
+	}
 	if len(ro.History()) != 2 {
 		t.Errorf("history = %+v", ro.History())
 	}

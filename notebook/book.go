@@ -312,6 +312,25 @@ func (b *Book) archive(ctx context.Context, tx *sql.Tx, notes []Note) error {
 	return err
 }
 
+// Archived returns the archived notebook (the one the last rebuild or
+// restore replaced) and when it was archived, without changing anything;
+// ok is false when the session has none.
+func (b *Book) Archived(ctx context.Context) (notes []Note, at time.Time, ok bool, err error) {
+	var data string
+	var archived int64
+	err = b.db.QueryRowContext(ctx, `SELECT notes, archived FROM chat_notes_archive WHERE chat_id = ?`, b.chatID).Scan(&data, &archived)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, time.Time{}, false, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, false, fmt.Errorf("read the notebook archive of %s: %w", b.chatID, err)
+	}
+	if err := json.Unmarshal([]byte(data), &notes); err != nil {
+		return nil, time.Time{}, false, fmt.Errorf("the notebook archive of %s is damaged: %w", b.chatID, err)
+	}
+	return notes, time.UnixMilli(archived).UTC(), true, nil
+}
+
 // replace swaps the notebook for notes in one transaction, archiving the
 // current one first; the rebuild's backoff starts afresh (a new notebook).
 func (b *Book) replace(ctx context.Context, current, next []Note) error {

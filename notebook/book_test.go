@@ -105,11 +105,17 @@ func TestRestoreRoundTrip(t *testing.T) {
 	if _, err := b.Restore(t.Context()); !IsRefusal(err) {
 		t.Errorf("restore without an archive = %v", err)
 	}
+	if _, _, ok, err := b.Archived(t.Context()); ok || err != nil {
+		t.Errorf("Archived() without an archive = %v, %v; want none", ok, err)
+	}
 	save(t, b, "goal", "the goal", "ship v1")
 	b.Pin(t.Context(), "goal", true)
 	before, _ := b.List(t.Context())
 	if err := b.replace(t.Context(), before, []Note{{Name: "merged", Description: "m", Body: "x", Created: b.now(), Updated: b.now()}}); err != nil {
 		t.Fatal(err)
+	}
+	if archived, _, ok, err := b.Archived(t.Context()); err != nil || !ok || len(archived) != 1 || archived[0].Name != "goal" {
+		t.Errorf("Archived() = %+v, %v, %v; want the replaced notebook, unchanged", archived, ok, err)
 	}
 	restored, err := b.Restore(t.Context())
 	if err != nil {

@@ -430,6 +430,11 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 		"mcp serve": {{name: "good input", env: map[string]string{"YAGENT_KB_TOKEN": fx.token}},
 			bad("no token", `set YAGENT_KB_TOKEN`),
 			{name: "unknown token", env: map[string]string{"YAGENT_KB_TOKEN": "ykb_nosuch"}, want: 2, stderr: `YAGENT_KB_TOKEN: unknown or revoked kb token`}},
+		"ui": {ok("--timeout", "10ms"),
+			bad("bad address", `--addr "nohost:port:x": want PORT`, "--addr", "nohost:port:x"),
+			bad("unusable address", `--addr 192\.0\.2\.1:0: listen tcp`, "--addr", "192.0.2.1:0"),
+			bad("negative timeout", `--timeout -1s: want 0`, "--timeout", "-1s"),
+			{name: "cancelled", cancel: true, want: 130}},
 		"mcp ls": {ok(), {name: "a server cannot start", config: exitConfig + "mcp_servers:\n  broken:\n    command: /nonexistent/server\n", want: 1, stderr: `1 of 1 MCP servers failed to start`}},
 	}
 }

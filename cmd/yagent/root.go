@@ -48,6 +48,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdKB(f),
 		NewCmdMCP(f),
 		NewCmdTrust(f),
+		NewCmdUI(f),
 	)
 	checkCommandLine(root)
 	checked := root.PersistentPreRunE

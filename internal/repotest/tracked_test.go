@@ -17,6 +17,14 @@ const maxTrackedBytes = 1 << 20
 // with the reason. Keep it short; a new entry needs a review.
 var largeTestData = map[string]string{}
 
+// docAssets lists the tracked binary files that are documentation (README's
+// pictures), each with the reason; each stays under maxDocAssetBytes.
+var docAssets = map[string]string{
+	"docs/ui-timeline.png": "README's picture of yagent ui, drawn by TestUIBrowser (cmd/yagent) with -update",
+}
+
+const maxDocAssetBytes = 200 << 10
+
 // TestTrackedFilesAreSmallSources fails when git tracks a binary (an
 // executable or object header, or a NUL byte in the first 8 KiB) or a file
 // over 1 MiB outside largeTestData: a 53 MB build of cmd/yagent was tracked
@@ -40,6 +48,12 @@ func TestTrackedFilesAreSmallSources(t *testing.T) {
 		}
 		if _, ok := largeTestData[name]; !ok && fi.Size() > maxTrackedBytes {
 			t.Errorf("%s is tracked and %d bytes (limit %d): untrack it (git rm --cached) and extend .gitignore, or list it in largeTestData with a reason", name, fi.Size(), maxTrackedBytes)
+		}
+		if _, ok := docAssets[name]; ok {
+			if fi.Size() > maxDocAssetBytes {
+				t.Errorf("%s is a documentation asset of %d bytes (limit %d): make it smaller", name, fi.Size(), maxDocAssetBytes)
+			}
+			continue
 		}
 		if kind := binaryKind(t, p); kind != "" {
 			t.Errorf("%s is tracked and is %s: untrack it (git rm --cached) and extend .gitignore", name, kind)
