@@ -180,6 +180,9 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		return nil, err
 	}
 	out.sess = sess
+	if jp, ok := out.sink.(*jsonPrinter); ok {
+		jp.setSession(sess.ID())
+	}
 	out.closers = append(out.closers, func() { out.warn(f, "closing the session's rollout", sess.Close()) })
 	for _, w := range sess.Warnings {
 		out.notice(f, "warning: "+w)
