@@ -47,6 +47,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdConfig(f),
 		NewCmdKB(f),
 		NewCmdMCP(f),
+		NewCmdDemo(f),
 	)
 	checkCommandLine(root)
 	return root
