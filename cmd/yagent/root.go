@@ -49,6 +49,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdDemo(f),
 	)
 	checkCommandLine(root)
+	registerCompletions(root, f)
 	return root
 }
 
