@@ -14,7 +14,11 @@ import (
 
 // NewCmdAgents builds `yagent agents`.
 func NewCmdAgents(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "agents", Short: "Inspect the sub-agents the director can delegate to"}
+	cmd := &cobra.Command{
+		Use:     "agents",
+		Short:   "Inspect the sub-agents the director can delegate to",
+		Example: `  yagent agents ls`,
+	}
 	cmd.AddCommand(NewCmdAgentsLs(f))
 	return cmd
 }
@@ -30,6 +34,11 @@ func NewCmdAgentsLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List sub-agent definitions and the files that were skipped",
+		Example: `  # The sub-agents the director can delegate to, and files that were skipped
+  yagent agents ls
+
+  # As JSON: names and tools
+  yagent agents ls --json | jq -r '.agents[] | .name + " " + (.tools | tostring)'`,
 		Long: `List the sub-agents the director can delegate to. Definitions come from,
 lowest precedence first: the built-ins; the user's ~/.claude/agents/ and
 $YAGENT_HOME/agents/; the project's .claude/agents/ and .yagent/agents/.

@@ -18,7 +18,11 @@ import (
 
 // NewCmdConfig builds `yagent config`.
 func NewCmdConfig(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration"}
+	cmd := &cobra.Command{
+		Use:     "config",
+		Short:   "Inspect the configuration",
+		Example: `  yagent config show`,
+	}
 	cmd.AddCommand(NewCmdConfigShow(f))
 	return cmd
 }
@@ -34,6 +38,11 @@ func NewCmdConfigShow(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show [--json]",
 		Short: "Print the effective configuration with defaults filled in",
+		Example: `  # The effective configuration, defaults filled in
+  yagent config show
+
+  # One value, from JSON
+  yagent config show --json | jq .agents.max_steps`,
 		Long: `Print the effective configuration: built-in defaults, then
 $YAGENT_HOME/config.yaml, then .yagent/config.yaml of the working directory,
 then the environment. The YAML output is a valid configuration file.`,

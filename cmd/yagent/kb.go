@@ -15,6 +15,9 @@ func NewCmdKB(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kb",
 		Short: "Use the knowledge base: projects, notes, search, trash, tokens, import",
+		Example: `  yagent kb projects create acme/web
+  yagent kb import ~/vault --project acme/web
+  yagent kb search "deploy rollback"`,
 		Long: `The knowledge base is a SQLite file ($YAGENT_HOME/kb.db unless kb.path says
 otherwise), or a PostgreSQL database a team shares (kb.dsn), of notes shared
 by you and your agents, in projects. You act as a

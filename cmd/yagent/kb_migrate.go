@@ -23,6 +23,8 @@ func NewCmdKBMigrate(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate --to postgres://USER@HOST:PORT/DB",
 		Short: "Copy the SQLite knowledge base into an empty PostgreSQL database",
+		Example: `  # Copy the SQLite knowledge base into an empty PostgreSQL database
+  yagent kb migrate --to postgres://yagent@db:5432/kb`,
 		Long: `Copy the SQLite knowledge base (kb.path, default $YAGENT_HOME/kb.db) into
 the PostgreSQL database --to names: principals, spaces, projects, members,
 tokens, notes, revisions, links, aliases, attachments, the trash, visits,

@@ -21,7 +21,10 @@ func NewCmdKBProjects(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "projects",
 		Short: "List your projects (create one with `projects create`)",
-		Args:  cobra.NoArgs,
+		Example: `  yagent kb projects
+
+  yagent kb projects create acme/web --name "Acme web"`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbProjectsRun(cmd.Context(), f, opts)
 		},
@@ -66,8 +69,9 @@ type kbProjectsCreateOptions struct {
 func NewCmdKBProjectsCreate(f *Factory) *cobra.Command {
 	opts := &kbProjectsCreateOptions{}
 	cmd := &cobra.Command{
-		Use:   "create HANDLE [--name N]",
-		Short: "Create a project (only a person can; agents cannot)",
+		Use:     "create HANDLE [--name N]",
+		Short:   "Create a project (only a person can; agents cannot)",
+		Example: `  yagent kb projects create acme/web --name "Acme web"`,
 		Long: `Create a project. HANDLE is "space/slug", or "space" for the space's root
 project: lowercase letters, digits, '.', '_' and '-'. You become its first
 member. Agents take the handle verbatim from get_my_projects.`,

@@ -25,6 +25,15 @@ func NewCmdResume(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `resume [ID|NAME] ["PROMPT"] | resume --last ["PROMPT"]`,
 		Short: "Reopen an earlier session with its history and its board",
+		Example: `  # Pick a session of this directory and reopen it interactively
+  yagent resume
+
+  # The newest session here, one more turn
+  yagent resume --last "And the error handling?"
+
+  # A session by id or name
+  yagent resume 20261201T101500-3f2a1c
+  yagent resume storage-review "Write the summary to NOTES.md"`,
 		Long: `Reopen an earlier session: its history is rebuilt from its rollout (the
 latest compaction summary plus everything after it) and it reconnects to its
 board. Delegations a killed process left running are recovered first: each

@@ -19,6 +19,14 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "yagent",
 		Short: "A multi-agent orchestrator: a director delegates, handoffs land on a board",
+		Example: `  # Talk to the director interactively (the same as yagent chat)
+  yagent
+
+  # One prompt, the answer on stdout
+  yagent run "Where are the HTTP retries configured?"
+
+  # Watch the whole flow offline, anywhere
+  yagent demo`,
 		Long: `yagent runs a director agent that delegates work to sub-agents. Every
 delegation ends as a Markdown note with YAML front matter on a filesystem
 blackboard, and a fresh index of the board goes into every model call.`,

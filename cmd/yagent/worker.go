@@ -29,6 +29,11 @@ func NewCmdWorker(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker --queue postgres://… [flags]",
 		Short: "Run batch delegations from a River queue on PostgreSQL (yagent batch --queue)",
+		Example: `  # Run delegations from the queue, four at a time
+  yagent worker --queue postgres://yagent@db:5432/yagent --concurrency 4
+
+  # Work until the queue is empty, then exit
+  yagent worker --queue postgres://yagent@db:5432/yagent --drain`,
 		Long: `Run the delegations that yagent batch --queue puts on a River queue in
 PostgreSQL, on this host: with this workspace checkout (--cd), this host's
 models (configuration and OPENAI_* variables) and tools. Each job carries
