@@ -106,6 +106,9 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 // readPrompt reads a whole prompt from stdin (`yagent run -`); an empty
 // one is a usage error.
 func readPrompt(streams *IOStreams) (string, error) {
+	if streams.InTTY {
+		fmt.Fprintln(streams.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
+	}
 	data, err := io.ReadAll(streams.In)
 	if err != nil {
 		return "", fmt.Errorf("read the prompt from stdin: %w", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +32,24 @@ func TestVersionOf(t *testing.T) {
 			t.Errorf("%s: versionOf = %q; want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// FuzzVersionOf: any module version and revision render without panic,
+// start with the version (or dev) and name a commit.
+func FuzzVersionOf(f *testing.F) {
+	f.Add("v0.0.0-20261130100000-0123456789ab+dirty", "", "true")
+	f.Add("(devel)", "fedcba9876543210", "false")
+	f.Add("", "", "")
+	f.Add("-", "x", "")
+	f.Fuzz(func(t *testing.T, v, rev, modified string) {
+		bi := &debug.BuildInfo{Main: debug.Module{Version: v}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}}
+		got := versionOf(bi)
+		want := v
+		if v == "" || v == "(devel)" {
+			want = "dev"
+		}
+		if !strings.HasPrefix(got, want+" (commit ") {
+			t.Errorf("versionOf(%q, %q) = %q; want it to start with %q", v, rev, got, want+" (commit ")
+		}
+	})
 }
