@@ -34,17 +34,17 @@ func NewCmdAgentsLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List sub-agent definitions and the files that were skipped",
-		Example: `  # The sub-agents the director can delegate to, and files that were skipped
-  yagent agents ls
-
-  # As JSON: names and tools
-  yagent agents ls --json | jq -r '.agents[] | .name + " " + (.tools | tostring)'`,
 		Long: `List the sub-agents the director can delegate to. Definitions come from,
 lowest precedence first: the built-ins; the user's ~/.claude/agents/ and
 $YAGENT_HOME/agents/; the project's .claude/agents/ and .yagent/agents/.
 A definition shadows one of the same name from an earlier source, with a
 warning. A file that cannot be used is skipped and listed under "problems"
 on stderr (in --json: errors); the others still load.`,
+		Example: `  # The sub-agents the director can delegate to, and files that were skipped
+  yagent agents ls
+
+  # As JSON: names and tools
+  yagent agents ls --json | jq -r '.agents[] | .name + " " + (.tools | tostring)'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return agentsLsRun(cmd.Context(), f, opts)

@@ -19,13 +19,13 @@ func NewCmdBoard(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "board",
 		Short: "Inspect and maintain blackboards of handoff notes",
-		Example: `  yagent board boards
-  yagent board ls --board demo
-  yagent board show explorer/20261201T101500Z_ab12-4242-000001 --board demo`,
 		Long: `A board holds one note per finished delegation:
 $YAGENT_NOTES_ROOT (default ~/.yagent/notes)/{board}/{agent}/{stem}.md.
 A note's ref is {agent}/{stem}. With --json every command prints stable
 field names (see README.md, "Board JSON").`,
+		Example: `  yagent board boards
+  yagent board ls --board demo
+  yagent board show explorer/20261201T101500Z_ab12-4242-000001 --board demo`,
 	}
 	cmd.AddCommand(
 		NewCmdBoardBoards(f),
@@ -284,12 +284,12 @@ func NewCmdBoardIndex(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "index --board ID",
 		Short: "Print exactly the board index injected into model calls",
-		Example: `  # What the director sees of the board in its next model call
-  yagent board index --board demo`,
 		Long: `Print exactly the text that is injected into every director call and
 every delegation prefix, header included, with the trailing "skipped" line
 when notes are unreadable. Prints nothing for an empty board or when
 blackboard.index_max_notes is 0.`,
+		Example: `  # What the director sees of the board in its next model call
+  yagent board index --board demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardIndexRun(cmd.Context(), f, opts)

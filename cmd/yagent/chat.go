@@ -43,6 +43,7 @@ func NewCmdChat(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Start an interactive session (the default command)",
+		Long:  "Start an interactive session with the director.\n\n" + chatHelp,
 		Example: `  # A new interactive session in this directory
   yagent chat
 
@@ -51,7 +52,6 @@ func NewCmdChat(f *Factory) *cobra.Command {
 
   # Offline, against the bundled scripted model
   yagent chat --replay demo`,
-		Long: "Start an interactive session with the director.\n\n" + chatHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
 	}

@@ -38,14 +38,14 @@ func NewCmdConfigShow(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show [--json]",
 		Short: "Print the effective configuration with defaults filled in",
+		Long: `Print the effective configuration: built-in defaults, then
+$YAGENT_HOME/config.yaml, then .yagent/config.yaml of the working directory,
+then the environment. The YAML output is a valid configuration file.`,
 		Example: `  # The effective configuration, defaults filled in
   yagent config show
 
   # One value, from JSON
   yagent config show --json | jq .agents.max_steps`,
-		Long: `Print the effective configuration: built-in defaults, then
-$YAGENT_HOME/config.yaml, then .yagent/config.yaml of the working directory,
-then the environment. The YAML output is a valid configuration file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return configShowRun(cmd.Context(), f, opts)

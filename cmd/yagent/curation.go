@@ -40,15 +40,15 @@ func NewCmdSleep(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sleep [--session ID|--last] [--dry-run]",
 		Short: "Curate a session's tool list now, from its usage (normally done on a schedule)",
+		Long: `Curate a session's tool list now instead of waiting for its due time. The
+thresholds stay: if the reachable tools fit chat_sleep.tools.budget_percent
+of the model's window, or the statistics hold too few turns, it says why and
+calls no model. With --dry-run the plan goes to the journal only.`,
 		Example: `  # Curate this directory's newest session now
   yagent sleep
 
   # Show what would change in a session, without changing it
   yagent sleep --session 20261201T101500-3f2a1c --dry-run`,
-		Long: `Curate a session's tool list now instead of waiting for its due time. The
-thresholds stay: if the reachable tools fit chat_sleep.tools.budget_percent
-of the model's window, or the statistics hold too few turns, it says why and
-calls no model. With --dry-run the plan goes to the journal only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return sleepRun(cmd.Context(), f, opts) },
 	}

@@ -15,9 +15,6 @@ func NewCmdKB(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kb",
 		Short: "Use the knowledge base: projects, notes, search, trash, tokens, import",
-		Example: `  yagent kb projects create acme/web
-  yagent kb import ~/vault --project acme/web
-  yagent kb search "deploy rollback"`,
 		Long: `The knowledge base is a SQLite file ($YAGENT_HOME/kb.db unless kb.path says
 otherwise), or a PostgreSQL database a team shares (kb.dsn), of notes shared
 by you and your agents, in projects. You act as a
@@ -26,6 +23,9 @@ only a person creates projects, restores or empties the trash and manages
 tokens. Agents reach it through tokens: yagent's own agents in-process
 (kb.agent_tools), other clients through ` + "`yagent mcp serve`" + `.
 Every command takes --json. Refusals and bad input exit with code 2.`,
+		Example: `  yagent kb projects create acme/web
+  yagent kb import ~/vault --project acme/web
+  yagent kb search "deploy rollback"`,
 	}
 	cmd.AddCommand(
 		NewCmdKBProjects(f),

@@ -27,11 +27,6 @@ func NewCmdKBImport(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import DIR --project H [--prune]",
 		Short: "Import a folder of Markdown files (an Obsidian vault, a docs tree) into a project; again: only what changed",
-		Example: `  # Import an Obsidian vault into a project (again: only what changed)
-  yagent kb import ~/vault --project acme/web
-
-  # Also remove notes whose files are gone
-  yagent kb import ./docs --project acme/web --prune`,
 		Long: `Import every .md file under DIR into a project. Subfolders become folders;
 a title need only be unique within its folder (a clash gets the file's name
 and is reported). Front matter gives the type, tags and aliases (other fields
@@ -43,6 +38,11 @@ importing again creates what is new, updates what changed, follows a file
 that moved (same content, new path) and skips the rest; --prune moves to the
 trash the notes whose files are gone (yagent kb trash restore brings one
 back). A file that fails is reported and the others go on (exit code 1 then).`,
+		Example: `  # Import an Obsidian vault into a project (again: only what changed)
+  yagent kb import ~/vault --project acme/web
+
+  # Also remove notes whose files are gone
+  yagent kb import ./docs --project acme/web --prune`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]

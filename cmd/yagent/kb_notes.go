@@ -109,11 +109,11 @@ func NewCmdKBShow(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show NOTE",
 		Short: "Print a note: its header, provenance, links and body",
+		Long: `Print a note. NOTE is an id such as n42 or a wiki ref such as "[[Deploy
+guide]]" (a former title works too; --project picks the project to look in).`,
 		Example: `  # A note by id, or by wiki ref within a project
   yagent kb show n12
   yagent kb show "Deploy guide" --project acme/web`,
-		Long: `Print a note. NOTE is an id such as n42 or a wiki ref such as "[[Deploy
-guide]]" (a former title works too; --project picks the project to look in).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -180,13 +180,13 @@ func NewCmdKBSearch(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY [--project H]",
 		Short: "Search notes: hybrid (full text + vectors), or full text alone (mode fts)",
+		Long: `Search the notes you can reach (and your agents' memory). The search is
+hybrid when kb.embeddings.model is set and its endpoint answers, else full
+text only; the first line (and "mode" in --json) says which.`,
 		Example: `  yagent kb search "deploy rollback"
 
   # One project, ten results, as JSON
   yagent kb search "rate limits" --project acme/web --limit 10 --json`,
-		Long: `Search the notes you can reach (and your agents' memory). The search is
-hybrid when kb.embeddings.model is set and its endpoint answers, else full
-text only; the first line (and "mode" in --json) says which.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]

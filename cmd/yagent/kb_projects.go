@@ -69,13 +69,13 @@ type kbProjectsCreateOptions struct {
 func NewCmdKBProjectsCreate(f *Factory) *cobra.Command {
 	opts := &kbProjectsCreateOptions{}
 	cmd := &cobra.Command{
-		Use:     "create HANDLE [--name N]",
-		Short:   "Create a project (only a person can; agents cannot)",
-		Example: `  yagent kb projects create acme/web --name "Acme web"`,
+		Use:   "create HANDLE [--name N]",
+		Short: "Create a project (only a person can; agents cannot)",
 		Long: `Create a project. HANDLE is "space/slug", or "space" for the space's root
 project: lowercase letters, digits, '.', '_' and '-'. You become its first
 member. Agents take the handle verbatim from get_my_projects.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  yagent kb projects create acme/web --name "Acme web"`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Handle = args[0]
 			return kbProjectsCreateRun(cmd.Context(), f, opts)

@@ -19,13 +19,13 @@ func NewCmdKBStatus(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the knowledge base's backend, schema, search methods and sizes",
-		Example: `  yagent kb status
-
-  yagent kb status --json`,
 		Long: `Show where the knowledge base is (the SQLite file kb.path, or the PostgreSQL
 database kb.dsn with its password masked), its schema version, how full
 text is searched and how vectors are compared (on PostgreSQL: whether
 pgvector is there), and how many rows each table holds.`,
+		Example: `  yagent kb status
+
+  yagent kb status --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbStatusRun(cmd.Context(), f, opts)

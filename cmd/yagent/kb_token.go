@@ -16,13 +16,13 @@ func NewCmdKBToken(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Create, list and revoke the tokens your agents reach the knowledge base with",
-		Example: `  yagent kb token create --name claude --read
-  yagent kb token ls
-  yagent kb token revoke claude`,
 		Long: `A token lets an agent (Claude Code, Codex, yagent mcp serve's clients) act for
 you: a read token sees the read tools only, a write token every tool; --project
 limits it to those projects. The secret is printed once, at creation; only
 its hash is stored.`,
+		Example: `  yagent kb token create --name claude --read
+  yagent kb token ls
+  yagent kb token revoke claude`,
 	}
 	cmd.AddCommand(NewCmdKBTokenCreate(f), NewCmdKBTokenLs(f), NewCmdKBTokenRevoke(f))
 	return cmd

@@ -42,11 +42,6 @@ func NewCmdMCPServe(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [--http [HOST:]PORT] [--allow-origin URL]…",
 		Short: "Serve the knowledge base (and read-only boards) to MCP clients",
-		Example: `  # Over stdio, for Claude Desktop or Codex (a token from yagent kb token create)
-  YAGENT_KB_TOKEN=… yagent mcp serve
-
-  # Over HTTP on 127.0.0.1:8765
-  yagent mcp serve --http 8765`,
 		Long: `Serve the knowledge base's 21 intent tools, and read-only tools over yagent's
 boards (board_list_boards, board_list_notes, board_read_note), to an MCP
 client such as Claude Code, Claude Desktop or Codex.
@@ -63,6 +58,11 @@ the read tools only. Board tools show the boards of the token's projects
 (a board belongs to the kb.project of the session that wrote it); a token
 of yours that reaches every project sees every board. Create tokens with
 ` + "`yagent kb token create`" + `.`,
+		Example: `  # Over stdio, for Claude Desktop or Codex (a token from yagent kb token create)
+  YAGENT_KB_TOKEN=… yagent mcp serve
+
+  # Over HTTP on 127.0.0.1:8765
+  yagent mcp serve --http 8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcpServeRun(cmd.Context(), f, opts)
@@ -188,11 +188,11 @@ func NewCmdMCPLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List the configured MCP servers (mcp_servers:) and their tools, starting them",
-		Example: `  # The configured MCP servers and their tools
-  yagent mcp ls`,
 		Long: `Start every enabled server of mcp_servers: and list its tools under the names
 yagent's agents see (mcp_<server>__<tool>). Exit code 1 when an enabled
 server cannot start.`,
+		Example: `  # The configured MCP servers and their tools
+  yagent mcp ls`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcpLsRun(cmd.Context(), f, opts)

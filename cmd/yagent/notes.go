@@ -57,11 +57,11 @@ func NewCmdNotes(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notes",
 		Short: "Read and edit the lead's notebook of a session",
-		Example: `  yagent notes ls
-  yagent notes show goal`,
 		Long: `The notebook is what the director decided not to lose in a session: it
 survives compaction and /clear, and sub-agents never see it. These commands
 act as the person, outside any turn; the same limits apply.`,
+		Example: `  yagent notes ls
+  yagent notes show goal`,
 	}
 	cmd.AddCommand(NewCmdNotesLs(f), NewCmdNotesShow(f), NewCmdNotesPut(f), NewCmdNotesRm(f), NewCmdNotesPin(f), NewCmdNotesRestore(f))
 	return cmd

@@ -19,6 +19,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "yagent",
 		Short: "A multi-agent orchestrator: a director delegates, handoffs land on a board",
+		Long: `yagent runs a director agent that delegates work to sub-agents. Every
+delegation ends as a Markdown note with YAML front matter on a filesystem
+blackboard, and a fresh index of the board goes into every model call.`,
 		Example: `  # Talk to the director interactively (the same as yagent chat)
   yagent
 
@@ -27,9 +30,6 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 
   # Watch the whole flow offline, anywhere
   yagent demo`,
-		Long: `yagent runs a director agent that delegates work to sub-agents. Every
-delegation ends as a Markdown note with YAML front matter on a filesystem
-blackboard, and a fresh index of the board goes into every model call.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

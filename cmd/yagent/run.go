@@ -29,20 +29,6 @@ func NewCmdRun(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `run [flags] "PROMPT" | run [flags] -`,
 		Short: "Run the director on one prompt and print its answer",
-		Example: `  # Ask once; only the answer goes to answer.md, progress to the terminal
-  yagent run "Summarise what changed in the storage layer" > answer.md
-
-  # The prompt from stdin
-  git diff | yagent run -
-
-  # Continue a session, letting it run shell commands without asking
-  yagent run --session 20261201T101500-3f2a1c --allow-shell "Now run the tests"
-
-  # One JSON event per line, for scripts (turn_started names the session)
-  yagent run --json "List the packages" | jq -r 'select(.type=="turn_started") | .session'
-
-  # Offline, against the bundled scripted model
-  yagent run --replay demo "What is this repository?"`,
 		Long: `Run the director on one prompt. It works with the tools in the current
 directory (the workspace), delegates to sub-agents whose handoff notes land on
 the session's board, and prints its answer on stdout; progress (tool calls,
@@ -71,6 +57,20 @@ Commands run in an OS sandbox (--sandbox, agents.sandbox): workspace-write
 (default) writes only in the workspace (not .git), the temp dir and
 agents.sandbox_writable, with no network; read-only writes nowhere; off does
 not confine. See README.md, "Safety".`,
+		Example: `  # Ask once; only the answer goes to answer.md, progress to the terminal
+  yagent run "Summarise what changed in the storage layer" > answer.md
+
+  # The prompt from stdin
+  git diff | yagent run -
+
+  # Continue a session, letting it run shell commands without asking
+  yagent run --session 20261201T101500-3f2a1c --allow-shell "Now run the tests"
+
+  # One JSON event per line, for scripts (turn_started names the session)
+  yagent run --json "List the packages" | jq -r 'select(.type=="turn_started") | .session'
+
+  # Offline, against the bundled scripted model
+  yagent run --replay demo "What is this repository?"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]
