@@ -14,7 +14,11 @@ import (
 
 // NewCmdAgents builds `yagent agents`.
 func NewCmdAgents(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "agents", Short: "Inspect the sub-agents the director can delegate to"}
+	cmd := &cobra.Command{
+		Use:     "agents",
+		Short:   "Inspect the sub-agents the director can delegate to",
+		Example: `  yagent agents ls`,
+	}
 	cmd.AddCommand(NewCmdAgentsLs(f))
 	return cmd
 }
@@ -36,6 +40,11 @@ $YAGENT_HOME/agents/; the project's .claude/agents/ and .yagent/agents/.
 A definition shadows one of the same name from an earlier source, with a
 warning. A file that cannot be used is skipped and listed under "problems"
 on stderr (in --json: errors); the others still load.`,
+		Example: `  # The sub-agents the director can delegate to, and files that were skipped
+  yagent agents ls
+
+  # As JSON: names and tools
+  yagent agents ls --json | jq -r '.agents[] | .name + " " + (.tools | tostring)'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return agentsLsRun(cmd.Context(), f, opts)

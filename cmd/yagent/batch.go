@@ -71,6 +71,14 @@ replay). Shell commands need --allow-shell without a terminal to ask.
 
 Exit codes: 0 every delegation ok or partial, 1 any other outcome, 2 an
 invalid plan, usage error or an unreachable queue database, 130 cancelled.`,
+		Example: `  # Run a plan; its handoffs land on the plan's board
+  yagent batch release-audit.yaml --allow-shell
+
+  # Four delegations at a time, continuing a run that was interrupted
+  yagent batch plan.yaml --parallel 4 --resume
+
+  # Spread the delegations over workers (yagent worker) through PostgreSQL
+  yagent batch plan.yaml --queue postgres://yagent@db:5432/yagent`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.PlanFile = args[0]

@@ -23,6 +23,9 @@ func NewCmdBoard(f *Factory) *cobra.Command {
 $YAGENT_NOTES_ROOT (default ~/.yagent/notes)/{board}/{agent}/{stem}.md.
 A note's ref is {agent}/{stem}. With --json every command prints stable
 field names (see README.md, "Board JSON").`,
+		Example: `  yagent board boards
+  yagent board ls --board demo
+  yagent board show explorer/20261201T101500Z_ab12-4242-000001 --board demo`,
 	}
 	cmd.AddCommand(
 		NewCmdBoardBoards(f),
@@ -71,7 +74,11 @@ func NewCmdBoardBoards(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "boards",
 		Short: "List boards with note counts, newest note time and size",
-		Args:  cobra.NoArgs,
+		Example: `  # Every board, most recently active first
+  yagent board boards
+
+  yagent board boards --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardBoardsRun(cmd.Context(), f, opts)
 		},
@@ -128,7 +135,12 @@ func NewCmdBoardLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls --board ID [--agent A]",
 		Short: "List a board's notes, newest first",
-		Args:  cobra.NoArgs,
+		Example: `  # A board's notes, newest first
+  yagent board ls --board demo
+
+  # Only the explorer's last five notes
+  yagent board ls --board demo --agent explorer --limit 5`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardLsRun(cmd.Context(), f, opts)
 		},
@@ -198,7 +210,11 @@ func NewCmdBoardShow(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show REF --board ID",
 		Short: "Print a note: its rendered handoff and its full body",
-		Args:  cobra.ExactArgs(1),
+		Example: `  yagent board show explorer/20261201T101500Z_ab12-4242-000001 --board demo
+
+  # Front matter and body as JSON
+  yagent board show explorer/20261201T101500Z_ab12-4242-000001 --board demo --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			return boardShowRun(cmd.Context(), f, opts)
@@ -272,6 +288,8 @@ func NewCmdBoardIndex(f *Factory) *cobra.Command {
 every delegation prefix, header included, with the trailing "skipped" line
 when notes are unreadable. Prints nothing for an empty board or when
 blackboard.index_max_notes is 0.`,
+		Example: `  # What the director sees of the board in its next model call
+  yagent board index --board demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardIndexRun(cmd.Context(), f, opts)
@@ -312,7 +330,12 @@ func NewCmdBoardPath(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "path [--board ID]",
 		Short: "Print the notes root, or a board's directory",
-		Args:  cobra.NoArgs,
+		Example: `  # Where boards live
+  yagent board path
+
+  # Open a board's directory
+  cd "$(yagent board path --board demo)"`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardPathRun(cmd.Context(), f, opts)
 		},

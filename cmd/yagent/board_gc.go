@@ -25,6 +25,10 @@ func NewCmdBoardGC(f *Factory) *cobra.Command {
 notes of boards over blackboard.max_notes_per_board, and temporary files left
 by crashed writers. Symlinks are never followed. ttl "0" and a cap of 0
 disable each rule.`,
+		Example: `  # What would be removed, without removing it
+  yagent board gc --dry-run
+
+  yagent board gc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardGCRun(cmd.Context(), f, opts)

@@ -37,6 +37,11 @@ func NewCmdBoardPut(f *Factory) *cobra.Command {
 		Long: `Post a note to a board exactly as a finished delegation would: the flags
 make the handoff (front matter), stdin (or --body-file) is the full body.
 Many processes may post to one board at once; none is lost.`,
+		Example: `  # Post a finished handoff; prints its ref
+  yagent board put --board demo --agent explorer --conclusion "The parser is fine" < findings.md
+
+  # A partial one, with a fact and the body from a file
+  yagent board put --board demo --agent reviewer --status partial --fact "tests pass" --body-file review.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return boardPutRun(cmd.Context(), f, opts)

@@ -44,8 +44,16 @@ func NewCmdChat(f *Factory) *cobra.Command {
 		Use:   "chat",
 		Short: "Start an interactive session (the default command)",
 		Long:  "Start an interactive session with the director.\n\n" + chatHelp,
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
+		Example: `  # A new interactive session in this directory
+  yagent chat
+
+  # Ask before every command and file write, in another workspace
+  yagent chat --approval untrusted --cd ~/src/app
+
+  # Offline, against the bundled scripted model
+  yagent chat --replay demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
 	}
 	opts.Agent.register(cmd.Flags())
 	return cmd

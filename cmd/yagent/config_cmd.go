@@ -19,7 +19,11 @@ import (
 
 // NewCmdConfig builds `yagent config`.
 func NewCmdConfig(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration"}
+	cmd := &cobra.Command{
+		Use:     "config",
+		Short:   "Inspect the configuration",
+		Example: `  yagent config show`,
+	}
 	cmd.AddCommand(NewCmdConfigShow(f))
 	return cmd
 }
@@ -38,6 +42,11 @@ func NewCmdConfigShow(f *Factory) *cobra.Command {
 		Long: `Print the effective configuration: built-in defaults, then
 $YAGENT_HOME/config.yaml, then .yagent/config.yaml of the working directory,
 then the environment. The YAML output is a valid configuration file.`,
+		Example: `  # The effective configuration, defaults filled in
+  yagent config show
+
+  # One value, from JSON
+  yagent config show --json | jq .agents.max_steps`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return configShowRun(cmd.Context(), f, opts)

@@ -44,6 +44,11 @@ func NewCmdSleep(f *Factory) *cobra.Command {
 thresholds stay: if the reachable tools fit chat_sleep.tools.budget_percent
 of the model's window, or the statistics hold too few turns, it says why and
 calls no model. With --dry-run the plan goes to the journal only.`,
+		Example: `  # Curate this directory's newest session now
+  yagent sleep
+
+  # Show what would change in a session, without changing it
+  yagent sleep --session 20261201T101500-3f2a1c --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return sleepRun(cmd.Context(), f, opts) },
 	}
@@ -88,8 +93,12 @@ func NewCmdSleepRuns(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs [--session ID] [--json]",
 		Short: "The curation journal, newest first, with +added/−removed per run",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return sleepRunsRun(cmd.Context(), f, opts) },
+		Example: `  # The curation journal of every session
+  yagent sleep runs
+
+  yagent sleep runs --session 20261201T101500-3f2a1c --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return sleepRunsRun(cmd.Context(), f, opts) },
 	}
 	cmd.Flags().StringVar(&opts.Session, "session", "", "only this session's runs")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, chat_id, started, finished, status, reason, dry_run, added, removed, plan}]")
@@ -131,7 +140,12 @@ func sleepRunsRun(ctx context.Context, f *Factory, opts *sleepRunsOptions) error
 
 // NewCmdTools builds `yagent tools`.
 func NewCmdTools(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "tools", Short: "Inspect and steer a session's tool list (curation)"}
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "Inspect and steer a session's tool list (curation)",
+		Example: `  yagent tools profile
+  yagent tools stats --window 7`,
+	}
 	cmd.AddCommand(NewCmdToolsProfile(f), NewCmdToolsStats(f), NewCmdToolsPin(f), NewCmdToolsSet(f), NewCmdToolsReset(f))
 	return cmd
 }
@@ -148,8 +162,12 @@ func NewCmdToolsProfile(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profile [--session ID|--last] [--json]",
 		Short: "What a session sees by default: visible (stored), effective (expanded), in_context and reachable counts",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return toolsProfileRun(cmd.Context(), f, opts) },
+		Example: `  # What this directory's newest session sees
+  yagent tools profile
+
+  yagent tools profile --session 20261201T101500-3f2a1c --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return toolsProfileRun(cmd.Context(), f, opts) },
 	}
 	opts.Target.register(cmd)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {session, visible, effective, pinned, curated, in_context, reachable} (the counts are null before the session ran; neither counts tool_find/tool_load)")
@@ -199,8 +217,12 @@ func NewCmdToolsStats(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stats [--session ID|--last] [--window N] [--json]",
 		Short: "The usage statistics a curation model sees: coverage and calls per tool, per window",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return toolsStatsRun(cmd.Context(), f, opts) },
+		Example: `  # Calls per tool over the last 7 days of this session
+  yagent tools stats --window 7
+
+  yagent tools stats --session 20261201T101500-3f2a1c --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return toolsStatsRun(cmd.Context(), f, opts) },
 	}
 	opts.Target.register(cmd)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {windows: [{days, turns, messages, active_days, thin}], tools: [{name, coverage, calls, loads}], total_turns, span_days}")
@@ -243,7 +265,12 @@ func NewCmdToolsPin(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pin TOOL… [--off] [--session ID|--last]",
 		Short: "Pin tools so no curation hides them (a pin alone does not start curation)",
-		Args:  cobra.MinimumNArgs(1),
+		Example: `  # Keep shell and grep visible whatever curation decides
+  yagent tools pin shell grep
+
+  # Unpin
+  yagent tools pin shell --off`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Names = args
 			return toolsEditRun(cmd.Context(), f, opts)
@@ -260,7 +287,12 @@ func NewCmdToolsSet(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "set TOOL|set:NAME|family:NAME… [--session ID|--last]",
 		Short: "Set a session's visible tools by hand (core and pinned tools stay)",
-		Args:  cobra.MinimumNArgs(1),
+		Example: `  # Show only these tools (core and pinned tools stay)
+  yagent tools set read_file grep glob
+
+  # A configured toolset and a tool family
+  yagent tools set set:review family:kb --session 20261201T101500-3f2a1c`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Names = args
 			return toolsEditRun(cmd.Context(), f, opts)
@@ -276,8 +308,11 @@ func NewCmdToolsReset(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reset [--session ID|--last]",
 		Short: "Remove a session's curation: it sees every reachable tool again (pins stay)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return toolsEditRun(cmd.Context(), f, opts) },
+		Example: `  yagent tools reset
+
+  yagent tools reset --session 20261201T101500-3f2a1c`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return toolsEditRun(cmd.Context(), f, opts) },
 	}
 	opts.Target.register(cmd)
 	return cmd

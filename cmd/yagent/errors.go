@@ -92,9 +92,10 @@ func usagef(format string, args ...any) error {
 // *usageError, by identity rather than by its message: flag parsing (the
 // flag error func), positional arguments (each command's Args, wrapped),
 // required flags and flag groups (checked before RunE). A command with
-// subcommands and no RunE of its own gets groupRunE.
+// subcommands and no RunE of its own gets groupRunE. An unknown command or
+// flag gets suggestions (suggest.go).
 func checkCommandLine(root *cobra.Command) {
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err, cmd: c} })
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if err := errors.Join(c.ValidateRequiredFlags(), c.ValidateFlagGroups()); err != nil {
 			return &usageError{err: err, cmd: c}
@@ -112,6 +113,9 @@ func checkCommandLine(root *cobra.Command) {
 		}
 		c.Args = func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
+				if c.HasSubCommands() && len(a) > 0 {
+					return unknownCommand(c, a[0])
+				}
 				return &usageError{err: err, cmd: c}
 			}
 			return nil
@@ -127,7 +131,7 @@ func checkCommandLine(root *cobra.Command) {
 // subcommand (cobra prints help and succeeds otherwise).
 func groupRunE(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return &usageError{err: fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()), cmd: cmd}
+		return unknownCommand(cmd, args[0])
 	}
 	return cmd.Help()
 }

@@ -101,7 +101,7 @@ func TestExitCodes(t *testing.T) {
 func derivedCases(c *cobra.Command, good exitCase) []exitCase {
 	out := []exitCase{{name: "unknown flag", args: append(slices.Clone(good.args), "--no-such-flag"), stdin: good.stdin, want: 2, stderr: "unknown flag: --no-such-flag"}}
 	group := c.HasSubCommands() && !c.LocalNonPersistentFlags().HasFlags()
-	if !group && c.Annotations[noConfigAnnotation] == "" {
+	if !group && c.Annotations[noConfigAnnotation] == "" { // trust and demo read no configuration of yours
 		out = append(out, exitCase{name: "malformed config", args: good.args, stdin: good.stdin, env: good.env, badCfg: true, want: 2, stderr: `config\.yaml:1: nope: unknown key`})
 	}
 	bad := func(name, flag string, stderr string, values ...string) {
@@ -335,6 +335,9 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("no session, no terminal", `give a session id or name, or --last`),
 			{name: "endpoint down", args: []string{"--last", "again"}, env: down, want: 1, stderr: `127\.0\.0\.1:9`},
 			{name: "cancelled", args: append(slices.Clone(replay), "--last", "again"), cancel: true, want: 130}},
+		"demo": {ok(),
+			bad("an argument", `unknown command "x" for "yagent demo"`, "x"),
+			{name: "cancelled", cancel: true, want: 130}},
 		"sessions":      {ok(), unknownCommand("sessions")},
 		"sessions ls":   {ok(), bad("an argument", `unknown command "x" for "yagent sessions ls"`, "x")},
 		"sessions show": {ok(fx.session), bad("unknown session", noSession, "nosuch")},

@@ -75,7 +75,8 @@ func (d *dirFlag) Set(s string) error {
 }
 
 // scenarioFlag is a scripted scenario, loaded and checked when the flag
-// is parsed.
+// is parsed; "demo" is the one bundled in the binary (demo.go), a path to
+// a file named demo is ./demo.
 type scenarioFlag struct {
 	path string
 	sc   *llmtest.Scenario
@@ -84,6 +85,14 @@ type scenarioFlag struct {
 func (r *scenarioFlag) String() string { return r.path }
 func (r *scenarioFlag) Type() string   { return "file" }
 func (r *scenarioFlag) Set(s string) error {
+	if s == demoReplay { // the bundled scenario, wherever yagent runs
+		sc, err := loadDemoScenario()
+		if err != nil {
+			return err
+		}
+		r.path, r.sc = demoLabel, sc
+		return nil
+	}
 	sc, err := llmtest.Load(s)
 	if err != nil {
 		return err

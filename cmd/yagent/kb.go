@@ -23,6 +23,9 @@ only a person creates projects, restores or empties the trash and manages
 tokens. Agents reach it through tokens: yagent's own agents in-process
 (kb.agent_tools), other clients through ` + "`yagent mcp serve`" + `.
 Every command takes --json. Refusals and bad input exit with code 2.`,
+		Example: `  yagent kb projects create acme/web
+  yagent kb import ~/vault --project acme/web
+  yagent kb search "deploy rollback"`,
 	}
 	cmd.AddCommand(
 		NewCmdKBProjects(f),

@@ -38,6 +38,11 @@ importing again creates what is new, updates what changed, follows a file
 that moved (same content, new path) and skips the rest; --prune moves to the
 trash the notes whose files are gone (yagent kb trash restore brings one
 back). A file that fails is reported and the others go on (exit code 1 then).`,
+		Example: `  # Import an Obsidian vault into a project (again: only what changed)
+  yagent kb import ~/vault --project acme/web
+
+  # Also remove notes whose files are gone
+  yagent kb import ./docs --project acme/web --prune`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]

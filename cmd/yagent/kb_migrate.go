@@ -32,6 +32,8 @@ must hold no knowledge base yet (its schema yagent_kb is created). Put the
 password in PGPASSWORD or ~/.pgpass rather than on the command line. Then
 set kb.dsn to the same URL and run as many ` + "`yagent mcp serve --http`" + ` replicas
 as you like on it.`,
+		Example: `  # Copy the SQLite knowledge base into an empty PostgreSQL database
+  yagent kb migrate --to postgres://yagent@db:5432/kb`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbMigrateRun(cmd.Context(), f, opts)

@@ -27,7 +27,11 @@ func NewCmdKBLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--project H] [--folder F]",
 		Short: "List a folder of a project: its subfolders and notes",
-		Args:  cobra.NoArgs,
+		Example: `  yagent kb ls --project acme/web
+
+  # One folder, notes with a tag
+  yagent kb ls --project acme/web --folder runbooks --tag deploy`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbLsRun(cmd.Context(), f, opts)
 		},
@@ -107,6 +111,9 @@ func NewCmdKBShow(f *Factory) *cobra.Command {
 		Short: "Print a note: its header, provenance, links and body",
 		Long: `Print a note. NOTE is an id such as n42 or a wiki ref such as "[[Deploy
 guide]]" (a former title works too; --project picks the project to look in).`,
+		Example: `  # A note by id, or by wiki ref within a project
+  yagent kb show n12
+  yagent kb show "Deploy guide" --project acme/web`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -176,6 +183,10 @@ func NewCmdKBSearch(f *Factory) *cobra.Command {
 		Long: `Search the notes you can reach (and your agents' memory). The search is
 hybrid when kb.embeddings.model is set and its endpoint answers, else full
 text only; the first line (and "mode" in --json) says which.`,
+		Example: `  yagent kb search "deploy rollback"
+
+  # One project, ten results, as JSON
+  yagent kb search "rate limits" --project acme/web --limit 10 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = args[0]
@@ -229,7 +240,9 @@ func NewCmdKBRecall(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "recall TOPIC [--budget N]",
 		Short: "Print the context bundle an agent gets for a topic: notes and their graph neighbours",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # The context bundle an agent would get about a topic
+  yagent kb recall "release process" --budget 4000`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Topic = args[0]
 			return kbRecallRun(cmd.Context(), f, opts)

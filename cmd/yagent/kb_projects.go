@@ -21,7 +21,10 @@ func NewCmdKBProjects(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "projects",
 		Short: "List your projects (create one with `projects create`)",
-		Args:  cobra.NoArgs,
+		Example: `  yagent kb projects
+
+  yagent kb projects create acme/web --name "Acme web"`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbProjectsRun(cmd.Context(), f, opts)
 		},
@@ -71,7 +74,8 @@ func NewCmdKBProjectsCreate(f *Factory) *cobra.Command {
 		Long: `Create a project. HANDLE is "space/slug", or "space" for the space's root
 project: lowercase letters, digits, '.', '_' and '-'. You become its first
 member. Agents take the handle verbatim from get_my_projects.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  yagent kb projects create acme/web --name "Acme web"`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Handle = args[0]
 			return kbProjectsCreateRun(cmd.Context(), f, opts)

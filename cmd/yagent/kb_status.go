@@ -23,6 +23,9 @@ func NewCmdKBStatus(f *Factory) *cobra.Command {
 database kb.dsn with its password masked), its schema version, how full
 text is searched and how vectors are compared (on PostgreSQL: whether
 pgvector is there), and how many rows each table holds.`,
+		Example: `  yagent kb status
+
+  yagent kb status --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbStatusRun(cmd.Context(), f, opts)

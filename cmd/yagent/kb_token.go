@@ -20,6 +20,9 @@ func NewCmdKBToken(f *Factory) *cobra.Command {
 you: a read token sees the read tools only, a write token every tool; --project
 limits it to those projects. The secret is printed once, at creation; only
 its hash is stored.`,
+		Example: `  yagent kb token create --name claude --read
+  yagent kb token ls
+  yagent kb token revoke claude`,
 	}
 	cmd.AddCommand(NewCmdKBTokenCreate(f), NewCmdKBTokenLs(f), NewCmdKBTokenRevoke(f))
 	return cmd
@@ -40,7 +43,12 @@ func NewCmdKBTokenCreate(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create --name N --read|--write [--project H]…",
 		Short: "Create a token and print its secret once",
-		Args:  cobra.NoArgs,
+		Example: `  # A read-only token for Claude Desktop (the secret prints once)
+  yagent kb token create --name claude --read
+
+  # A writing token limited to one project
+  yagent kb token create --name ci --write --project acme/web`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbTokenCreateRun(cmd.Context(), f, opts)
 		},
@@ -95,9 +103,10 @@ type kbTokenLsOptions struct {
 func NewCmdKBTokenLs(f *Factory) *cobra.Command {
 	opts := &kbTokenLsOptions{}
 	cmd := &cobra.Command{
-		Use:   "ls",
-		Short: "List your tokens by name (never their secrets), revoked ones included",
-		Args:  cobra.NoArgs,
+		Use:     "ls",
+		Short:   "List your tokens by name (never their secrets), revoked ones included",
+		Example: `  yagent kb token ls`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbTokenLsRun(cmd.Context(), f, opts)
 		},
@@ -147,9 +156,10 @@ type kbTokenRevokeOptions struct {
 func NewCmdKBTokenRevoke(f *Factory) *cobra.Command {
 	opts := &kbTokenRevokeOptions{}
 	cmd := &cobra.Command{
-		Use:   "revoke NAME",
-		Short: "Revoke a token: its next request is refused",
-		Args:  cobra.ExactArgs(1),
+		Use:     "revoke NAME",
+		Short:   "Revoke a token: its next request is refused",
+		Example: `  yagent kb token revoke claude`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			return kbTokenRevokeRun(cmd.Context(), f, opts)

@@ -17,6 +17,8 @@ func NewCmdKBTrash(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trash",
 		Short: "List, restore or empty the trash (agents' delete_note moves notes there)",
+		Example: `  yagent kb trash ls
+  yagent kb trash restore n12`,
 	}
 	cmd.AddCommand(NewCmdKBTrashLs(f), NewCmdKBTrashRestore(f), NewCmdKBTrashEmpty(f))
 	return cmd
@@ -34,7 +36,10 @@ func NewCmdKBTrashLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--project H]",
 		Short: "List trashed notes, newest first, with who deleted them",
-		Args:  cobra.NoArgs,
+		Example: `  yagent kb trash ls
+
+  yagent kb trash ls --project acme/web`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbTrashLsRun(cmd.Context(), f, opts)
 		},
@@ -109,9 +114,10 @@ type kbTrashRestoreOptions struct {
 func NewCmdKBTrashRestore(f *Factory) *cobra.Command {
 	opts := &kbTrashRestoreOptions{}
 	cmd := &cobra.Command{
-		Use:   "restore ID",
-		Short: "Bring a trashed note back where it was",
-		Args:  cobra.ExactArgs(1),
+		Use:     "restore ID",
+		Short:   "Bring a trashed note back where it was",
+		Example: `  yagent kb trash restore n12`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			return kbTrashRestoreRun(cmd.Context(), f, opts)
@@ -147,9 +153,10 @@ type kbTrashEmptyOptions struct {
 func NewCmdKBTrashEmpty(f *Factory) *cobra.Command {
 	opts := &kbTrashEmptyOptions{}
 	cmd := &cobra.Command{
-		Use:   "empty [--project H]",
-		Short: "Delete trashed notes for good (with their revisions and links)",
-		Args:  cobra.NoArgs,
+		Use:     "empty [--project H]",
+		Short:   "Delete trashed notes for good (with their revisions and links)",
+		Example: `  yagent kb trash empty --project acme/web`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return kbTrashEmptyRun(cmd.Context(), f, opts)
 		},

@@ -23,6 +23,8 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the knowledge base over MCP, or list the MCP servers yagent uses",
+		Example: `  yagent mcp serve
+  yagent mcp ls`,
 	}
 	cmd.AddCommand(NewCmdMCPServe(f), NewCmdMCPLs(f))
 	return cmd
@@ -56,6 +58,11 @@ the read tools only. Board tools show the boards of the token's projects
 (a board belongs to the kb.project of the session that wrote it); a token
 of yours that reaches every project sees every board. Create tokens with
 ` + "`yagent kb token create`" + `.`,
+		Example: `  # Over stdio, for Claude Desktop or Codex (a token from yagent kb token create)
+  YAGENT_KB_TOKEN=… yagent mcp serve
+
+  # Over HTTP on 127.0.0.1:8765
+  yagent mcp serve --http 8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcpServeRun(cmd.Context(), f, opts)
@@ -184,6 +191,8 @@ func NewCmdMCPLs(f *Factory) *cobra.Command {
 		Long: `Start every enabled server of mcp_servers: and list its tools under the names
 yagent's agents see (mcp_<server>__<tool>). Exit code 1 when an enabled
 server cannot start.`,
+		Example: `  # The configured MCP servers and their tools
+  yagent mcp ls`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcpLsRun(cmd.Context(), f, opts)

@@ -57,7 +57,7 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 	}
 	name = key
 	if ep.BaseURL == "" {
-		return nil, "", fmt.Errorf("%w\n  export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in %s; to try yagent offline: yagent run --replay testdata/scenarios/demo.yaml \"…\"",
+		return nil, "", fmt.Errorf("%w\n  export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in %s; to try yagent offline: yagent demo (or yagent run --replay demo \"…\")",
 			llm.ErrNoEndpoint, name, filepath.Join(c.cfg.Home, "config.yaml"))
 	}
 	cl, err := llm.NewOpenAI(ep)

@@ -60,6 +60,8 @@ func NewCmdNotes(f *Factory) *cobra.Command {
 		Long: `The notebook is what the director decided not to lose in a session: it
 survives compaction and /clear, and sub-agents never see it. These commands
 act as the person, outside any turn; the same limits apply.`,
+		Example: `  yagent notes ls
+  yagent notes show goal`,
 	}
 	cmd.AddCommand(NewCmdNotesLs(f), NewCmdNotesShow(f), NewCmdNotesPut(f), NewCmdNotesRm(f), NewCmdNotesPin(f), NewCmdNotesRestore(f))
 	return cmd
@@ -71,8 +73,12 @@ func NewCmdNotesLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--session ID|--last] [--json]",
 		Short: "List the notes; * marks the ones changed since you last looked",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return notesLsRun(cmd.Context(), f, opts) },
+		Example: `  # The notebook of this directory's newest session
+  yagent notes ls
+
+  yagent notes ls --session 20261201T101500-3f2a1c --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return notesLsRun(cmd.Context(), f, opts) },
 	}
 	opts.register(cmd, "print JSON: [{name, description, body, prev_body, pinned, pinned_at, created, updated, new}] (pinned_at only on pinned notes)")
 	return cmd
@@ -120,9 +126,10 @@ func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) er
 func NewCmdNotesShow(f *Factory) *cobra.Command {
 	opts := &notesOptions{}
 	cmd := &cobra.Command{
-		Use:   "show NAME [--session ID|--last] [--json]",
-		Short: "Print a note, with what changed in its last edit",
-		Args:  cobra.ExactArgs(1),
+		Use:     "show NAME [--session ID|--last] [--json]",
+		Short:   "Print a note, with what changed in its last edit",
+		Example: `  yagent notes show goal`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			return notesShowRun(cmd.Context(), f, opts)
@@ -164,7 +171,9 @@ func NewCmdNotesPut(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "put NAME --description D [--pin] < body",
 		Short: "Write a note as the person (body on stdin)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # Write a note as the person, pinned so every mode sees it
+  echo "Ship on Friday; no schema changes." | yagent notes put goal --description "the goal" --pin`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			return notesPutRun(cmd.Context(), f, opts)
@@ -213,9 +222,10 @@ func notesPutRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 func NewCmdNotesRm(f *Factory) *cobra.Command {
 	opts := &notesOptions{}
 	cmd := &cobra.Command{
-		Use:   "rm NAME [--session ID|--last]",
-		Short: "Delete a note",
-		Args:  cobra.ExactArgs(1),
+		Use:     "rm NAME [--session ID|--last]",
+		Short:   "Delete a note",
+		Example: `  yagent notes rm goal`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			return notesRmRun(cmd.Context(), f, opts)
@@ -248,7 +258,10 @@ func NewCmdNotesPin(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pin NAME [--off] [--session ID|--last]",
 		Short: "Pin a note (shown verbatim in every mode), or unpin it with --off",
-		Args:  cobra.ExactArgs(1),
+		Example: `  yagent notes pin goal
+
+  yagent notes pin goal --off`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			return notesPinRun(cmd.Context(), f, opts)
@@ -285,8 +298,10 @@ func NewCmdNotesRestore(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore [--session ID|--last]",
 		Short: "Bring back the notebook archived before the last rebuild (the current one is archived in its place)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return notesRestoreRun(cmd.Context(), f, opts) },
+		Example: `  # Bring back the notebook from before the last rebuild
+  yagent notes restore --session 20261201T101500-3f2a1c`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return notesRestoreRun(cmd.Context(), f, opts) },
 	}
 	opts.register(cmd, "print the restored notes as JSON (fields as in ls)")
 	return cmd

@@ -14,21 +14,39 @@ import (
 // jsonPrinter writes one JSON event per line (the --json stream). The
 // first event it cannot write (stdout closed, a full disk) is reported on
 // errOut, once: the run goes on, its outcome is in the exit code.
+//
+// A turn_started event also names the session (`session`), so a script
+// that ran `yagent run --json` can resume it.
 type jsonPrinter struct {
-	mu     sync.Mutex
-	enc    *json.Encoder
-	errOut io.Writer
-	failed bool
+	mu      sync.Mutex
+	enc     *json.Encoder
+	errOut  io.Writer
+	failed  bool
+	session string
 }
 
 func newJSONPrinter(w, errOut io.Writer) *jsonPrinter {
 	return &jsonPrinter{enc: json.NewEncoder(w), errOut: errOut}
 }
 
+// setSession names the session in the turn_started events from now on.
+func (p *jsonPrinter) setSession(id string) {
+	p.mu.Lock()
+	p.session = id
+	p.mu.Unlock()
+}
+
 func (p *jsonPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.enc.Encode(e); err != nil && !p.failed {
+	var v any = e
+	if e.Type == agents.EventTurnStarted && p.session != "" {
+		v = struct {
+			agents.Event
+			Session string `json:"session"`
+		}{e, p.session}
+	}
+	if err := p.enc.Encode(v); err != nil && !p.failed {
 		p.failed = true
 		fmt.Fprintf(p.errOut, "yagent: warning: the JSON event stream is broken from here on: %v\n", err)
 	}
@@ -41,7 +59,10 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 // A retry voids the text its request printed. On a terminal the retry is
 // shown where the void text stands; into a file or a pipe (buffered set)
 // the lead's text of a model call is held until the call succeeds, so a
-// retried call leaves no partial answer behind.
+// retried call leaves no partial answer behind. Held text is the answer
+// only if the call asked for no tool: the text of a call that goes on
+// with tool calls is narration ("I'll split this in two…") and goes to
+// errOut, so a redirected stdout holds the final answer alone.
 type humanPrinter struct {
 	mu      sync.Mutex
 	out     io.Writer
@@ -51,6 +72,10 @@ type humanPrinter struct {
 	// (out is not a terminal).
 	buffered bool
 	pending  strings.Builder
+	// done is the text of the lead's last successful call, until the next
+	// event says whether it was narration (a tool call follows) or the
+	// answer (the turn finishes).
+	done string
 	// reasoning shows the model's reasoning, dimmed, on errOut
 	// (interactive sessions on a terminal).
 	reasoning   bool
@@ -91,6 +116,9 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		}
 		io.WriteString(p.errOut, e.Text)
 	case agents.EventToolCall:
+		if e.Depth == 0 && p.done != "" {
+			p.narrate()
+		}
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
 		}
@@ -122,7 +150,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		p.line("%s%s", indent, e.Text)
 	case agents.EventUsage:
 		if e.Depth == 0 {
-			p.flush() // the call succeeded: its text is the answer
+			p.flush() // the call succeeded: its text is narration or the answer
 		}
 		u := p.byAgent[e.Agent]
 		if u == nil {
@@ -133,6 +161,9 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		u.Add(*e.Usage)
 		p.total.Add(*e.Usage)
 	case agents.EventTurnFinished:
+		if e.Depth == 0 {
+			p.answer()
+		}
 		if e.Depth == 0 && e.Usage != nil {
 			p.total.ElapsedMS = e.Usage.ElapsedMS
 		}
@@ -181,13 +212,34 @@ func (p *humanPrinter) endReasoning() {
 	}
 }
 
-// flush writes the text held for a model call that succeeded.
+// flush keeps the text held for a model call that succeeded until the
+// next event says what it was (narrate or answer).
 func (p *humanPrinter) flush() {
 	if p.pending.Len() == 0 {
 		return
 	}
-	text := p.pending.String()
+	p.done += p.pending.String()
 	p.pending.Reset()
+}
+
+// narrate writes the done call's text to errOut: tool calls followed it.
+func (p *humanPrinter) narrate() {
+	text := p.done
+	p.done = ""
+	p.endText()
+	io.WriteString(p.errOut, text)
+	if !strings.HasSuffix(text, "\n") {
+		io.WriteString(p.errOut, "\n")
+	}
+}
+
+// answer writes the done call's text to out: it ended the turn.
+func (p *humanPrinter) answer() {
+	if p.done == "" {
+		return
+	}
+	text := p.done
+	p.done = ""
 	io.WriteString(p.out, text)
 	p.midline = !strings.HasSuffix(text, "\n")
 }
@@ -197,6 +249,7 @@ func (p *humanPrinter) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pending.Reset() // text of a call that never succeeded is no answer
+	p.answer()
 	p.endReasoning()
 	p.endText()
 	t := p.total

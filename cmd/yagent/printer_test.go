@@ -100,3 +100,42 @@ func TestHumanPrinterReasoning(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanPrinterNarration pins what a redirected stdout holds: the
+// answer alone. The lead's text before its tool calls is narration and goes
+// to stderr; on a terminal the text streams as it comes.
+func TestHumanPrinterNarration(t *testing.T) {
+	events := []agents.Event{
+		{Type: agents.EventTextDelta, Text: "I'll ask an explorer."},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+		{Type: agents.EventToolCall, Tool: &agents.ToolEvent{Name: "delegate"}},
+		{Type: agents.EventTextDelta, Depth: 1, Agent: "explorer", Text: "sub-agent text"},
+		{Type: agents.EventToolCall, Depth: 1, Agent: "explorer", Tool: &agents.ToolEvent{Name: "read_file"}},
+		{Type: agents.EventTextDelta, Text: "The answer."},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+		{Type: agents.EventTurnFinished, Reason: "answer"},
+	}
+	for _, tc := range []struct {
+		name       string
+		buffered   bool
+		wantOut    string
+		wantErrOut string
+	}{
+		{"file", true, "The answer.\n", "I'll ask an explorer.\n"},
+		{"terminal", false, "I'll ask an explorer.\nThe answer.\n", "▸ explorer: read_file"},
+	} {
+		var out, errOut bytes.Buffer
+		p := newHumanPrinter(&out, &errOut)
+		p.buffered = tc.buffered
+		for _, e := range events {
+			p.Emit(e)
+		}
+		p.finish()
+		if out.String() != tc.wantOut {
+			t.Errorf("%s: stdout = %q; want %q", tc.name, out.String(), tc.wantOut)
+		}
+		if !strings.Contains(errOut.String(), tc.wantErrOut) {
+			t.Errorf("%s: stderr = %q; want it to contain %q", tc.name, errOut.String(), tc.wantErrOut)
+		}
+	}
+}

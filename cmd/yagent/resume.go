@@ -37,6 +37,15 @@ directory).
 
 A session another yagent process is working in is refused (exit 1); --wait
 waits for it instead.`,
+		Example: `  # Pick a session of this directory and reopen it interactively
+  yagent resume
+
+  # The newest session here, one more turn
+  yagent resume --last "And the error handling?"
+
+  # A session by id or name
+  yagent resume 20261201T101500-3f2a1c
+  yagent resume storage-review "Write the summary to NOTES.md"`,
 		Args: cobra.MaximumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -23,6 +22,14 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `yagent runs a director agent that delegates work to sub-agents. Every
 delegation ends as a Markdown note with YAML front matter on a filesystem
 blackboard, and a fresh index of the board goes into every model call.`,
+		Example: `  # Talk to the director interactively (the same as yagent chat)
+  yagent
+
+  # One prompt, the answer on stdout
+  yagent run "Where are the HTTP retries configured?"
+
+  # Watch the whole flow offline, anywhere
+  yagent demo`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -49,8 +56,10 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdMCP(f),
 		NewCmdTrust(f),
 		NewCmdUI(f),
+		NewCmdDemo(f),
 	)
 	checkCommandLine(root)
+	registerCompletions(root, f)
 	checked := root.PersistentPreRunE
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if err := checked(c, args); err != nil {
@@ -75,11 +84,4 @@ func execute(ctx context.Context, f *Factory, args []string) int {
 		}
 	}
 	return exitCode(err)
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

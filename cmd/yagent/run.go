@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,13 +27,15 @@ type runOptions struct {
 func NewCmdRun(f *Factory) *cobra.Command {
 	opts := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   `run [flags] "PROMPT"`,
+		Use:   `run [flags] "PROMPT" | run [flags] -`,
 		Short: "Run the director on one prompt and print its answer",
 		Long: `Run the director on one prompt. It works with the tools in the current
 directory (the workspace), delegates to sub-agents whose handoff notes land on
 the session's board, and prints its answer on stdout; progress (tool calls,
-delegations, usage) goes to stderr. With --json, stdout carries one JSON
-event per line instead (see README.md, "Run JSON").
+delegations, usage, and the director's narration between tool calls) goes to
+stderr. With --json, stdout carries one JSON event per line instead (see
+README.md, "Run JSON"); its turn_started event names the session. A PROMPT
+of - reads the prompt from stdin (all of it).
 
 Every run is a session: --session ID continues an earlier one (its history
 and its board); yagent resume does the same and can open it interactively.
@@ -53,6 +57,20 @@ Commands run in an OS sandbox (--sandbox, agents.sandbox): workspace-write
 (default) writes only in the workspace (not .git), the temp dir and
 agents.sandbox_writable, with no network; read-only writes nowhere; off does
 not confine. See README.md, "Safety".`,
+		Example: `  # Ask once; only the answer goes to answer.md, progress to the terminal
+  yagent run "Summarise what changed in the storage layer" > answer.md
+
+  # The prompt from stdin
+  git diff | yagent run -
+
+  # Continue a session, letting it run shell commands without asking
+  yagent run --session 20261201T101500-3f2a1c --allow-shell "Now run the tests"
+
+  # One JSON event per line, for scripts (turn_started names the session)
+  yagent run --json "List the packages" | jq -r 'select(.type=="turn_started") | .session'
+
+  # Offline, against the bundled scripted model
+  yagent run --replay demo "What is this repository?"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = args[0]
@@ -70,12 +88,36 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.Session != "" && opts.Board != "" {
 		return usagef("--board applies to a new session; a resumed one keeps its board")
 	}
+	if opts.Prompt == "-" {
+		p, err := readPrompt(f.IO)
+		if err != nil {
+			return err
+		}
+		opts.Prompt = p
+	}
 	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Resume: opts.Session, Board: opts.Board})
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated)
+}
+
+// readPrompt reads a whole prompt from stdin (`yagent run -`); an empty
+// one is a usage error.
+func readPrompt(streams *IOStreams) (string, error) {
+	if streams.InTTY {
+		fmt.Fprintln(streams.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
+	}
+	data, err := io.ReadAll(streams.In)
+	if err != nil {
+		return "", fmt.Errorf("read the prompt from stdin: %w", err)
+	}
+	p := strings.TrimSpace(string(data))
+	if p == "" {
+		return "", usagef("the prompt on stdin is empty: pipe one in (echo \"…\" | yagent run -) or give it as an argument")
+	}
+	return p, nil
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code: an

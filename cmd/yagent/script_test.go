@@ -60,6 +60,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"scenario-done": cmdScenarioDone,
 			"waitfile":      cmdWaitFile,
 			"rolloutcheck":  cmdRolloutCheck,
+			"readmecmd":     cmdReadmeCmd,
 			"pgdsn":         func(ts *testscript.TestScript, neg bool, args []string) { cmdPGDSN(t, ts, neg, args) },
 		},
 		Setup: func(env *testscript.Env) error {
@@ -212,4 +213,25 @@ func (s scriptTB) Helper()                           {}
 func (s scriptTB) Fatalf(format string, args ...any) { s.ts.Fatalf(format, args...) }
 func (s scriptTB) Skipf(format string, args ...any) {
 	s.ts.Fatalf("PostgreSQL is needed: "+format, args...)
+}
+
+// cmdReadmeCmd implements "readmecmd VAR NAME": it sets $VAR to README.md's
+// command NAME (the fenced block after <!-- command: NAME -->) with
+// `go run ./cmd/yagent` replaced by the yagent under test, so a script runs
+// exactly what a reader pastes.
+func cmdReadmeCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: readmecmd VAR NAME")
+	}
+	readme := ts.ReadFile(filepath.Join(ts.Getenv("REPO"), "README.md"))
+	_, after, ok := strings.Cut(readme, "<!-- command: "+args[1]+" -->")
+	if !ok {
+		ts.Fatalf("readmecmd: README.md has no command %q", args[1])
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		ts.Fatalf("readmecmd: no ```sh block after command %q", args[1])
+	}
+	block, _, _ = strings.Cut(block, "```")
+	ts.Setenv(args[0], strings.ReplaceAll(strings.TrimSpace(block), "go run ./cmd/yagent", "yagent"))
 }

@@ -15,7 +15,12 @@ import (
 
 // NewCmdSessions builds `yagent sessions`.
 func NewCmdSessions(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "sessions", Short: "List, inspect and remove sessions"}
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, inspect and remove sessions",
+		Example: `  yagent sessions ls
+  yagent sessions show 20261201T101500-3f2a1c`,
+	}
 	cmd.AddCommand(NewCmdSessionsLs(f), NewCmdSessionsShow(f), NewCmdSessionsRm(f))
 	return cmd
 }
@@ -90,8 +95,13 @@ func NewCmdSessionsLs(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [--all] [--json]",
 		Short: "List sessions of this directory (--all: every directory), newest first",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return sessionsLsRun(cmd.Context(), f, opts) },
+		Example: `  # Sessions of this directory, newest first
+  yagent sessions ls
+
+  # Every directory, the newest 50
+  yagent sessions ls --all --limit 50`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return sessionsLsRun(cmd.Context(), f, opts) },
 	}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "every directory's sessions")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{id, kind, title, name, cwd, model, parent_id, rollout, created, updated, board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, board_notes}]")
@@ -128,7 +138,10 @@ func NewCmdSessionsShow(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID [--json]",
 		Short: "Show a session: its row and its spend by label",
-		Args:  cobra.ExactArgs(1),
+		Example: `  yagent sessions show 20261201T101500-3f2a1c
+
+  yagent sessions show storage-review --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			return sessionsShowRun(cmd.Context(), f, opts)
@@ -185,7 +198,9 @@ func NewCmdSessionsRm(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm ID [--board]",
 		Short: "Remove a session: its rollout, its sub-agents' sessions, its notebook and stats (the board only with --board)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  # Remove a session and its board
+  yagent sessions rm 20261201T101500-3f2a1c --board`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
 			return sessionsRmRun(cmd.Context(), f, opts)

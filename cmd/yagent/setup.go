@@ -33,7 +33,7 @@ type agentFlags struct {
 // commands: output, replay, shell, sandbox and workspace.
 func (a *agentFlags) registerIO(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.JSON, "json", false, "print one JSON event per line")
-	fl.Var(&a.Replay, "replay", "serve the model from a scripted scenario file (offline)")
+	fl.Var(&a.Replay, "replay", "serve the model from a scripted scenario file (offline); demo: the bundled one")
 	fl.BoolVar(&a.AllowShell, "allow-shell", false, "let this run use the shell tool without a terminal to ask")
 	fl.Var(&a.Sandbox, "sandbox", "shell commands' OS sandbox: workspace-write, read-only or off (default agents.sandbox)")
 	fl.Var(&a.Dir, "cd", "workspace directory (default: the current directory)")
@@ -202,6 +202,9 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	sess := o.sess
 	sessionID = sess.ID()
 	out.sess = sess
+	if jp, ok := out.sink.(*jsonPrinter); ok {
+		jp.setSession(sess.ID())
+	}
 	out.closers = append(out.closers, func() { out.warn(f, "closing the session's rollout", sess.Close()) })
 	if err != nil {
 		return nil, err

@@ -47,6 +47,13 @@ an untrusted directory sets such keys.
 Even a trusted directory's file may name only variables ending in _API_KEY
 or _TOKEN as keys sent to a server (api_key_env, token_env, extra_headers
 "${VAR}"); name any other in your own $YAGENT_HOME/config.yaml.`,
+		Example: `  # Trust the repository you are in, after reading its .yagent/config.yaml
+  yagent trust
+  # Trust another checkout
+  yagent trust ~/src/app
+  # What is trusted, since when; stop trusting one
+  yagent trust --list
+  yagent trust --revoke ~/src/app`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{noConfigAnnotation: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {

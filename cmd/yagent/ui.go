@@ -43,6 +43,10 @@ the view can watch a run that is going on. Ctrl-C stops.
 
 Exit codes: 0 stopped by --timeout, 1 failure, 2 a bad or unusable --addr
 or configuration, 130 cancelled (Ctrl-C).`,
+		Example: `  # The sessions of this directory, on a free port of 127.0.0.1
+  yagent ui
+  # Every directory's sessions, on a fixed port
+  yagent ui --all --addr 127.0.0.1:8780`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.AddrGiven = cmd.Flags().Changed("addr")

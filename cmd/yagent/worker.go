@@ -51,6 +51,11 @@ with --json.
 
 Exit codes: 0 drained (--drain), 1 a failure, 2 usage error or an
 unreachable queue database, 130 stopped (Ctrl-C).`,
+		Example: `  # Run delegations from the queue, four at a time
+  yagent worker --queue postgres://yagent@db:5432/yagent --concurrency 4
+
+  # Work until the queue is empty, then exit
+  yagent worker --queue postgres://yagent@db:5432/yagent --drain`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return workerRun(cmd.Context(), f, opts)

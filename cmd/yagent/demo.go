@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
+)
+
+// The offline demo is bundled into the binary, so it works anywhere, not
+// only inside a clone: demo/scenario.yaml is a copy of
+// testdata/scenarios/demo.yaml (TestBundledDemo keeps them equal; -update
+// copies it) and demo/workspace.txtar is the sample workspace it runs in.
+var (
+	//go:embed demo/scenario.yaml
+	demoScenario []byte
+	//go:embed demo/workspace.txtar
+	demoWorkspace []byte
+)
+
+const (
+	// demoReplay is what --replay takes for the bundled scenario.
+	demoReplay = "demo"
+	// demoLabel names it wherever a replay is labelled.
+	demoLabel = "demo, the scripted model bundled in yagent"
+	// demoPrompt is the question the bundled scenario answers.
+	demoPrompt = "What is this repository, and is its blackboard safe?"
+	// demoBoard is the board its handoffs land on.
+	demoBoard = "demo"
+)
+
+// loadDemoScenario parses the bundled scenario.
+func loadDemoScenario() (*llmtest.Scenario, error) {
+	return llmtest.Parse(demoScenario, "demo")
+}
+
+// demoOptions are the inputs of `yagent demo`.
+type demoOptions struct {
+	JSON bool
+	Dir  dirFlag
+	Keep bool
+}
+
+// NewCmdDemo builds `yagent demo`.
+func NewCmdDemo(f *Factory) *cobra.Command {
+	opts := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Watch yagent work offline: the bundled scripted model on a sample workspace",
+		Long: `Run yagent's main job offline, anywhere: the director splits a question
+between two sub-agents running in parallel, both handoffs land on the board
+"demo", the director reads one back and answers, and the board is listed.
+
+The model is the scripted scenario bundled in yagent (--replay demo), not a
+live LLM: its replies are fixed, the tools really run. It works in a
+throwaway directory holding a sample workspace (--cd: a directory of yours
+instead) and a throwaway home, so neither your configuration nor your
+sessions are read or touched; both are removed afterwards unless --keep.`,
+		Example: `  # The whole flow, offline, from any directory
+  yagent demo
+
+  # Keep the home and the sample workspace to look around afterwards
+  yagent demo --keep
+
+  # The event stream a script would read
+  yagent demo --json`,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{noConfigAnnotation: "true"}, // a home of its own: yours is never read
+		RunE:        func(cmd *cobra.Command, _ []string) error { return demoRun(cmd.Context(), f, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON event per line")
+	cmd.Flags().Var(&opts.Dir, "cd", "run in this directory instead of the sample workspace (read-only use)")
+	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the throwaway home and workspace, and say where they are")
+	return cmd
+}
+
+func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
+	tmp, err := os.MkdirTemp("", "yagent-demo-")
+	if err != nil {
+		return fmt.Errorf("demo: make a throwaway directory: %w", err)
+	}
+	if !opts.Keep {
+		defer func() {
+			if rerr := os.RemoveAll(tmp); rerr != nil {
+				fmt.Fprintf(f.IO.ErrOut, "yagent: warning: remove the demo's directory %s: %v\n", tmp, rerr)
+			}
+		}()
+	}
+	home := filepath.Join(tmp, "home")
+	dir := string(opts.Dir)
+	if dir == "" {
+		dir = filepath.Join(tmp, "workspace")
+		if err := writeArchive(dir, txtar.Parse(demoWorkspace)); err != nil {
+			return fmt.Errorf("demo: write the sample workspace: %w", err)
+		}
+	}
+	// The demo's own home: the configuration is read (lazily, on first
+	// use, which is after this) from there, never from $YAGENT_HOME.
+	getenv := f.Getenv
+	f.Getenv = func(k string) string {
+		switch k {
+		case "YAGENT_HOME":
+			return home
+		case "YAGENT_NOTES_ROOT":
+			return ""
+		}
+		return getenv(k)
+	}
+	fl := &agentFlags{JSON: opts.JSON, Dir: dirFlag(dir)}
+	if err := fl.Replay.Set(demoReplay); err != nil {
+		return err
+	}
+	s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindRun, Board: demoBoard})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := oneTurn(ctx, f, s, demoPrompt, false); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return nil
+	}
+	store, err := f.Board()
+	if err != nil {
+		return err
+	}
+	res, err := store.ListNotes(demoBoard, blackboard.ListOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "board %s: %d notes\n", demoBoard, len(res.Notes))
+	for _, m := range res.Notes {
+		fmt.Fprintf(f.IO.ErrOut, "  %s [%s] %s\n", m.Ref, m.Status, oneLine(m.Conclusion, 100))
+	}
+	if opts.Keep {
+		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", tmp, home, demoBoard)
+	} else {
+		fmt.Fprintln(f.IO.ErrOut, "the demo's home and workspace are removed (--keep keeps them)")
+	}
+	return nil
+}
+
+// writeArchive writes the files of a into dir.
+func writeArchive(dir string, a *txtar.Archive) error {
+	for _, file := range a.Files {
+		path := filepath.Join(dir, filepath.FromSlash(file.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, file.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
