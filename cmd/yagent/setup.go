@@ -74,6 +74,9 @@ type sessionRequest struct {
 	Title  string // a new session's title ("" = its first prompt)
 	// Sink, when set, receives the events instead of the standard printers.
 	Sink agents.Sink
+	// Ask, when set, asks approvals instead of the terminal prompt (the
+	// interactive mode's modal).
+	Ask agents.Asker
 	// Inspect opens a session without needing a model endpoint (tools
 	// profile, tools stats): nothing will run a turn.
 	Inspect bool
@@ -128,6 +131,9 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell}
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
+		if req.Ask != nil {
+			policy.Ask = req.Ask
+		}
 	}
 	if _, ok := cfg.Toolsets[fl.Toolset]; fl.Toolset != "" && !ok {
 		return nil, usagef("--toolset %q is not configured: add it under toolsets: in the configuration", fl.Toolset)
