@@ -119,8 +119,10 @@ func (m *model) Init() tea.Cmd {
 	if m.o.Backend != nil {
 		m.status = m.o.Backend.Status()
 	}
-	if m.o.Intro != "" {
-		m.print(m.o.Intro)
+	if m.o.Intro != nil {
+		if s := m.o.Intro(); s != "" {
+			m.out = append([]string{s}, m.out...)
+		}
 	}
 	if len(early) > 0 {
 		cmds = append(cmds, func() tea.Msg { return earlyMsg{events: early} })

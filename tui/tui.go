@@ -60,8 +60,8 @@ type Options struct {
 	HistoryPath string
 	// Commands are the slash commands, for Tab and for unknown ones.
 	Commands []string
-	// Intro is printed above the composer first (greeting, transcript).
-	Intro string
+	// Intro, when set, gives what is printed first (greeting, transcript).
+	Intro func() string
 	// Width and Height force a size (tests); 0 = the terminal's.
 	Width, Height int
 	Now           func() time.Time
@@ -99,9 +99,6 @@ func New(o Options) *Program {
 	}
 	return &Program{p: tea.NewProgram(m, opts...), m: m, sink: sink, asker: asker}
 }
-
-// Print queues text for the scrollback, shown first when Run starts.
-func (p *Program) Print(s string) { p.m.print(s) }
 
 // Sink receives the session's events.
 func (p *Program) Sink() *Sink { return p.sink }

@@ -73,13 +73,13 @@ func tuiRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	prog := tui.New(tui.Options{
 		Backend: b, In: f.IO.In, Out: f.IO.Out, Env: os.Environ(), Context: ctx,
 		Workspace: dir, HistoryPath: promptHistoryPath(cfg.Home, dir), Commands: chatCommands, Now: f.Now,
+		Intro: func() string { return b.c.intro(ctx) },
 	})
 	c, err := newTUIChat(ctx, f, opts, prog.Sink(), prog.Asker())
 	if err != nil {
 		return err
 	}
 	b.c = c
-	prog.Print(c.intro(ctx))
 	prev := f.OnInterrupt(prog.Interrupt)
 	defer f.OnInterrupt(prev)
 	runErr := prog.Run()
