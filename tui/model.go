@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/yagent/yagent/agents"
 )
@@ -82,6 +83,12 @@ type editedMsg struct {
 }
 
 func newModel(o Options, sink *Sink) *model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
 	plain := Plain(o.Env) || getenv(o.Env, "NO_COLOR") != ""
 	m := &model{o: o, sink: sink, plain: plain, histAt: -1, seen: map[string]int{}}
 	m.st = newStyles(plain)
@@ -100,7 +107,6 @@ func newModel(o Options, sink *Sink) *model {
 	m.ta.MaxHeight = 10
 	m.ta.MaxContentHeight = 1 << 20
 	m.ta.CharLimit = 0
-	m.ta.SetVirtualCursor(true)
 	m.ta.SetStyles(textareaStyles(plain))
 	m.ta.Focus()
 	m.spin = spinner.New(spinner.WithSpinner(spinner.Dot))
@@ -137,7 +143,13 @@ func (m *model) setWidth(w int) {
 	}
 	m.width = w
 	m.ta.SetWidth(max(w-1, 10))
+	// Plain lines show the terminal's own cursor, not a drawn one.
+	m.ta.SetVirtualCursor(!m.bare())
 }
+
+// bare reports whether the frame is drawn without any attribute: NO_COLOR,
+// TERM=dumb or a terminal narrower than 40 columns.
+func (m *model) bare() bool { return m.plain || m.width < narrow }
 
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
@@ -532,8 +544,10 @@ func (m *model) View() tea.View {
 	}
 	if m.modal != nil {
 		b.WriteString(m.modalView())
-		v := tea.NewView(b.String())
-		return v
+		if m.bare() {
+			return tea.NewView(ansi.Strip(b.String()))
+		}
+		return tea.NewView(b.String())
 	}
 	for _, d := range m.dels {
 		line := fmt.Sprintf("  %s · %s · step %d", d.label, oneLine(d.task, 40), d.steps)
@@ -543,11 +557,20 @@ func (m *model) View() tea.View {
 		b.WriteString(m.st.dim.Render(cut(line, w)) + "\n")
 	}
 	b.WriteString(m.statusLine() + "\n")
+	above := strings.Count(b.String(), "\n")
 	b.WriteString(m.ta.View())
 	if m.hint != "" {
 		b.WriteString("\n" + m.st.dim.Render(cut(m.hint, w)))
 	}
-	return tea.NewView(b.String())
+	if !m.bare() {
+		return tea.NewView(b.String())
+	}
+	v := tea.NewView(ansi.Strip(b.String()))
+	if c := m.ta.Cursor(); c != nil && m.modal == nil {
+		c.Y += above
+		v.Cursor = c
+	}
+	return v
 }
 
 func (m *model) modalView() string {

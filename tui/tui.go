@@ -80,9 +80,6 @@ type Program struct {
 // New builds the program; Sink and Asker may be handed to the session
 // before Run.
 func New(o Options) *Program {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
 	sink := &Sink{}
 	asker := &Asker{sink: sink}
 	m := newModel(o, sink)
@@ -129,12 +126,6 @@ func (s *Sink) Attach(p *tea.Program) { s.attach(p) }
 
 // NewModel builds the model alone, for a caller (a test) that runs it.
 func NewModel(o Options) (tea.Model, *Sink, *Asker) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Context == nil {
-		o.Context = context.Background()
-	}
 	sink := &Sink{}
 	return newModel(o, sink), sink, &Asker{sink: sink}
 }

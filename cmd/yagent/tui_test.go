@@ -28,6 +28,7 @@ type tuiRig struct {
 	c   *chat
 	srv *llmtest.Server
 	dir string
+	out bytes.Buffer // what the program wrote, read so far
 }
 
 type tuiRigOptions struct {
@@ -314,17 +315,26 @@ func TestTUIStatusSlowStep(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("Esc took %s to stop the step", d)
 	}
-	out := readAll(r)
+	out := readAll(r, "cancelled")
 	if !strings.Contains(out, "cancelled") {
 		t.Errorf("the transcript does not say the step was cancelled:\n%s", out)
 	}
 }
 
-// readAll is what the program printed so far (the scrollback and frames).
-func readAll(r *tuiRig) string {
-	var b bytes.Buffer
-	b.ReadFrom(r.tm.Output())
-	return ansi.Strip(b.String())
+// readAll is what the program printed so far (the scrollback and frames),
+// once it holds every one of want (or after 10 s).
+func readAll(r *tuiRig, want ...string) string {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r.out.ReadFrom(r.tm.Output())
+		s := ansi.Strip(r.out.String())
+		missing := false
+		for _, w := range want {
+			missing = missing || !strings.Contains(s, w)
+		}
+		if !missing || time.Now().After(deadline) {
+			return s
+		}
+	}
 }
 
 // TestTUIParallelSubAgents: two explorers run at once; the status line
@@ -342,8 +352,9 @@ func TestTUIParallelSubAgents(t *testing.T) {
 	frame = strings.NewReplacer("explorer#1 · read the license", "explorer#X · read the license", "explorer#2 · read the license", "explorer#X · read the license").Replace(frame)
 	requireGolden(t, frame)
 	r.idle()
-	out := readAll(r)
-	for _, want := range []string{"⇢ explorer#1:", "⇢ explorer#2:", "⇠ explorer#1 ok", "⇠ explorer#2 ok"} {
+	wants := []string{"⇢ explorer#1:", "⇢ explorer#2:", "⇠ explorer#1 ok", "⇠ explorer#2 ok"}
+	out := readAll(r, wants...)
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("the transcript lacks %q:\n%s", want, out)
 		}
@@ -364,7 +375,7 @@ func TestTUIApprovalModal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.dir, "out.txt")); err == nil {
 		t.Error("the declined command ran")
 	}
-	out := readAll(r)
+	out := readAll(r, "approval: no", "Understood")
 	if !strings.Contains(out, "approval: no") || !strings.Contains(out, "Understood") {
 		t.Errorf("the transcript lacks the refusal or the answer:\n%s", out)
 	}
