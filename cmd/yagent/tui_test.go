@@ -16,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/tui"
 )
 
@@ -29,6 +30,20 @@ type tuiRig struct {
 	srv *llmtest.Server
 	dir string
 	out bytes.Buffer // what the program wrote, read so far
+	f    *Factory
+	left bool // the chat was left (c.leave): nothing to close
+}
+
+// leave quits the program and leaves the chat as tuiRun does.
+func (r *tuiRig) leave() string {
+	r.t.Helper()
+	r.tm.Quit()
+	r.tm.WaitFinished(r.t, teatest.WithFinalTimeout(10*time.Second))
+	r.left = true
+	if err := r.c.leave(r.t.Context()); err != nil {
+		r.t.Fatal(err)
+	}
+	return r.f.IO.ErrOut.(*bytes.Buffer).String()
 }
 
 type tuiRigOptions struct {
@@ -84,11 +99,13 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 			return msg
 		})))
 	sink.Attach(tm.GetProgram())
-	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir}
+	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, f: f}
 	t.Cleanup(func() {
 		tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-		c.s.close()
+		if !r.left {
+			c.s.close()
+		}
 	})
 	return r
 }
@@ -378,5 +395,62 @@ func TestTUIApprovalModal(t *testing.T) {
 	out := readAll(r, "approval: no", "Understood")
 	if !strings.Contains(out, "approval: no") || !strings.Contains(out, "Understood") {
 		t.Errorf("the transcript lacks the refusal or the answer:\n%s", out)
+	}
+}
+
+// TestTUISessionKeptOnlyWithATurn: a chat left without a turn leaves no
+// session behind; one with a turn is kept, its last turns are shown when
+// it is resumed, and the command that resumes it is printed.
+func TestTUISessionKeptOnlyWithATurn(t *testing.T) {
+	empty := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	empty.idle()
+	if out := empty.leave(); strings.Contains(out, "yagent resume") {
+		t.Errorf("an empty session printed a resume command: %q", out)
+	}
+	st, err := empty.f.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := st.List(t.Context(), memory.ListOptions{All: true}); err != nil || len(list) != 0 {
+		t.Errorf("sessions after an empty chat = %v, %v; want none", list, err)
+	}
+
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("what is here?")
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	intro := r.c.intro(t.Context())
+	for _, want := range []string{"› what is here?", "**Got it.** One turn."} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("the transcript shown on resume lacks %q:\n%s", want, intro)
+		}
+	}
+	id := r.c.s.sess.ID()
+	if out := r.leave(); !strings.Contains(out, "yagent resume "+id) {
+		t.Errorf("leaving printed %q; want the resume command", out)
+	}
+}
+
+// TestTranscriptLastTurns: a resumed session shows its last turns and says
+// how many earlier ones /history would show.
+func TestTranscriptLastTurns(t *testing.T) {
+	var h []llm.Message
+	for i := 1; i <= 7; i++ {
+		h = append(h, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("question %d", i)},
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "read_file"}}},
+			llm.Message{Role: llm.RoleTool, Content: "file body"},
+			llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
+	}
+	var b bytes.Buffer
+	writeTranscript(&b, h, transcriptTurns)
+	got := b.String()
+	if !strings.HasPrefix(got, "… 2 earlier turns (/history shows them)\n› question 3\n  ▸ read_file\nanswer 3\n") || strings.Contains(got, "question 2") || strings.Contains(got, "file body") {
+		t.Errorf("the last turns =\n%s", got)
+	}
+	b.Reset()
+	writeTranscript(&b, h, 0)
+	if !strings.Contains(b.String(), "question 1") || strings.Contains(b.String(), "earlier turns") {
+		t.Errorf("/history =\n%s", b.String())
 	}
 }
