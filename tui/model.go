@@ -23,13 +23,14 @@ const narrow = 40
 
 // model is the Bubble Tea model of the interactive mode.
 type model struct {
-	o     Options
-	sink  *Sink
-	ta    textarea.Model
-	spin  spinner.Model
-	width int
-	plain bool // TERM=dumb or NO_COLOR: no colours, no glyph art
-	st    styles
+	o      Options
+	sink   *Sink
+	ta     textarea.Model
+	spin   spinner.Model
+	width  int
+	height int
+	plain  bool // TERM=dumb or NO_COLOR: no colours, no glyph art
+	st     styles
 
 	// the running turn
 	running    bool
@@ -55,6 +56,7 @@ type model struct {
 	armed   bool   // one Ctrl-C on an empty composer: the next quits
 	hint    string // one line under the composer
 	modal   *askMsg
+	pick    *picker // the /resume picker, when open
 	quit    bool
 	printed chan struct{}
 
@@ -77,6 +79,11 @@ type commandDoneMsg struct {
 	err  error
 }
 type printedMsg struct{}
+type pickRowsMsg struct {
+	rows []Session
+	all  bool
+	err  error
+}
 type editedMsg struct {
 	text string
 	err  error
@@ -156,6 +163,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.setWidth(msg.Width)
+		m.height = msg.Height
 	case tea.KeyPressMsg:
 		if cmd, done := m.key(msg); done {
 			return m, tea.Batch(cmd, m.flush())
@@ -199,6 +207,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case printedMsg:
 		m.printing = false
+	case pickRowsMsg:
+		switch {
+		case msg.err != nil:
+			m.print(m.st.err.Render("error: " + msg.err.Error()))
+		case len(msg.rows) == 0:
+			m.print("no sessions to resume here (/resume --all shows every directory)")
+		default:
+			m.pick = &picker{rows: msg.rows, all: msg.all}
+			m.ta.Blur()
+		}
 	case spinner.TickMsg:
 		if m.running {
 			var cmd tea.Cmd
@@ -216,6 +234,18 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key handles a key press; done reports that the textarea must not see it.
 func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if m.pick != nil {
+		done, id := m.pick.key(k.String())
+		if !done {
+			return nil, true
+		}
+		m.pick = nil
+		m.ta.Focus()
+		if id == "" {
+			return nil, true
+		}
+		return m.command("/resume " + id), true
+	}
 	if m.modal != nil {
 		switch strings.ToLower(k.String()) {
 		case "y":
@@ -349,6 +379,15 @@ func (m *model) command(line string) tea.Cmd {
 		return nil
 	}
 	b := m.o.Backend
+	rest := strings.TrimSpace(strings.ReplaceAll(strings.TrimPrefix(line, name), "--all", ""))
+	if ss, ok := b.(Sessions); ok && name == "/resume" && rest == "" {
+		all := strings.Contains(line, "--all")
+		ctx := m.o.Context
+		return func() tea.Msg {
+			rows, err := ss.Sessions(ctx, all)
+			return pickRowsMsg{rows: rows, all: all, err: err}
+		}
+	}
 	return func() tea.Msg {
 		out, quit, err := b.Command(m.o.Context, line)
 		return commandDoneMsg{out: out, quit: quit, err: err}
@@ -541,6 +580,9 @@ func (m *model) View() tea.View {
 	if m.live.Len() > 0 {
 		b.WriteString(tail(m.live.String(), w, 8))
 		b.WriteString("\n")
+	}
+	if m.pick != nil {
+		return tea.NewView(m.pick.view(w, max(m.height, 12)))
 	}
 	if m.modal != nil {
 		b.WriteString(m.modalView())

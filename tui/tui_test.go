@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -181,5 +182,32 @@ func TestNoHeavyInit(t *testing.T) {
 		if strings.Contains(string(out), heavy) {
 			t.Errorf("cmd/yagent links %s: its package initialisation runs in every yagent process", heavy)
 		}
+	}
+}
+
+// TestPicker: arrows move through the sessions, the highlighted one is
+// previewed, the current one is marked, --all adds the directory column;
+// Enter picks, Esc cancels.
+func TestPicker(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.Local)
+	rows := []Session{
+		{ID: "20261201T093000-aaaaaa", Name: "release", Title: "prepare the release notes", Dir: "/src/app", Updated: at, Turns: 4, Current: true},
+		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Updated: at.Add(-time.Hour), Turns: 2},
+	}
+	p := &picker{rows: rows, all: true}
+	if done, _ := p.key("down"); done {
+		t.Fatal("↓ ended the picker")
+	}
+	view := p.view(120, 24)
+	for _, want := range []string{"› 12-01 08:30  20261130T080000-bbbbbb", "/src/lib", "(this session)", "why does the build fail on arm64?\n"} {
+		if !strings.Contains(view, want) && !strings.HasSuffix(view, strings.TrimSuffix(want, "\n")) {
+			t.Errorf("the picker lacks %q:\n%s", want, view)
+		}
+	}
+	if done, id := p.key("enter"); !done || id != rows[1].ID {
+		t.Errorf("Enter = %v, %q; want the highlighted session", done, id)
+	}
+	if done, id := p.key("esc"); !done || id != "" {
+		t.Errorf("Esc = %v, %q; want cancelled", done, id)
 	}
 }

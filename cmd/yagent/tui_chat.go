@@ -283,6 +283,24 @@ func (b *tuiBackend) Command(ctx context.Context, line string) (string, bool, er
 
 func (b *tuiBackend) Status() tui.Status { return b.c.status() }
 
+// Sessions implements tui.Sessions: the /resume picker's rows.
+func (b *tuiBackend) Sessions(ctx context.Context, all bool) ([]tui.Session, error) {
+	rows, err := listSessions(ctx, b.c.f, all, 50)
+	if err != nil {
+		return nil, err
+	}
+	return pickRows(rows, b.c.s.sess.ID()), nil
+}
+
+// pickRows are sessions as the picker shows them; current is marked.
+func pickRows(rows []sessionRow, current string) []tui.Session {
+	out := make([]tui.Session, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, tui.Session{ID: r.ID, Name: r.Name, Title: r.Title, Dir: r.Cwd, Updated: r.Updated, Turns: r.Turns, Current: r.ID == current})
+	}
+	return out
+}
+
 func hasRef(args []string) bool {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "--") {
@@ -299,4 +317,14 @@ func hasFlag(args []string, flag string) bool {
 		}
 	}
 	return false
+}
+
+// pickSession is `yagent resume` without an id on a terminal: the picker.
+func pickSession(ctx context.Context, f *Factory, rows []sessionRow, all bool) (string, string, error) {
+	ref, err := tui.Pick(ctx, tui.Options{In: f.IO.In, Out: f.IO.Out, Env: os.Environ()}, pickRows(rows, ""), all)
+	if errors.Is(err, tui.ErrNoSessions) {
+		fmt.Fprintln(f.IO.ErrOut, "no sessions to resume here (--all shows every directory)")
+		return "", "", nil
+	}
+	return ref, "", err
 }

@@ -24,12 +24,12 @@ import (
 // director, rollout) over a scripted model, driven by key and paste
 // messages.
 type tuiRig struct {
-	t   *testing.T
-	tm  *teatest.TestModel
-	c   *chat
-	srv *llmtest.Server
-	dir string
-	out bytes.Buffer // what the program wrote, read so far
+	t    *testing.T
+	tm   *teatest.TestModel
+	c    *chat
+	srv  *llmtest.Server
+	dir  string
+	out  bytes.Buffer // what the program wrote, read so far
 	f    *Factory
 	left bool // the chat was left (c.leave): nothing to close
 }
@@ -453,4 +453,22 @@ func TestTranscriptLastTurns(t *testing.T) {
 	if !strings.Contains(b.String(), "question 1") || strings.Contains(b.String(), "earlier turns") {
 		t.Errorf("/history =\n%s", b.String())
 	}
+}
+
+// TestTUIResumePicker: /resume without an id opens the picker over this
+// directory's sessions, the current one marked; Esc closes it.
+func TestTUIResumePicker(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("first question")
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	r.tm.Type("/resume")
+	r.key("enter")
+	frame := r.waitFrame("the picker", func(s string) bool { return strings.Contains(s, "resume which session?") })
+	if !strings.Contains(frame, "› ") || !strings.Contains(frame, "(this session)") || !strings.Contains(frame, "first question") {
+		t.Errorf("the picker frame:\n%s", frame)
+	}
+	r.key("esc")
+	r.idle()
 }
