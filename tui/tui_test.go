@@ -211,3 +211,16 @@ func TestPicker(t *testing.T) {
 		t.Errorf("Esc = %v, %q; want cancelled", done, id)
 	}
 }
+
+// TestStatusCost: the status line sums the session's tokens and, with a
+// price, their cost (cached prompt tokens at their own price).
+func TestStatusCost(t *testing.T) {
+	m := newModel(Options{Width: 120, Env: []string{"NO_COLOR=1"}}, &Sink{})
+	m.status = Status{Model: "m", ContextPct: 7, Price: &Price{Input: 2, Cached: 0.5, Output: 8}}
+	m.event(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{PromptTokens: 300_000, CachedTokens: 200_000, CompletionTokens: 50_000}})
+	got := m.statusLine()
+	// 100k×2 + 200k×0.5 + 50k×8 per million = 0.2 + 0.1 + 0.4
+	if want := "m · ctx 7% · 350.0k tok · $0.7000 · /help"; got != want {
+		t.Errorf("status line = %q; want %q", got, want)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/tui"
@@ -249,6 +250,9 @@ func (c *chat) status() tui.Status {
 		}
 		if mc.ContextWindow > 0 {
 			st.ContextPct = c.s.d.Measure() * 100 / mc.ContextWindow
+		}
+		if p := mc.Price; p != (config.Price{}) {
+			st.Price = &tui.Price{Input: p.Input, Cached: p.CachedInput, Output: p.Output}
 		}
 	}
 	return st
