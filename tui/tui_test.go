@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/yagent/yagent/agents"
 )
@@ -222,5 +223,25 @@ func TestStatusCost(t *testing.T) {
 	// 100k×2 + 200k×0.5 + 50k×8 per million = 0.2 + 0.1 + 0.4
 	if want := "m · ctx 7% · 350.0k tok · $0.7000 · /help"; got != want {
 		t.Errorf("status line = %q; want %q", got, want)
+	}
+}
+
+// TestEditor: Ctrl-G opens $EDITOR on the composer's text and takes back
+// what the editor saved.
+func TestEditor(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "ed")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ' and more from the editor' >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(Options{Env: []string{"NO_COLOR=1", "EDITOR=" + script}}, &Sink{})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm.Type("typed here")
+	tm.Send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "more from the editor") }, teatest.WithDuration(10*time.Second))
+	tm.Quit()
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*model)
+	if got, want := final.ta.Value(), "typed here and more from the editor"; got != want {
+		t.Errorf("the composer after the editor = %q; want %q", got, want)
 	}
 }
