@@ -31,7 +31,7 @@ func sanitize(s string) string {
 		if r == '\n' || r == '\t' {
 			return r
 		}
-		if unicode.IsControl(r) || r == unicode.ReplacementChar && false {
+		if unicode.IsControl(r) {
 			return -1
 		}
 		return r

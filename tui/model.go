@@ -49,16 +49,15 @@ type model struct {
 	tokensOut   int
 
 	// the composer
-	hist    *history
-	histAt  int    // -1: not browsing
-	draft   string // what was typed before browsing began
-	pastes  []string
-	armed   bool   // one Ctrl-C on an empty composer: the next quits
-	hint    string // one line under the composer
-	modal   *askMsg
-	pick    *picker // the /resume picker, when open
-	quit    bool
-	printed chan struct{}
+	hist   *history
+	histAt int    // -1: not browsing
+	draft  string // what was typed before browsing began
+	pastes []string
+	armed  bool   // one Ctrl-C on an empty composer: the next quits
+	hint   string // one line under the composer
+	modal  *askMsg
+	pick   *picker // the /resume picker, when open
+	quit   bool
 
 	// out holds lines for the scrollback; one print is in flight at a
 	// time so lines keep their order.

@@ -82,7 +82,7 @@ func tuiRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	}
 	b.c = c
 	prev := f.OnInterrupt(prog.Interrupt)
-	defer f.OnInterrupt(prev)
+	defer func() { f.OnInterrupt(prev) }()
 	runErr := prog.Run()
 	return errors.Join(runErr, c.leave(ctx))
 }
