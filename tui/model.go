@@ -344,7 +344,7 @@ func (m *model) submit() tea.Cmd {
 		m.hint = "a step is running: Esc interrupts it"
 		return nil
 	}
-	m.hist.add(raw, m.o.Warn)
+	m.hist.add(raw, func(w string) { m.print(m.st.warn.Render("yagent: warning: " + w)) })
 	m.resetComposer()
 	m.hint = ""
 	if strings.HasPrefix(text, "/") {

@@ -65,8 +65,6 @@ type Options struct {
 	// Width and Height force a size (tests); 0 = the terminal's.
 	Width, Height int
 	Now           func() time.Time
-	// Warn reports a non-fatal problem (an unsaved history).
-	Warn func(string)
 }
 
 // Program is a running interactive session.

@@ -245,3 +245,19 @@ func TestEditor(t *testing.T) {
 		t.Errorf("the composer after the editor = %q; want %q", got, want)
 	}
 }
+
+// TestHistoryUnsavedIsShown: a history that cannot be saved is a warning
+// in the transcript, once; the prompt still goes out.
+func TestHistoryUnsavedIsShown(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	m := newModel(Options{Width: 80, HistoryPath: filepath.Join(blocker, "prompts.jsonl"), Env: []string{"NO_COLOR=1"}, Commands: []string{"/help"}}, &Sink{})
+	for _, line := range []string{"/help", "/help again"} {
+		m.ta.SetValue(line)
+		m.submit()
+	}
+	got := strings.Join(m.out, "\n")
+	if strings.Count(got, "the prompt history is not saved") != 1 {
+		t.Errorf("the transcript =\n%s\nwant one warning about the history", got)
+	}
+}
