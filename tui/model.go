@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -37,6 +38,7 @@ type model struct {
 	cancelling bool
 	started    time.Time
 	cancel     context.CancelFunc
+	turns      sync.WaitGroup // turns whose goroutine has not returned
 	live       strings.Builder // the lead's text of the current model call
 	dels       []*delegation   // running delegations, in start order
 	seen       map[string]int  // delegations per agent in this turn (explorer#2)
@@ -363,7 +365,11 @@ func (m *model) submit() tea.Cmd {
 	m.seen = map[string]int{}
 	m.turnTokens = 0
 	b := m.o.Backend
-	return tea.Batch(m.spin.Tick, func() tea.Msg { return turnDoneMsg{err: b.Turn(ctx, prompt)} })
+	m.turns.Add(1)
+	return tea.Batch(m.spin.Tick, func() tea.Msg {
+		defer m.turns.Done()
+		return turnDoneMsg{err: b.Turn(ctx, prompt)}
+	})
 }
 
 func (m *model) command(line string) tea.Cmd {
@@ -723,4 +729,13 @@ func textareaStyles(plain bool) textarea.Styles {
 	}
 	s.Cursor.Blink = false
 	return s
+}
+
+// stop cancels a turn still running when the program ended (the context
+// was cancelled) and waits for it, so the session closes after it.
+func (m *model) stop() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.turns.Wait()
 }

@@ -109,6 +109,7 @@ func (p *Program) Run() error {
 	p.sink.attach(p.p)
 	_, err := p.p.Run()
 	p.sink.detach()
+	p.m.stop()
 	return err
 }
 
