@@ -38,7 +38,7 @@ type model struct {
 	cancelling bool
 	started    time.Time
 	cancel     context.CancelFunc
-	turns      sync.WaitGroup // turns whose goroutine has not returned
+	turns      sync.WaitGroup  // turns whose goroutine has not returned
 	live       strings.Builder // the lead's text of the current model call
 	dels       []*delegation   // running delegations, in start order
 	seen       map[string]int  // delegations per agent in this turn (explorer#2)
