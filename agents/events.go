@@ -38,8 +38,12 @@ type Event struct {
 	Time  time.Time `json:"time"`
 	Agent string    `json:"agent"`
 	// Depth is 0 for the lead, 1 for its sub-agents.
-	Depth int    `json:"depth"`
-	Text  string `json:"text,omitempty"`
+	Depth int `json:"depth"`
+	// Parent is the call id of the delegation a sub-agent's event belongs
+	// to (its delegation_started's call_id): parallel sub-agents of one
+	// name are told apart by it.
+	Parent string `json:"parent,omitempty"`
+	Text   string `json:"text,omitempty"`
 	// Step counts model calls within the turn, from 1.
 	Step       int              `json:"step,omitempty"`
 	Tool       *ToolEvent       `json:"tool,omitempty"`

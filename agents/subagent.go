@@ -203,7 +203,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	var mu sync.Mutex
 	spent := 0
 	loop := &Loop{
-		Client: client, Events: r.Events, TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
+		Client: client, Events: parented(r.Events, d.CallID), TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
 		Tail:   func(context.Context) (string, error) { return ComposeTail(prep.Index), nil },
 		Append: hooks.Append, Fit: hooks.Fit,
 		OnResponse: func(resp llm.Response) {
@@ -280,4 +280,18 @@ func catalogNames(c *Catalog) []string {
 		names = append(names, d.Name)
 	}
 	return names
+}
+
+// parented tags a delegation's events with its call id (Event.Parent);
+// events of deeper delegations keep theirs.
+func parented(s Sink, callID string) Sink {
+	if s == nil || callID == "" {
+		return s
+	}
+	return SinkFunc(func(e Event) {
+		if e.Parent == "" {
+			e.Parent = callID
+		}
+		s.Emit(e)
+	})
 }

@@ -73,6 +73,16 @@ type Model struct {
 	ExtraBody    map[string]any    `yaml:"extra_body" json:"extra_body"`
 	ExtraHeaders map[string]string `yaml:"extra_headers" json:"extra_headers"`
 	DropParams   []string          `yaml:"drop_params" json:"drop_params"`
+	// Price turns tokens into money on the interactive status line.
+	Price Price `yaml:"price" json:"price"`
+}
+
+// Price is a model's price in US dollars per million tokens; all zero =
+// unknown (no cost is shown).
+type Price struct {
+	Input       float64 `yaml:"input" json:"input"`
+	CachedInput float64 `yaml:"cached_input" json:"cached_input"`
+	Output      float64 `yaml:"output" json:"output"`
 }
 
 // Providers are the values models.<name>.provider accepts ("" guesses

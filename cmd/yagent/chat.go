@@ -13,14 +13,21 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
 
-const chatHelp = `Type a request and press Enter. Ctrl-C cancels the running step (a second
-Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
+const chatHelp = `Type a request and press Enter; Shift+Enter or Ctrl-J starts a new line, a
+paste is one piece of the request however long. Esc interrupts the running
+step; Ctrl-C clears the input, and on an empty input a second Ctrl-C (or
+Ctrl-D) leaves. Up and Down recall this directory's earlier prompts, Tab
+completes commands and @path mentions (the file is attached), Ctrl-G edits
+the request in $EDITOR. Approvals: y, n or a (always); Esc or Ctrl-C is no.
+Without a terminal (or with TERM=dumb) the session reads plain lines.
   /resume [ID|NAME] [--all]  reopen an earlier session (a picker without an id)
   /sessions [--all]          list sessions of this directory (--all: every directory)
   /board                     list this session's board notes
@@ -28,6 +35,9 @@ Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
   /clear                     empty the history (the board and the notebook stay)
   /notes                     show the notebook (* = changed since you last looked)
   /rename NAME               name this session (yagent resume NAME)
+  /model [NAME]              switch the model for the next turns (no NAME: show it)
+  /status                    the session, model, context use and tokens
+  /history                   the whole transcript of this session
   /help                      this text
   /quit                      leave`
 
@@ -35,6 +45,14 @@ Ctrl-C exits); at the prompt, Ctrl-C twice or Ctrl-D exits.
 type chatOptions struct {
 	Agent  agentFlags
 	Resume string // the session to reopen ("" = a new one)
+	// Continue reopens this directory's newest session (-c).
+	Continue bool
+}
+
+// register registers the flags of chat and of bare yagent.
+func (o *chatOptions) register(fl *pflag.FlagSet) {
+	o.Agent.register(fl)
+	fl.BoolVarP(&o.Continue, "continue", "c", false, "reopen this directory's newest session")
 }
 
 // NewCmdChat builds `yagent chat` (also what bare `yagent` runs).
@@ -55,7 +73,7 @@ func NewCmdChat(f *Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
 	}
-	opts.Agent.register(cmd.Flags())
+	opts.register(cmd.Flags())
 	return cmd
 }
 
@@ -65,6 +83,12 @@ type chat struct {
 	opts *chatOptions
 	s    *session
 	in   *lineInput
+
+	// out, when set, takes what commands print (the TUI shows it);
+	// sink and ask are the TUI's, for sessions /resume opens.
+	out  io.Writer
+	sink agents.Sink
+	ask  agents.Asker
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
@@ -76,6 +100,14 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if opts.Continue && opts.Resume == "" {
+		if opts.Resume, err = newestHere(ctx, f, opts); err != nil {
+			return err
+		}
+	}
+	if useTUI(f) {
+		return tuiRun(ctx, f, opts)
 	}
 	c := &chat{f: f, opts: opts, in: newLineInput(f.IO, filepath.Join(cfg.Home, "history"))}
 	if c.s, err = openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: opts.Resume}); err != nil {
@@ -134,7 +166,7 @@ func (c *chat) greet() {
 	if in.Turns > 0 {
 		verb = fmt.Sprintf("resumed session (%d turns)", in.Turns)
 	}
-	fmt.Fprintf(c.f.IO.ErrOut, "yagent — %s %s · board %s · /help for commands\n", verb, in.ID, in.BoardID)
+	fmt.Fprintf(c.w(), "yagent — %s %s · board %s · /help for commands\n", verb, in.ID, in.BoardID)
 }
 
 // turn runs one turn; Ctrl-C cancels it (see interrupt).
@@ -176,7 +208,10 @@ func (c *chat) interrupt() bool {
 func (c *chat) command(ctx context.Context, line string) (bool, error) {
 	fields := strings.Fields(line)
 	args := fields[1:]
-	w := c.f.IO.ErrOut
+	w := c.w()
+	if handled, err := c.sessionCommand(ctx, fields); handled {
+		return false, err
+	}
 	switch fields[0] {
 	case "/quit", "/exit", "/q":
 		return true, nil
@@ -199,7 +234,7 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 			fmt.Fprintf(w, "already in session %s\n", in.ID)
 			return false, nil
 		}
-		next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref})
+		next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref, Sink: c.sink, Ask: c.ask})
 		if err != nil {
 			return false, err
 		}
@@ -263,7 +298,7 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 		}
 		fmt.Fprintf(w, "this session is now %q: yagent resume %s\n", args[0], args[0])
 	default:
-		return false, fmt.Errorf("unknown command %s: /help lists them", fields[0])
+		return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(chatCommands, " "))
 	}
 	return false, nil
 }

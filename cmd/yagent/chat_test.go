@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 
 	"github.com/yagent/yagent/llm/llmtest"
@@ -82,12 +83,13 @@ func (s *screen) String() string {
 	return s.buf.String()
 }
 
-// expect waits until the screen shows text (after offset from).
+// expect waits until the screen shows text (after offset from), colours
+// and cursor movements aside.
 func (s *screen) expect(t *testing.T, from int, text string) int {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		out := s.String()
+		out := ansi.Strip(s.String())
 		if i := strings.Index(out[min(from, len(out)):], text); i >= 0 {
 			return from + i + len(text)
 		}
@@ -138,10 +140,10 @@ func TestInteractiveChat(t *testing.T) {
 		}
 	}
 	at := scr.expect(t, 0, "new session")
-	at = scr.expect(t, at, "› ")
+	at = scr.expect(t, at, "/help")
 	type_("hello\r")
 	at = scr.expect(t, at, "hello back")
-	at = scr.expect(t, at, "› ")
+	at = scr.expect(t, at, "── ")
 	type_("/rename mychat\r")
 	at = scr.expect(t, at, `this session is now "mychat"`)
 	type_("slow please\r")
@@ -150,16 +152,17 @@ func TestInteractiveChat(t *testing.T) {
 			break
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	type_("\x03") // Ctrl-C during the step: cancel it, stay
+	at = scr.expect(t, at, "esc to interrupt")
+	type_("\x03") // Ctrl-C during the step, the composer empty: cancel it, stay
 	at = scr.expect(t, at, "cancelled")
-	at = scr.expect(t, at, "› ")
 	type_("after cancel\r")
 	at = scr.expect(t, at, "still here")
 	type_("/board\r")
 	at = scr.expect(t, at, "is empty")
+	type_("/nosuch\r")
+	at = scr.expect(t, at, "the commands are: /board")
 	type_("/help\r")
-	scr.expect(t, at, "/compact")
+	at = scr.expect(t, at, "/compact")
 	type_("/quit\r")
 	select {
 	case err := <-done:
@@ -169,6 +172,7 @@ func TestInteractiveChat(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("yagent did not exit after /quit; screen:\n%s", scr.String())
 	}
+	scr.expect(t, at, "yagent resume mychat")
 	ls := exec.Command(bin, "sessions", "ls", "--all", "--json")
 	ls.Env = cmd.Env
 	out, err := ls.CombinedOutput()

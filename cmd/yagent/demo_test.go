@@ -16,7 +16,7 @@ func TestBundledDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updateScripts {
+	if updating() {
 		if err := os.WriteFile(filepath.Join("demo", "scenario.yaml"), want, 0o644); err != nil {
 			t.Fatal(err)
 		}

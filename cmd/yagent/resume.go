@@ -119,6 +119,9 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 	if err != nil {
 		return "", "", err
 	}
+	if useTUI(f) {
+		return pickSession(ctx, f, rows, opts.All)
+	}
 	cfg, err := f.Config()
 	if err != nil {
 		return "", "", err

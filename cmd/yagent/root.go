@@ -38,7 +38,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 	}
 	root.SetVersionTemplate("yagent {{.Version}}\n")
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitCodesHelp + "\n")
-	opts.Agent.register(root.Flags())
+	opts.register(root.Flags())
 	root.AddCommand(
 		NewCmdChat(f),
 		NewCmdRun(f),

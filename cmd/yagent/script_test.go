@@ -45,7 +45,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
 		RequireExplicitExec: true,
-		UpdateScripts:       *updateScripts,
+		UpdateScripts:       updating(),
 		Condition: func(cond string) (bool, error) {
 			if cond == "landlock" { // the shell tool's OS sandbox works here
 				return sandbox.Available(), nil

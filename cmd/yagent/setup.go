@@ -74,6 +74,9 @@ type sessionRequest struct {
 	Title  string // a new session's title ("" = its first prompt)
 	// Sink, when set, receives the events instead of the standard printers.
 	Sink agents.Sink
+	// Ask, when set, asks approvals instead of the terminal prompt (the
+	// interactive mode's modal).
+	Ask agents.Asker
 	// Inspect opens a session without needing a model endpoint (tools
 	// profile, tools stats): nothing will run a turn.
 	Inspect bool
@@ -129,6 +132,9 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		ShellAllow: cfg.Agents.ShellAllow, Session: agents.NewApprovals()}
 	if f.IO.CanAsk() {
 		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
+		if req.Ask != nil {
+			policy.Ask = req.Ask
+		}
 	}
 	if err := director.CheckToolset(cfg, fl.Toolset); err != nil {
 		return nil, err

@@ -275,7 +275,7 @@ func saveScreenshot(t *testing.T, png []byte) {
 		t.Fatalf("the screenshot is not a PNG (%d bytes)", len(png))
 	}
 	path := filepath.Join(t.TempDir(), "ui-timeline.png")
-	if *updateScripts {
+	if updating() {
 		path = filepath.Join("..", "..", "docs", "ui-timeline.png")
 		if len(png) > 200<<10 {
 			t.Fatalf("the screenshot is %d KB; README's picture must stay under 200 KB", len(png)>>10)

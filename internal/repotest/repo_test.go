@@ -163,6 +163,7 @@ var layering = map[string][]string{
 	"toolspec":   {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp"},
 	"mcp":        {"director", "memory", "notebook", "sleep", "llm"},
 	"queue":      {"director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox"},
+	"tui":        {"config", "blackboard", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox", "queue"},
 	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
 }
 

@@ -1,0 +1,512 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/tui"
+)
+
+// tuiRig is interactive mode under teatest: the real chat (session,
+// director, rollout) over a scripted model, driven by key and paste
+// messages.
+type tuiRig struct {
+	t    *testing.T
+	tm   *teatest.TestModel
+	c    *chat
+	srv  *llmtest.Server
+	dir  string
+	out  bytes.Buffer // what the program wrote, read so far
+	f    *Factory
+	left bool // the chat was left (c.leave): nothing to close
+}
+
+// leave quits the program and leaves the chat as tuiRun does.
+func (r *tuiRig) leave() string {
+	r.t.Helper()
+	r.tm.Quit()
+	r.tm.WaitFinished(r.t, teatest.WithFinalTimeout(10*time.Second))
+	r.left = true
+	if err := r.c.leave(r.t.Context()); err != nil {
+		r.t.Fatal(err)
+	}
+	return r.f.IO.ErrOut.(*bytes.Buffer).String()
+}
+
+type tuiRigOptions struct {
+	scenario      string
+	width, height int
+	canAsk        bool
+	approval      string // --approval ("" = the configuration's)
+	env           map[string]string
+}
+
+// snapMsg asks the program for its current frame (answered by the
+// program filter, in the program's goroutine).
+type snapMsg struct{ ch chan string }
+
+func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
+	t.Helper()
+	if o.width == 0 {
+		o.width, o.height = 80, 24
+	}
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", o.scenario))
+	home, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"HOME": home, "YAGENT_HOME": filepath.Join(home, ".yagent"), "YAGENT_NOTES_ROOT": filepath.Join(home, "notes"),
+		"OPENAI_BASE_URL": srv.URL(), "YAGENT_MODEL": "scripted",
+	}
+	for k, v := range o.env {
+		env[k] = v
+	}
+	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, InTTY: o.canAsk, ErrTTY: o.canAsk})
+	f.Dir = dir
+	f.Getenv = func(k string) string { return env[k] }
+	t.Cleanup(func() { f.Close() })
+	b := &tuiBackend{}
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	model, sink, ask := tui.NewModel(tui.Options{
+		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
+		HistoryPath: promptHistoryPath(env["YAGENT_HOME"], dir), Commands: chatCommands,
+		Now: func() time.Time { return clock },
+	})
+	c, err := newTUIChat(t.Context(), f, &chatOptions{Agent: agentFlags{Approval: approvalFlag(o.approval)}}, sink, ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.c = c
+	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height),
+		teatest.WithProgramOptions(tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+			if s, ok := msg.(snapMsg); ok {
+				s.ch <- m.View().Content
+				return nil
+			}
+			return msg
+		})))
+	sink.Attach(tm.GetProgram())
+	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, f: f}
+	t.Cleanup(func() {
+		tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		if !r.left {
+			c.s.close()
+		}
+	})
+	return r
+}
+
+// frame is what the program draws now: colours stripped, trailing blanks
+// and the spinner's glyph normalised.
+func (r *tuiRig) frame() string {
+	ch := make(chan string, 1)
+	r.tm.Send(snapMsg{ch: ch})
+	select {
+	case s := <-ch:
+		return normaliseFrame(s)
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("the program did not answer for its frame")
+		return ""
+	}
+}
+
+var spinnerGlyph = regexp.MustCompile(`(?m)^[|/\\-] working`)
+
+func normaliseFrame(s string) string {
+	lines := strings.Split(ansi.Strip(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return spinnerGlyph.ReplaceAllString(strings.Join(lines, "\n"), "* working")
+}
+
+// waitFrame waits until the frame satisfies ok and returns it.
+func (r *tuiRig) waitFrame(what string, ok func(string) bool) string {
+	r.t.Helper()
+	var last string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if last = r.frame(); ok(last) {
+			return last
+		}
+	}
+	r.t.Fatalf("the frame never showed %s; it shows:\n%s", what, last)
+	return ""
+}
+
+// idle waits until no turn runs (the status line offers /help again).
+func (r *tuiRig) idle() string {
+	r.t.Helper()
+	return r.waitFrame("an idle status line", func(s string) bool { return strings.Contains(s, "/help") })
+}
+
+func (r *tuiRig) key(k string) {
+	msgs := map[string]tea.KeyPressMsg{
+		"enter":  {Code: tea.KeyEnter},
+		"esc":    {Code: tea.KeyEscape},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+j": {Code: 'j', Mod: tea.ModCtrl},
+		"left":   {Code: tea.KeyLeft},
+		"bs":     {Code: tea.KeyBackspace},
+		"tab":    {Code: tea.KeyTab},
+		"up":     {Code: tea.KeyUp},
+	}
+	m, ok := msgs[k]
+	if !ok {
+		r.t.Fatalf("no key %q", k)
+	}
+	r.tm.Send(m)
+}
+
+// requireGolden compares got with testdata/<test name>.golden (-update
+// rewrites it).
+func requireGolden(t *testing.T, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.ReplaceAll(t.Name(), "/", "_")+".golden")
+	if updating() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("frame differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// userMessages are the prompts the scripted model received, in order.
+func userPrompts(r *tuiRig) []string {
+	var out []string
+	for _, m := range r.c.s.sess.History() {
+		if m.Role == llm.RoleUser {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// TestTUIPasteIsOneTurn: a bracketed paste of three lines is one piece of
+// the prompt; Enter sends it as one turn (one request, one user message).
+func TestTUIPasteIsOneTurn(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Send(tea.PasteMsg{Content: "first line\nsecond line\nthird line"})
+	requireGolden(t, r.frame())
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	if n := len(r.srv.Requests()); n != 1 {
+		t.Errorf("the paste took %d requests; want 1", n)
+	}
+	if got, want := userPrompts(r), []string{"first line\nsecond line\nthird line"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("user messages = %q; want %q", got, want)
+	}
+}
+
+// TestTUILongPasteIntact: a 20 000-character paste (with control
+// characters a terminal could send) reaches the rollout whole, sanitised.
+func TestTUILongPasteIntact(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	var b strings.Builder
+	for i := 0; b.Len() < 20000; i++ {
+		fmt.Fprintf(&b, "line %05d of a long paste: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	text := strings.TrimSuffix(b.String()[:20000], "\n")
+	r.tm.Send(tea.PasteMsg{Content: "\x1b[31m" + text + "\x07\x1b[0m"})
+	requireGolden(t, r.frame())
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	got := userPrompts(r)
+	if len(got) != 1 || got[0] != text {
+		n := 0
+		if len(got) > 0 {
+			n = len(got[0])
+		}
+		t.Fatalf("the rollout holds %d prompts, the first of %d bytes; want one of %d bytes, the paste without its control characters", len(got), n, len(text))
+	}
+	if n := len(r.srv.Requests()); n != 1 {
+		t.Errorf("the paste took %d requests; want 1", n)
+	}
+}
+
+// TestTUIResize: the composer follows the terminal's width.
+func TestTUIResize(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml", width: 100})
+	r.idle()
+	r.tm.Type(strings.Repeat("word ", 25))
+	wide := r.frame()
+	r.tm.Send(tea.WindowSizeMsg{Width: 44, Height: 24})
+	narrowFrame := r.frame()
+	if wide == narrowFrame {
+		t.Fatal("the frame did not change with the width")
+	}
+	for _, l := range strings.Split(narrowFrame, "\n") {
+		if w := ansi.StringWidth(l); w > 44 {
+			t.Errorf("a line of %d cells in a 44-column terminal: %q", w, l)
+		}
+	}
+	requireGolden(t, narrowFrame)
+}
+
+// TestTUICJKEdit: wide characters are edited as characters, two cells each.
+func TestTUICJKEdit(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml", width: 40})
+	r.idle()
+	r.tm.Type("你好世界")
+	r.key("left")
+	r.key("left")
+	r.key("bs")
+	r.tm.Type("们")
+	frame := r.frame()
+	requireGolden(t, frame)
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	if got := userPrompts(r); len(got) != 1 || got[0] != "你们世界" {
+		t.Errorf("user messages = %q; want [你们世界]", got)
+	}
+}
+
+// TestTUICtrlC: Ctrl-C clears a typed line; on an empty composer it warns,
+// and a second one quits; during a step it cancels the step and stays.
+func TestTUICtrlC(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("half a thought")
+	r.key("ctrl+c")
+	if f := r.frame(); strings.Contains(f, "half a thought") {
+		t.Fatalf("Ctrl-C left the typed line:\n%s", f)
+	}
+	r.tm.Type("slow please")
+	r.key("enter")
+	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
+	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.key("ctrl+c") // the composer is empty: cancel the step, stay
+	r.idle()
+	r.key("ctrl+c")
+	armed := r.frame()
+	if !strings.Contains(armed, "Ctrl-C again to quit") {
+		t.Fatalf("one Ctrl-C on an empty composer shows no warning:\n%s", armed)
+	}
+	requireGolden(t, armed)
+	r.key("ctrl+c")
+	r.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	if n := len(r.srv.Requests()); n != 1 {
+		t.Errorf("the model got %d requests; want 1 (the cancelled step)", n)
+	}
+}
+
+// TestTUIStatusSlowStep: while a slow step runs the status line shows the
+// spinner, the elapsed time, "esc to interrupt", the model and the
+// context use; Esc interrupts the step.
+func TestTUIStatusSlowStep(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("slow please")
+	r.key("enter")
+	frame := r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
+	requireGolden(t, frame)
+	r.key("esc")
+	start := time.Now()
+	r.idle()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Esc took %s to stop the step", d)
+	}
+	out := readAll(r, "cancelled")
+	if !strings.Contains(out, "cancelled") {
+		t.Errorf("the transcript does not say the step was cancelled:\n%s", out)
+	}
+}
+
+// readAll is what the program printed so far (the scrollback and frames),
+// once it holds every one of want (or after 10 s).
+func readAll(r *tuiRig, want ...string) string {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r.out.ReadFrom(r.tm.Output())
+		s := ansi.Strip(r.out.String())
+		missing := false
+		for _, w := range want {
+			missing = missing || !strings.Contains(s, w)
+		}
+		if !missing || time.Now().After(deadline) {
+			return s
+		}
+	}
+}
+
+// TestTUIParallelSubAgents: two explorers run at once; the status line
+// lists them apart, with their steps and last tools.
+func TestTUIParallelSubAgents(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-parallel.yaml", width: 100})
+	r.idle()
+	r.tm.Type("explore")
+	r.key("enter")
+	frame := r.waitFrame("two explorers that have read", func(s string) bool {
+		return strings.Count(s, "read_file") == 2 && strings.Contains(s, "explorer#1") && strings.Contains(s, "explorer#2")
+	})
+	// Which explorer starts first is the scheduler's choice: each task has
+	// its own number, and the golden frame holds them numbered in task order.
+	labels := regexp.MustCompile(`explorer#(\d) · (map the packages|read the license)`).FindAllStringSubmatch(frame, -1)
+	if len(labels) != 2 || labels[0][1] == labels[1][1] {
+		t.Fatalf("the two explorers are not numbered apart:\n%s", frame)
+	}
+	frame = regexp.MustCompile(`explorer#\d · `).ReplaceAllString(frame, "explorer#N · ")
+	lines := strings.Split(frame, "\n")
+	slices.Sort(lines[:2])
+	frame = strings.Join(lines, "\n")
+	requireGolden(t, frame)
+	r.idle()
+	wants := []string{"⇢ explorer#1:", "⇢ explorer#2:", "⇠ explorer#1 ok", "⇠ explorer#2 ok"}
+	out := readAll(r, wants...)
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTUIApprovalModal: a shell command asks through a modal; Esc is no,
+// and the step goes on with the refusal.
+func TestTUIApprovalModal(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-approval.yaml", canAsk: true})
+	r.idle()
+	r.tm.Type("make a file")
+	r.key("enter")
+	frame := r.waitFrame("the approval modal", func(s string) bool { return strings.Contains(s, "allow? [y]es") })
+	requireGolden(t, strings.ReplaceAll(frame, r.dir, "$WORK"))
+	r.key("esc")
+	r.idle()
+	if _, err := os.Stat(filepath.Join(r.dir, "out.txt")); err == nil {
+		t.Error("the declined command ran")
+	}
+	out := readAll(r, "approval: no", "Understood")
+	if !strings.Contains(out, "approval: no") || !strings.Contains(out, "Understood") {
+		t.Errorf("the transcript lacks the refusal or the answer:\n%s", out)
+	}
+}
+
+// TestTUIApprovalShowsDiff: under --approval untrusted a write is asked
+// about with its diff in the modal; "always" is not offered for a write
+// (it has no command prefix), so a is ignored; y lets the write happen.
+func TestTUIApprovalShowsDiff(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-approval-write.yaml", canAsk: true, approval: "untrusted"})
+	if err := os.WriteFile(filepath.Join(r.dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.idle()
+	r.tm.Type("fix the notes")
+	r.key("enter")
+	frame := r.waitFrame("the approval modal", func(s string) bool { return strings.Contains(s, "allow? [y]es") })
+	for _, want := range []string{"notes.txt", "-beta", "+BETA"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the modal lacks %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(frame, "[a]lways") {
+		t.Errorf("the modal offers always for a write:\n%s", frame)
+	}
+	r.tm.Type("a")
+	r.tm.Type("y")
+	r.idle()
+	readAll(r, "Written.")
+	if b, err := os.ReadFile(filepath.Join(r.dir, "notes.txt")); err != nil || string(b) != "alpha\nBETA\n" {
+		t.Errorf("notes.txt = %q, %v; want the approved write", b, err)
+	}
+}
+
+// TestTUISessionKeptOnlyWithATurn: a chat left without a turn leaves no
+// session behind; one with a turn is kept, its last turns are shown when
+// it is resumed, and the command that resumes it is printed.
+func TestTUISessionKeptOnlyWithATurn(t *testing.T) {
+	empty := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	empty.idle()
+	if out := empty.leave(); strings.Contains(out, "yagent resume") {
+		t.Errorf("an empty session printed a resume command: %q", out)
+	}
+	st, err := empty.f.Sessions(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := st.List(t.Context(), memory.ListOptions{All: true}); err != nil || len(list) != 0 {
+		t.Errorf("sessions after an empty chat = %v, %v; want none", list, err)
+	}
+
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("what is here?")
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	intro := r.c.intro(t.Context())
+	for _, want := range []string{"› what is here?", "**Got it.** One turn."} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("the transcript shown on resume lacks %q:\n%s", want, intro)
+		}
+	}
+	id := r.c.s.sess.ID()
+	if out := r.leave(); !strings.Contains(out, "yagent resume "+id) {
+		t.Errorf("leaving printed %q; want the resume command", out)
+	}
+}
+
+// TestTranscriptLastTurns: a resumed session shows its last turns and says
+// how many earlier ones /history would show.
+func TestTranscriptLastTurns(t *testing.T) {
+	var h []llm.Message
+	for i := 1; i <= 7; i++ {
+		h = append(h, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("question %d", i)},
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "read_file"}}},
+			llm.Message{Role: llm.RoleTool, Content: "file body"},
+			llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
+	}
+	var b bytes.Buffer
+	writeTranscript(&b, h, transcriptTurns)
+	got := b.String()
+	if !strings.HasPrefix(got, "… 2 earlier turns (/history shows them)\n› question 3\n  ▸ read_file\nanswer 3\n") || strings.Contains(got, "question 2") || strings.Contains(got, "file body") {
+		t.Errorf("the last turns =\n%s", got)
+	}
+	b.Reset()
+	writeTranscript(&b, h, 0)
+	if !strings.Contains(b.String(), "question 1") || strings.Contains(b.String(), "earlier turns") {
+		t.Errorf("/history =\n%s", b.String())
+	}
+}
+
+// TestTUIResumePicker: /resume without an id opens the picker over this
+// directory's sessions, the current one marked; Esc closes it.
+func TestTUIResumePicker(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml"})
+	r.idle()
+	r.tm.Type("first question")
+	r.key("enter")
+	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
+	r.tm.Type("/resume")
+	r.key("enter")
+	frame := r.waitFrame("the picker", func(s string) bool { return strings.Contains(s, "resume which session?") })
+	if !strings.Contains(frame, "› ") || !strings.Contains(frame, "(this session)") || !strings.Contains(frame, "first question") {
+		t.Errorf("the picker frame:\n%s", frame)
+	}
+	r.key("esc")
+	r.idle()
+}

@@ -1,0 +1,747 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/yagent/yagent/agents"
+)
+
+// narrow is the width below which the program draws plain lines.
+const narrow = 40
+
+// model is the Bubble Tea model of the interactive mode.
+type model struct {
+	o      Options
+	sink   *Sink
+	ta     textarea.Model
+	spin   spinner.Model
+	width  int
+	height int
+	plain  bool // TERM=dumb or NO_COLOR: no colours, no glyph art
+	st     styles
+
+	// the running turn
+	running    bool
+	cancelling bool
+	started    time.Time
+	cancel     context.CancelFunc
+	turns      sync.WaitGroup  // turns whose goroutine has not returned
+	live       strings.Builder // the lead's text of the current model call
+	dels       []*delegation   // running delegations, in start order
+	seen       map[string]int  // delegations per agent in this turn (explorer#2)
+	turnTokens int
+
+	// the session
+	status      Status
+	tokensIn    int
+	tokensCache int
+	tokensOut   int
+
+	// the composer
+	hist   *history
+	histAt int    // -1: not browsing
+	draft  string // what was typed before browsing began
+	pastes []string
+	armed  bool   // one Ctrl-C on an empty composer: the next quits
+	hint   string // one line under the composer
+	modal  *askMsg
+	pick   *picker // the /resume picker, when open
+	quit   bool
+
+	// out holds lines for the scrollback; one print is in flight at a
+	// time so lines keep their order.
+	out      []string
+	printing bool
+}
+
+// delegation is a running sub-agent on the status line.
+type delegation struct {
+	callID, label, task, lastTool string
+	steps                         int
+}
+
+type turnDoneMsg struct{ err error }
+type commandDoneMsg struct {
+	out  string
+	quit bool
+	err  error
+}
+type printedMsg struct{}
+type pickRowsMsg struct {
+	rows []Session
+	all  bool
+	err  error
+}
+type editedMsg struct {
+	text string
+	err  error
+}
+
+func newModel(o Options, sink *Sink) *model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	plain := Plain(o.Env) || getenv(o.Env, "NO_COLOR") != ""
+	m := &model{o: o, sink: sink, plain: plain, histAt: -1, seen: map[string]int{}}
+	m.st = newStyles(plain)
+	m.ta = textarea.New()
+	m.ta.ShowLineNumbers = false
+	m.ta.Placeholder = "Ask anything · / for commands · @ attaches a file"
+	m.ta.SetPromptFunc(2, func(pi textarea.PromptInfo) string {
+		if pi.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
+	m.ta.KeyMap.InsertNewline.SetEnabled(false) // Enter sends; Shift+Enter and Ctrl-J break lines
+	m.ta.DynamicHeight = true
+	m.ta.MinHeight = 1
+	m.ta.MaxHeight = 10
+	m.ta.MaxContentHeight = 1 << 20
+	m.ta.CharLimit = 0
+	m.ta.SetStyles(textareaStyles(plain))
+	m.ta.Focus()
+	m.spin = spinner.New(spinner.WithSpinner(spinner.Dot))
+	if plain {
+		m.spin = spinner.New(spinner.WithSpinner(spinner.Line))
+	}
+	m.hist = loadHistory(o.HistoryPath)
+	m.status.ContextPct = -1
+	m.setWidth(o.Width)
+	return m
+}
+
+func (m *model) Init() tea.Cmd {
+	early := m.sink.takeEarly()
+	var cmds []tea.Cmd
+	if m.o.Backend != nil {
+		m.status = m.o.Backend.Status()
+	}
+	if m.o.Intro != nil {
+		if s := m.o.Intro(); s != "" {
+			m.out = append([]string{s}, m.out...)
+		}
+	}
+	if len(early) > 0 {
+		cmds = append(cmds, func() tea.Msg { return earlyMsg{events: early} })
+	}
+	cmds = append(cmds, m.flush())
+	return tea.Batch(cmds...)
+}
+
+func (m *model) setWidth(w int) {
+	if w <= 0 {
+		w = 80
+	}
+	m.width = w
+	m.ta.SetWidth(max(w-1, 10))
+	// Plain lines show the terminal's own cursor, not a drawn one.
+	m.ta.SetVirtualCursor(!m.bare())
+}
+
+// bare reports whether the frame is drawn without any attribute: NO_COLOR,
+// TERM=dumb or a terminal narrower than 40 columns.
+func (m *model) bare() bool { return m.plain || m.width < narrow }
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.setWidth(msg.Width)
+		m.height = msg.Height
+	case tea.KeyPressMsg:
+		if cmd, done := m.key(msg); done {
+			return m, tea.Batch(cmd, m.flush())
+		}
+	case tea.PasteMsg:
+		m.paste(msg.Content)
+		return m, m.flush()
+	case earlyMsg:
+		for _, e := range msg.events {
+			m.event(e)
+		}
+	case eventMsg:
+		m.event(msg.e)
+	case turnDoneMsg:
+		m.turnDone(msg.err)
+	case commandDoneMsg:
+		if msg.out != "" {
+			m.print(strings.TrimRight(msg.out, "\n"))
+		}
+		if msg.err != nil {
+			m.print(m.st.err.Render("error: " + msg.err.Error()))
+		}
+		if m.o.Backend != nil {
+			m.status = m.o.Backend.Status()
+		}
+		if msg.quit {
+			m.quit = true
+		}
+	case askMsg:
+		m.modal = &msg
+		m.ta.Blur()
+	case askDoneMsg:
+		if m.modal != nil && m.modal.reply == msg.reply {
+			m.closeModal(decideNo, "withdrawn")
+		}
+	case editedMsg:
+		if msg.err != nil {
+			m.hint = "editor: " + msg.err.Error()
+		} else {
+			m.ta.SetValue(strings.TrimRight(msg.text, "\n"))
+		}
+	case printedMsg:
+		m.printing = false
+	case pickRowsMsg:
+		switch {
+		case msg.err != nil:
+			m.print(m.st.err.Render("error: " + msg.err.Error()))
+		case len(msg.rows) == 0:
+			m.print("no sessions to resume here (/resume --all shows every directory)")
+		default:
+			m.pick = &picker{rows: msg.rows, all: msg.all}
+			m.ta.Blur()
+		}
+	case spinner.TickMsg:
+		if m.running {
+			var cmd tea.Cmd
+			m.spin, cmd = m.spin.Update(msg)
+			cmds = append(cmds, cmd)
+		}
+	default:
+		var cmd tea.Cmd
+		m.ta, cmd = m.ta.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	cmds = append(cmds, m.flush())
+	return m, tea.Batch(cmds...)
+}
+
+// key handles a key press; done reports that the textarea must not see it.
+func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if m.pick != nil {
+		done, id := m.pick.key(k.String())
+		if !done {
+			return nil, true
+		}
+		m.pick = nil
+		m.ta.Focus()
+		if id == "" {
+			return nil, true
+		}
+		return m.command("/resume " + id), true
+	}
+	if m.modal != nil {
+		switch strings.ToLower(k.String()) {
+		case "y":
+			m.closeModal(decideYes, "yes")
+		case "a":
+			if m.modal.prefix != "" {
+				m.closeModal(decideAlways, "always `"+m.modal.prefix+" …`")
+			}
+		case "n", "esc", "ctrl+c":
+			m.closeModal(decideNo, "no")
+		}
+		return nil, true
+	}
+	s := k.String()
+	if s != "ctrl+c" {
+		m.armed = false
+	}
+	switch s {
+	case "ctrl+c":
+		switch {
+		case m.ta.Value() != "" || len(m.pastes) > 0:
+			m.resetComposer()
+			m.hint = ""
+		case m.running:
+			m.interrupt()
+		case m.armed:
+			m.quit = true
+			return tea.Quit, true
+		default:
+			m.armed = true
+			m.hint = "Ctrl-C again to quit"
+		}
+		return nil, true
+	case "esc":
+		if m.running {
+			m.interrupt()
+		}
+		return nil, true
+	case "ctrl+d":
+		if m.ta.Value() == "" && !m.running {
+			m.quit = true
+			return tea.Quit, true
+		}
+	case "enter":
+		return m.submit(), true
+	case "shift+enter", "ctrl+j", "alt+enter":
+		m.ta.InsertString("\n")
+		return nil, true
+	case "tab":
+		m.complete()
+		return nil, true
+	case "up":
+		if m.ta.Line() == 0 && m.histPrev() {
+			return nil, true
+		}
+	case "down":
+		if m.ta.Line() == m.ta.LineCount()-1 && m.histNext() {
+			return nil, true
+		}
+	case "ctrl+g":
+		return m.editor(), true
+	}
+	m.hint = ""
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(k)
+	return cmd, true
+}
+
+// interrupt cancels the running step (Esc, or Ctrl-C on an empty composer).
+func (m *model) interrupt() {
+	if m.cancel != nil && !m.cancelling {
+		m.cancelling = true
+		m.cancel()
+		m.hint = "cancelling the step…"
+	}
+}
+
+func (m *model) closeModal(d decision, word string) {
+	m.modal.reply <- d
+	m.print(m.st.dim.Render("  approval: " + word))
+	m.modal = nil
+	m.ta.Focus()
+}
+
+func (m *model) resetComposer() {
+	m.ta.Reset()
+	m.pastes = nil
+	m.histAt = -1
+}
+
+// submit sends the composer: a slash command or a turn.
+func (m *model) submit() tea.Cmd {
+	raw := m.ta.Value()
+	text := strings.TrimSpace(m.expandPastes(raw))
+	if text == "" {
+		return nil
+	}
+	if m.running {
+		m.hint = "a step is running: Esc interrupts it"
+		return nil
+	}
+	m.hist.add(raw, func(w string) { m.print(m.st.warn.Render("yagent: warning: " + w)) })
+	m.resetComposer()
+	m.hint = ""
+	if strings.HasPrefix(text, "/") {
+		return m.command(text)
+	}
+	prompt, attached, err := attach(m.o.Workspace, text)
+	m.print(m.st.user.Render(echo(text, m.width)))
+	for _, a := range attached {
+		m.print(m.st.dim.Render("  📎 " + a))
+	}
+	if err != nil {
+		m.print(m.st.err.Render("  " + err.Error()))
+	}
+	ctx, cancel := context.WithCancel(m.o.Context)
+	m.running, m.cancelling, m.cancel, m.started = true, false, cancel, m.o.Now()
+	m.seen = map[string]int{}
+	m.turnTokens = 0
+	b := m.o.Backend
+	m.turns.Add(1)
+	return tea.Batch(m.spin.Tick, func() tea.Msg {
+		defer m.turns.Done()
+		return turnDoneMsg{err: b.Turn(ctx, prompt)}
+	})
+}
+
+func (m *model) command(line string) tea.Cmd {
+	name, _, _ := strings.Cut(line, " ")
+	m.print(m.st.user.Render("› " + line))
+	known := false
+	for _, c := range m.o.Commands {
+		known = known || c == name
+	}
+	if !known {
+		m.print(m.st.err.Render(fmt.Sprintf("unknown command %s; the commands are: %s", name, strings.Join(m.o.Commands, " "))))
+		return nil
+	}
+	b := m.o.Backend
+	rest := strings.TrimSpace(strings.ReplaceAll(strings.TrimPrefix(line, name), "--all", ""))
+	if ss, ok := b.(Sessions); ok && name == "/resume" && rest == "" {
+		all := strings.Contains(line, "--all")
+		ctx := m.o.Context
+		return func() tea.Msg {
+			rows, err := ss.Sessions(ctx, all)
+			return pickRowsMsg{rows: rows, all: all, err: err}
+		}
+	}
+	return func() tea.Msg {
+		out, quit, err := b.Command(m.o.Context, line)
+		return commandDoneMsg{out: out, quit: quit, err: err}
+	}
+}
+
+func (m *model) turnDone(err error) {
+	m.flushLive()
+	elapsed := m.o.Now().Sub(m.started)
+	switch {
+	case errors.Is(err, context.Canceled):
+		m.print(m.st.warn.Render("⏹ cancelled"))
+	case err != nil:
+		m.print(m.st.err.Render("error: " + err.Error()))
+	}
+	m.print(m.st.dim.Render(fmt.Sprintf("── %s · %s tokens", elapsed.Round(100*time.Millisecond), count(m.turnTokens))))
+	m.running, m.cancelling, m.dels = false, false, nil
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	m.hint = ""
+	if m.o.Backend != nil {
+		m.status = m.o.Backend.Status()
+	}
+}
+
+// editor opens $VISUAL or $EDITOR on the composer's text (Ctrl-G).
+func (m *model) editor() tea.Cmd {
+	ed := getenv(m.o.Env, "VISUAL")
+	if ed == "" {
+		ed = getenv(m.o.Env, "EDITOR")
+	}
+	if ed == "" {
+		m.hint = "set $EDITOR to edit the prompt in an editor"
+		return nil
+	}
+	f, err := os.CreateTemp("", "yagent-prompt-*.md")
+	if err != nil {
+		m.hint = "editor: " + err.Error()
+		return nil
+	}
+	path := f.Name()
+	_, werr := f.WriteString(m.expandPastes(m.ta.Value()))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(path)
+		m.hint = "editor: " + err.Error()
+		return nil
+	}
+	m.pastes = nil
+	fields := strings.Fields(ed)
+	c := exec.Command(fields[0], append(fields[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return editedMsg{err: fmt.Errorf("%s: %w", ed, err)}
+		}
+		b, err := os.ReadFile(path)
+		return editedMsg{text: sanitize(string(b)), err: err}
+	})
+}
+
+// print queues lines for the scrollback.
+func (m *model) print(s string) { m.out = append(m.out, s) }
+
+// flush prints the queued lines when no print is in flight.
+func (m *model) flush() tea.Cmd {
+	if m.printing || len(m.out) == 0 {
+		if m.quit && !m.printing {
+			return tea.Quit
+		}
+		return nil
+	}
+	text := strings.Join(m.out, "\n")
+	m.out = nil
+	m.printing = true
+	cmds := []tea.Cmd{tea.Println(text), func() tea.Msg { return printedMsg{} }}
+	if m.quit {
+		cmds = append(cmds, tea.Quit)
+	}
+	return tea.Sequence(cmds...)
+}
+
+// event folds one event of the running turn into the view.
+func (m *model) event(e agents.Event) {
+	d := m.delegationOf(e)
+	who := ""
+	if d != nil {
+		who = d.label + ": "
+	} else if e.Depth > 0 {
+		who = e.Agent + ": "
+	}
+	indent := strings.Repeat("  ", e.Depth)
+	switch e.Type {
+	case agents.EventTextDelta:
+		if e.Depth == 0 {
+			m.live.WriteString(e.Text)
+		}
+	case agents.EventToolCall:
+		if d != nil {
+			d.steps = max(d.steps, e.Step)
+			d.lastTool = e.Tool.Name
+		}
+		if e.Tool.Quiet || e.Tool.Name == "delegate" {
+			return
+		}
+		m.flushLive()
+		m.print(m.st.tool.Render(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, summarizeArgs(e.Tool.Args))))
+	case agents.EventToolResult:
+		if e.Tool.Quiet || e.Tool.Name == "delegate" {
+			return
+		}
+		mark, st := "✓", m.st.dim
+		if e.Tool.IsError {
+			mark, st = "✗", m.st.err
+		}
+		m.print(st.Render(fmt.Sprintf("%s  %s %s%s", indent, mark, who, oneLine(e.Tool.Summary, max(m.width-8, 20)))))
+	case agents.EventDelegationStarted:
+		m.flushLive()
+		dl := e.Delegation
+		m.seen[dl.Agent]++
+		nd := &delegation{callID: dl.CallID, label: fmt.Sprintf("%s#%d", dl.Agent, m.seen[dl.Agent]), task: dl.Task}
+		m.dels = append(m.dels, nd)
+		m.print(m.st.tool.Render(fmt.Sprintf("%s⇢ %s: %s", indent, nd.label, oneLine(dl.Task, 100))))
+	case agents.EventDelegationFinished:
+		dl := e.Delegation
+		label := dl.Agent
+		for i, x := range m.dels {
+			if x.callID == dl.CallID {
+				label = x.label
+				m.dels = append(m.dels[:i], m.dels[i+1:]...)
+				break
+			}
+		}
+		m.print(m.st.tool.Render(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, oneLine(dl.Conclusion, 120))))
+	case agents.EventRetry:
+		if e.Depth == 0 {
+			m.live.Reset() // the retried call's text is void
+		}
+		m.print(m.st.warn.Render(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, oneLine(e.Error, 120))))
+	case agents.EventNotice:
+		m.flushLive()
+		m.print(m.st.dim.Render(indent + e.Text))
+	case agents.EventError:
+		m.print(m.st.err.Render(fmt.Sprintf("%serror: %s%s", indent, who, e.Error)))
+	case agents.EventUsage:
+		u := e.Usage
+		m.tokensIn += u.PromptTokens - u.CachedTokens
+		m.tokensCache += u.CachedTokens
+		m.tokensOut += u.CompletionTokens
+		m.turnTokens += u.PromptTokens + u.CompletionTokens
+		if d != nil {
+			d.steps++
+		}
+		if e.Depth == 0 {
+			m.flushLive() // the call succeeded: its text is the answer
+		}
+	case agents.EventNoteSaved:
+		n := e.Note
+		m.print(m.st.dim.Render(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, oneLine(n.Description, 100))))
+	}
+}
+
+// delegationOf finds the running delegation a sub-agent's event belongs to.
+func (m *model) delegationOf(e agents.Event) *delegation {
+	if e.Depth == 0 {
+		return nil
+	}
+	for _, d := range m.dels {
+		if e.Parent != "" && d.callID == e.Parent {
+			return d
+		}
+	}
+	return nil
+}
+
+// flushLive moves the lead's streamed text to the scrollback, rendered.
+func (m *model) flushLive() {
+	if m.live.Len() == 0 {
+		return
+	}
+	text := m.live.String()
+	m.live.Reset()
+	m.print(renderMarkdown(text, m.width, m.plain))
+}
+
+func (m *model) View() tea.View {
+	var b strings.Builder
+	w := m.width
+	if m.live.Len() > 0 {
+		b.WriteString(tail(m.live.String(), w, 8))
+		b.WriteString("\n")
+	}
+	if m.pick != nil {
+		return tea.NewView(m.pick.view(w, max(m.height, 12)))
+	}
+	if m.modal != nil {
+		b.WriteString(m.modalView())
+		if m.bare() {
+			return tea.NewView(ansi.Strip(b.String()))
+		}
+		return tea.NewView(b.String())
+	}
+	for _, d := range m.dels {
+		line := fmt.Sprintf("  %s · %s · step %d", d.label, oneLine(d.task, 40), d.steps)
+		if d.lastTool != "" {
+			line += " · " + d.lastTool
+		}
+		b.WriteString(m.st.dim.Render(cut(line, w)) + "\n")
+	}
+	b.WriteString(m.statusLine() + "\n")
+	above := strings.Count(b.String(), "\n")
+	b.WriteString(m.ta.View())
+	if m.hint != "" {
+		b.WriteString("\n" + m.st.dim.Render(cut(m.hint, w)))
+	}
+	if !m.bare() {
+		return tea.NewView(b.String())
+	}
+	v := tea.NewView(ansi.Strip(b.String()))
+	if c := m.ta.Cursor(); c != nil && m.modal == nil {
+		c.Y += above
+		v.Cursor = c
+	}
+	return v
+}
+
+func (m *model) modalView() string {
+	var b strings.Builder
+	w := m.width
+	b.WriteString(m.st.warn.Render(cut("? "+m.modal.question, w)) + "\n")
+	if m.modal.preview != "" {
+		lines := strings.Split(strings.TrimRight(m.modal.preview, "\n"), "\n")
+		const most = 15
+		for i, l := range lines {
+			if i == most {
+				b.WriteString(m.st.dim.Render(fmt.Sprintf("  … %d more lines", len(lines)-most)) + "\n")
+				break
+			}
+			st := m.st.dim
+			switch {
+			case strings.HasPrefix(l, "+"):
+				st = m.st.add
+			case strings.HasPrefix(l, "-"):
+				st = m.st.del
+			}
+			b.WriteString(st.Render(cut("  "+l, w)) + "\n")
+		}
+	}
+	choices := "allow? [y]es  [n]o"
+	if m.modal.prefix != "" {
+		choices += "  [a]lways `" + m.modal.prefix + " …` this session"
+	}
+	b.WriteString(choices + " (Esc or Ctrl-C: no)")
+	return b.String()
+}
+
+// statusLine is the line above the composer.
+func (m *model) statusLine() string {
+	var parts []string
+	if m.running {
+		el := m.o.Now().Sub(m.started).Truncate(time.Second)
+		word := "working"
+		if m.cancelling {
+			word = "cancelling"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", m.spin.View(), word, el), "esc to interrupt")
+	}
+	if m.status.Model != "" {
+		parts = append(parts, m.status.Model)
+	}
+	if m.status.ContextPct >= 0 {
+		parts = append(parts, fmt.Sprintf("ctx %d%%", m.status.ContextPct))
+	}
+	if t := m.tokensIn + m.tokensCache + m.tokensOut; t > 0 {
+		parts = append(parts, count(t)+" tok")
+		if p := m.status.Price; p != nil {
+			cost := (float64(m.tokensIn)*p.Input + float64(m.tokensCache)*p.Cached + float64(m.tokensOut)*p.Output) / 1e6
+			parts = append(parts, fmt.Sprintf("$%.4f", cost))
+		}
+	}
+	if !m.running {
+		parts = append(parts, "/help")
+	}
+	if m.width < narrow {
+		return cut(strings.Join(parts, " "), m.width)
+	}
+	return m.st.status.Render(cut(strings.Join(parts, " · "), m.width))
+}
+
+// count prints a token count short: 950, 12.3k, 1.2M.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// styles are the program's colours; all plain under NO_COLOR or TERM=dumb.
+type styles struct {
+	dim, tool, err, warn, user, status, add, del lipgloss.Style
+}
+
+func newStyles(plain bool) styles {
+	if plain {
+		s := lipgloss.NewStyle()
+		return styles{s, s, s, s, s, s, s, s}
+	}
+	return styles{
+		dim:    lipgloss.NewStyle().Faint(true),
+		tool:   lipgloss.NewStyle().Foreground(lipgloss.Color("6")),
+		err:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+		warn:   lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
+		user:   lipgloss.NewStyle().Bold(true),
+		status: lipgloss.NewStyle().Faint(true),
+		add:    lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
+		del:    lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
+	}
+}
+
+// textareaStyles keep the composer on the terminal's own colours: no
+// background band, a faint placeholder, a steady cursor (a blinking one
+// redraws the screen twice a second).
+func textareaStyles(plain bool) textarea.Styles {
+	s := textarea.DefaultStyles(true)
+	n := lipgloss.NewStyle()
+	ph := lipgloss.NewStyle().Faint(true)
+	if plain {
+		ph = n
+	}
+	for _, st := range []*textarea.StyleState{&s.Focused, &s.Blurred} {
+		st.Base, st.Text, st.Prompt, st.CursorLine = n, n, n, n
+		st.EndOfBuffer, st.LineNumber, st.CursorLineNumber = n, n, n
+		st.Placeholder = ph
+	}
+	s.Cursor.Blink = false
+	return s
+}
+
+// stop cancels a turn still running when the program ended (the context
+// was cancelled) and waits for it, so the session closes after it.
+func (m *model) stop() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.turns.Wait()
+}

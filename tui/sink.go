@@ -1,0 +1,148 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/yagent/yagent/agents"
+)
+
+// eventMsg carries one event of the running turn into the model.
+type eventMsg struct{ e agents.Event }
+
+// earlyMsg carries the events emitted before the program started (the
+// session's setup notices).
+type earlyMsg struct{ events []agents.Event }
+
+// Sink forwards a session's events to the program; events before the
+// program starts are kept and shown first.
+type Sink struct {
+	mu    sync.Mutex
+	p     *tea.Program
+	early []agents.Event
+	ended bool
+}
+
+var _ agents.Sink = (*Sink)(nil)
+
+// Emit implements agents.Sink.
+func (s *Sink) Emit(e agents.Event) {
+	s.mu.Lock()
+	p := s.p
+	if p == nil {
+		if !s.ended {
+			s.early = append(s.early, e)
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	p.Send(eventMsg{e})
+}
+
+func (s *Sink) attach(p *tea.Program) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p = p
+}
+
+func (s *Sink) detach() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.p, s.ended = nil, true
+}
+
+// takeEarly returns the events kept before the start, once.
+func (s *Sink) takeEarly() []agents.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.early
+	s.early = nil
+	return e
+}
+
+// send delivers a message to the running program; false when none runs.
+func (s *Sink) send(msg tea.Msg) bool {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	p.Send(msg)
+	return true
+}
+
+// decision is the person's answer in the approval modal.
+type decision int
+
+const (
+	decideNo decision = iota
+	decideYes
+	decideAlways
+)
+
+// askMsg opens the approval modal.
+type askMsg struct {
+	question string
+	preview  string
+	// prefix is the command prefix "always" approves ("" = not offered).
+	prefix string
+	reply  chan decision
+}
+
+// askDoneMsg closes a modal whose question was withdrawn (the step was
+// cancelled while it waited).
+type askDoneMsg struct{ reply chan decision }
+
+// errNoProgram is returned when an approval is asked with no program
+// running to show it.
+var errNoProgram = errors.New("the interactive session is not running: nobody can be asked")
+
+// Asker implements agents.Asker with the approval modal: y, n, or a
+// (this command prefix for the rest of the session, when the question
+// offers one; the shell tool keeps the prefix); Ctrl-C or Esc is no.
+type Asker struct {
+	sink *Sink
+	mu   sync.Mutex
+	// Preview renders what a question shows under it (a write's diff);
+	// nil shows nothing more than the question.
+	Preview func(agents.Question) string
+}
+
+var _ agents.Asker = (*Asker)(nil)
+
+// Ask implements agents.Asker. One question at a time: parallel
+// sub-agents queue.
+func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	text := q.Action
+	if q.Why != "" {
+		text += " (protected path: " + q.Why + ")"
+	}
+	preview := ""
+	if a.Preview != nil {
+		preview = a.Preview(q)
+	}
+	reply := make(chan decision, 1)
+	if !a.sink.send(askMsg{question: text, preview: preview, prefix: q.Prefix, reply: reply}) {
+		return agents.Deny, errNoProgram
+	}
+	select {
+	case d := <-reply:
+		switch {
+		case d == decideAlways && q.Prefix != "":
+			return agents.AllowPrefix, nil
+		case d == decideYes:
+			return agents.Allow, nil
+		}
+		return agents.Deny, nil
+	case <-ctx.Done():
+		a.sink.send(askDoneMsg{reply: reply})
+		return agents.Deny, ctx.Err()
+	}
+}

@@ -1,0 +1,263 @@
+package tui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/yagent/yagent/agents"
+)
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a\r\nb\rc", "a\nb\nc"},
+		{"tab\tkept", "tab\tkept"},
+		{"\x1b[31mred\x1b[0m", "red"},
+		{"bell\x07 nul\x00 del\x7f", "bell nul del"},
+		{"\x1b]0;title\x07after", "after"},
+		{"c1\u009bx", "c1x"},
+		{"你好 — ok", "你好 — ok"},
+	} {
+		if got := sanitize(tc.in); got != tc.want {
+			t.Errorf("sanitize(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzSanitize: whatever a paste holds, what reaches the prompt has no
+// control character but newline and tab, and sanitising twice changes
+// nothing.
+func FuzzSanitize(f *testing.F) {
+	f.Add("\x1b[31mred\x1b[0m\r\n")
+	f.Add("\x1b]8;;http://x\x07link\x1b]8;;\x07")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := sanitize(s)
+		for _, r := range got {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+				t.Fatalf("sanitize(%q) = %q keeps %U", s, got, r)
+			}
+		}
+		if again := sanitize(got); again != got {
+			t.Fatalf("sanitize is not idempotent: %q then %q", got, again)
+		}
+	})
+}
+
+// TestNarrowPlain: under 40 columns, and under NO_COLOR or TERM=dumb, the
+// program draws plain lines: no colour, nothing wider than the terminal.
+func TestNarrowPlain(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		width int
+	}{
+		{"narrow", []string{"TERM=xterm-256color"}, 30},
+		{"no-color", []string{"TERM=xterm-256color", "NO_COLOR=1"}, 80},
+		{"dumb", []string{"TERM=dumb"}, 80},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(Options{Env: tc.env, Width: tc.width}, &Sink{})
+			m.status = Status{Model: "a-model-with-a-long-name", ContextPct: 42}
+			m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+			m.running, m.started = true, m.o.Now()
+			view := m.View().Content
+			if strings.Contains(view, "\x1b[") {
+				t.Errorf("%s: the frame has colours:\n%q", tc.name, view)
+			}
+			for _, l := range strings.Split(ansi.Strip(view), "\n") {
+				if w := ansi.StringWidth(l); w > tc.width {
+					t.Errorf("%s: a line of %d cells in %d columns: %q", tc.name, w, tc.width, l)
+				}
+			}
+			if !strings.Contains(view, "esc to interrupt") && tc.width >= narrow {
+				t.Errorf("%s: no status line:\n%s", tc.name, ansi.Strip(view))
+			}
+		})
+	}
+}
+
+// TestHistoryPersisted: prompts are kept per directory across sessions,
+// multi-line ones whole; ↑ recalls them newest first, ↓ returns to the
+// draft; a damaged line is skipped.
+func TestHistoryPersisted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "prompts", "dir.jsonl")
+	h := loadHistory(path)
+	h.add("first", nil)
+	h.add("two\nlines", nil)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{torn\n")
+	f.Close()
+	m := newModel(Options{HistoryPath: path, Width: 80}, &Sink{})
+	m.ta.SetValue("draft")
+	m.ta.CursorStart()
+	m.Update(tea.KeyPressMsg{Code: tea.KeyUp})
+	if got := m.ta.Value(); got != "two\nlines" {
+		t.Fatalf("↑ = %q; want the newest prompt", got)
+	}
+	m.histPrev()
+	if got := m.ta.Value(); got != "first" {
+		t.Fatalf("↑↑ = %q; want the older prompt", got)
+	}
+	m.histNext()
+	m.histNext()
+	if got := m.ta.Value(); got != "draft" {
+		t.Fatalf("↓↓ = %q; want the draft back", got)
+	}
+}
+
+// TestComplete: Tab completes slash commands and @path mentions; a sent
+// prompt carries the mentioned file.
+func TestComplete(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "docs", "guide.md"), []byte("# Guide\n"), 0o644)
+	m := newModel(Options{Width: 80, Workspace: dir, Commands: []string{"/help", "/history", "/quit"}}, &Sink{})
+	for _, tc := range []struct{ typed, want, hint string }{
+		{"/q", "/quit ", ""},
+		{"/h", "/h", "/help  /history"},
+		{"look at @do", "look at @docs/", ""},
+		{"look at @docs/g", "look at @docs/guide.md", ""},
+		{"/nosuch", "/nosuch", "no completion for /nosuch"},
+	} {
+		m.ta.SetValue(tc.typed)
+		m.complete()
+		if got := m.ta.Value(); got != tc.want || m.hint != tc.hint {
+			t.Errorf("Tab after %q = %q (hint %q); want %q (hint %q)", tc.typed, got, m.hint, tc.want, tc.hint)
+		}
+	}
+	prompt, names, err := attach(dir, "summarise @docs/guide.md and @nothing.txt, not @../etc/passwd")
+	if err != nil || len(names) != 1 || !strings.Contains(prompt, "<file path=\"docs/guide.md\">\n# Guide\n</file>") {
+		t.Errorf("attach = %q, %q, %v", prompt, names, err)
+	}
+}
+
+// TestParallelLabels: events of two sub-agents of one name go to their
+// own line on the status line, by the delegation's call id.
+func TestParallelLabels(t *testing.T) {
+	m := newModel(Options{Width: 100, Env: []string{"NO_COLOR=1"}}, &Sink{})
+	m.running = true
+	start := func(id, task string) {
+		m.event(agents.Event{Type: agents.EventDelegationStarted, Delegation: &agents.DelegationEvent{CallID: id, Agent: "explorer", Task: task}})
+	}
+	start("a", "task a")
+	start("b", "task b")
+	call := func(parent, tool string, step int) {
+		m.event(agents.Event{Type: agents.EventToolCall, Agent: "explorer", Depth: 1, Parent: parent, Step: step, Tool: &agents.ToolEvent{Name: tool, Args: []byte(`{}`)}})
+	}
+	call("b", "list_dir", 1)
+	call("a", "read_file", 2)
+	view := ansi.Strip(m.View().Content)
+	for _, want := range []string{"explorer#1 · task a · step 2 · read_file", "explorer#2 · task b · step 1 · list_dir"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the status lines lack %q:\n%s", want, view)
+		}
+	}
+	if got := strings.Join(m.out, "\n"); !strings.Contains(got, "▸ explorer#2: list_dir") {
+		t.Errorf("the transcript does not name explorer#2:\n%s", got)
+	}
+}
+
+// TestNoHeavyInit: the binary links no Markdown highlighter. glamour's
+// chroma registers every lexer and style at start-up, in every process
+// (`yagent run` too): 11 MiB more peak memory and 20% more CPU per run.
+func TestNoHeavyInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/yagent/yagent/cmd/yagent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, heavy := range []string{"github.com/alecthomas/chroma", "charm.land/glamour", "github.com/charmbracelet/glamour"} {
+		if strings.Contains(string(out), heavy) {
+			t.Errorf("cmd/yagent links %s: its package initialisation runs in every yagent process", heavy)
+		}
+	}
+}
+
+// TestPicker: arrows move through the sessions, the highlighted one is
+// previewed, the current one is marked, --all adds the directory column;
+// Enter picks, Esc cancels.
+func TestPicker(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.Local)
+	rows := []Session{
+		{ID: "20261201T093000-aaaaaa", Name: "release", Title: "prepare the release notes", Dir: "/src/app", Updated: at, Turns: 4, Current: true},
+		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Updated: at.Add(-time.Hour), Turns: 2},
+	}
+	p := &picker{rows: rows, all: true}
+	if done, _ := p.key("down"); done {
+		t.Fatal("↓ ended the picker")
+	}
+	view := p.view(120, 24)
+	for _, want := range []string{"› 12-01 08:30  20261130T080000-bbbbbb", "/src/lib", "(this session)", "why does the build fail on arm64?\n"} {
+		if !strings.Contains(view, want) && !strings.HasSuffix(view, strings.TrimSuffix(want, "\n")) {
+			t.Errorf("the picker lacks %q:\n%s", want, view)
+		}
+	}
+	if done, id := p.key("enter"); !done || id != rows[1].ID {
+		t.Errorf("Enter = %v, %q; want the highlighted session", done, id)
+	}
+	if done, id := p.key("esc"); !done || id != "" {
+		t.Errorf("Esc = %v, %q; want cancelled", done, id)
+	}
+}
+
+// TestStatusCost: the status line sums the session's tokens and, with a
+// price, their cost (cached prompt tokens at their own price).
+func TestStatusCost(t *testing.T) {
+	m := newModel(Options{Width: 120, Env: []string{"NO_COLOR=1"}}, &Sink{})
+	m.status = Status{Model: "m", ContextPct: 7, Price: &Price{Input: 2, Cached: 0.5, Output: 8}}
+	m.event(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{PromptTokens: 300_000, CachedTokens: 200_000, CompletionTokens: 50_000}})
+	got := m.statusLine()
+	// 100k×2 + 200k×0.5 + 50k×8 per million = 0.2 + 0.1 + 0.4
+	if want := "m · ctx 7% · 350.0k tok · $0.7000 · /help"; got != want {
+		t.Errorf("status line = %q; want %q", got, want)
+	}
+}
+
+// TestEditor: Ctrl-G opens $EDITOR on the composer's text and takes back
+// what the editor saved.
+func TestEditor(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "ed")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ' and more from the editor' >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(Options{Env: []string{"NO_COLOR=1", "EDITOR=" + script}}, &Sink{})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	tm.Type("typed here")
+	tm.Send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "more from the editor") }, teatest.WithDuration(10*time.Second))
+	tm.Quit()
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*model)
+	if got, want := final.ta.Value(), "typed here and more from the editor"; got != want {
+		t.Errorf("the composer after the editor = %q; want %q", got, want)
+	}
+}
+
+// TestHistoryUnsavedIsShown: a history that cannot be saved is a warning
+// in the transcript, once; the prompt still goes out.
+func TestHistoryUnsavedIsShown(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o600)
+	m := newModel(Options{Width: 80, HistoryPath: filepath.Join(blocker, "prompts.jsonl"), Env: []string{"NO_COLOR=1"}, Commands: []string{"/help"}}, &Sink{})
+	for _, line := range []string{"/help", "/help again"} {
+		m.ta.SetValue(line)
+		m.submit()
+	}
+	got := strings.Join(m.out, "\n")
+	if strings.Count(got, "the prompt history is not saved") != 1 {
+		t.Errorf("the transcript =\n%s\nwant one warning about the history", got)
+	}
+}
