@@ -58,6 +58,12 @@ type Options struct {
 	Stderr io.Writer
 }
 
+// batchTimeout is how long a finished span waits for its batch: spans
+// reach the collector within about a second, and a dead collector is
+// known (its first export failed or timed out) long before a run of real
+// model calls ends, so the exit does not wait for it.
+const batchTimeout = time.Second
+
 // state is what the hooks see while telemetry is on.
 type state struct {
 	tracer  trace.Tracer
@@ -118,6 +124,7 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 		sdktrace.WithBatcher(nexp,
 			sdktrace.WithMaxQueueSize(opts.QueueSize),
 			sdktrace.WithMaxExportBatchSize(min(512, opts.QueueSize)),
+			sdktrace.WithBatchTimeout(batchTimeout),
 			sdktrace.WithExportTimeout(opts.ExportTimeout)),
 	)
 	t := &Telemetry{tp: tp, exp: nexp, timeout: opts.ShutdownTimeout,
