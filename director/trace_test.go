@@ -3,9 +3,17 @@ package director
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/telemetry"
 	"github.com/yagent/yagent/telemetry/telemetrytest"
 )
@@ -222,4 +230,78 @@ func TestTraceBatch(t *testing.T) {
 			t.Errorf("a live collector produced a notice: %s", stderr.String())
 		}
 	})
+}
+
+// TestTraceDeadCollector pins that a collector that is down (closed port)
+// or hung (accepts, never answers) does not slow a run: the demo turn
+// with a scripted model of 500 ms per answer, plus the exit's flush, takes
+// what it takes with telemetry off (within 25 % here; the README's
+// figures are whole-process medians) and says once that traces are lost.
+func TestTraceDeadCollector(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times three 3-second turns")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "scenarios", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := regexp.MustCompile(`(?m)^  - id: .*$`).ReplaceAllString(string(src), "$0\n    latency: 500ms")
+	scenario := filepath.Join(t.TempDir(), "demo-slow.yaml")
+	if err := os.WriteFile(scenario, []byte(slow), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, endpoint string) (time.Duration, string) {
+		var stderr syncBuffer
+		var tel *telemetry.Telemetry
+		if endpoint != "" {
+			var err error
+			tel, err = telemetry.Setup(t.Context(), telemetry.Options{Endpoint: endpoint + "/v1/traces", Source: "test", Stderr: &stderr,
+				ExportTimeout: time.Second, ShutdownTimeout: time.Second, QueueSize: 2048})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		srv := llmtest.NewTestServer(t, scenario)
+		home := t.TempDir()
+		d, _, _ := testDirector(t, testEnv{srv: srv, home: home, store: blackboard.Open(filepath.Join(home, "notes")), id: "sess-1", kind: memory.KindRun})
+		start := time.Now()
+		if _, err := d.Turn(t.Context(), demoInput); err != nil {
+			t.Fatal(err)
+		}
+		tel.Shutdown(t.Context())
+		return time.Since(start), stderr.String()
+	}
+	off, _ := run(t, "")
+	for _, tc := range []struct {
+		name     string
+		endpoint func(testing.TB) string
+	}{{"closed port", telemetrytest.ClosedPort}, {"hung", telemetrytest.Blackhole}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, stderr := run(t, tc.endpoint(t))
+			t.Logf("off %v, collector %s %v (%.2f×)", off, tc.name, got, float64(got)/float64(off))
+			if float64(got) > 1.25*float64(off) {
+				t.Errorf("the run took %v with the collector %s, %v with telemetry off", got, tc.name, off)
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "are dropped") {
+				t.Errorf("stderr = %q; want one notice", stderr)
+			}
+		})
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
