@@ -20,7 +20,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -170,15 +169,15 @@ type noticeExporter struct {
 func (e *noticeExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if err := e.SpanExporter.ExportSpans(ctx, spans); err != nil {
 		e.failed.Store(true)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("the collector did not answer within telemetry.export_timeout")
+		}
 		e.notice(err)
 	}
 	return nil // returned, the SDK would log every failure again
 }
 
 func (e *noticeExporter) notice(err error) {
-	if errors.Is(err, context.DeadlineExceeded) && e.failed.Load() {
-		err = errors.New("the collector did not answer")
-	}
 	e.once.Do(func() {
 		fmt.Fprintf(e.w, "yagent: warning: traces to %s are dropped: %v (the run goes on; no further notice)\n", e.endpoint, err)
 	})

@@ -164,6 +164,7 @@ var layering = map[string][]string{
 	"mcp":        {"director", "memory", "notebook", "sleep", "llm"},
 	"queue":      {"director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox"},
 	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
+	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 
 // TestDeps enforces the import layering of SPEC §1: e.g. the blackboard
