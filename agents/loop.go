@@ -446,6 +446,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		quiet := t != nil && t.Flags.Has(Quiet)
 		l.emit(a, Event{Type: EventToolCall, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Args: rawOrString(c.Arguments), Quiet: quiet}})
 		if t == nil {
+			refusedToolSpan(ctx, c, results[i])
 			continue
 		}
 		wg.Add(1)

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/yagent/yagent/blackboard"
@@ -78,4 +79,18 @@ func endDelegationSpan(sp *telemetry.Span, d Delegation, res DelegationResult, e
 		sp.Content(telemetry.KeyReason, func() string { return res.Reason })
 	}
 	sp.End(err)
+}
+
+// refusedToolSpan records a call the loop answered without running a tool
+// (no such tool, bad arguments, a stall): an execute_tool span that failed
+// at once.
+func refusedToolSpan(ctx context.Context, c llm.ToolCall, res Result) {
+	if !telemetry.On() {
+		return
+	}
+	_, sp := telemetry.StartTool(ctx, c.Name, c.ID)
+	sp.Content(telemetry.KeyToolArguments, func() string { return c.Arguments })
+	sp.Fail("tool_refused", "the call was answered without running a tool (unknown tool, bad arguments or a repeated call)")
+	sp.Content(telemetry.KeyToolResult, func() string { return res.Content })
+	sp.End(nil)
 }
