@@ -162,3 +162,19 @@ func (s *syncBuffer) String() string {
 func configDefaults() config.Telemetry {
 	return config.Telemetry{ExportTimeout: config.Duration(2 * time.Second), ShutdownTimeout: config.Duration(time.Second), QueueSize: 2048}
 }
+
+// BenchmarkHooksOff is what the hooks of one round trip (a model call and
+// a tool call) cost with telemetry off.
+func BenchmarkHooksOff(b *testing.B) {
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		c, sp := telemetry.StartChat(ctx, "m", "openai")
+		sp.Content(telemetry.KeyInputMessages, func() string { return "x" })
+		sp.Chat("m", "stop", 1, 2, 3, 4)
+		sp.End(nil)
+		_, sp = telemetry.StartTool(c, "read_file", "c1")
+		sp.Content(telemetry.KeyToolArguments, func() string { return "{}" })
+		sp.End(nil)
+	}
+}
