@@ -113,10 +113,10 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if name == "" {
 		name = "yagent"
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(
-		attribute.String("service.name", name), attribute.String("service.version", opts.Version)))
-	if err != nil {
-		res = resource.Default()
+	own := resource.NewSchemaless(attribute.String("service.name", name), attribute.String("service.version", opts.Version))
+	res, _ := resource.Merge(resource.Default(), own) // on a schema conflict the merge is still whole
+	if res == nil {
+		res = own
 	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -133,9 +133,10 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 }
 
 // Shutdown uninstalls the tracer and flushes what is queued, waiting at
-// most the shutdown timeout (not at all when an export already failed:
-// the collector is down); a second call does nothing. It never returns an error: traces are never
-// worth failing a run for; what is lost is said once on stderr.
+// most the shutdown timeout (not at all when the last export failed: the
+// collector is down); a second call does nothing. It returns no error:
+// traces are never worth failing a run for; what is lost is said once on
+// stderr.
 func (t *Telemetry) Shutdown(ctx context.Context) {
 	if t == nil {
 		return
@@ -157,7 +158,7 @@ func (t *Telemetry) shutdown(ctx context.Context) {
 }
 
 // noticeExporter drops a failed export with one notice on stderr and
-// remembers that the collector is down.
+// remembers whether the last export failed (the collector is down).
 type noticeExporter struct {
 	sdktrace.SpanExporter
 	w        io.Writer
@@ -167,8 +168,9 @@ type noticeExporter struct {
 }
 
 func (e *noticeExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if err := e.SpanExporter.ExportSpans(ctx, spans); err != nil {
-		e.failed.Store(true)
+	err := e.SpanExporter.ExportSpans(ctx, spans)
+	e.failed.Store(err != nil)
+	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("the collector did not answer within telemetry.export_timeout")
 		}
