@@ -282,7 +282,7 @@ func TestTraceDeadCollector(t *testing.T) {
 			if float64(got) > 1.25*float64(off) {
 				t.Errorf("the run took %v with the collector %s, %v with telemetry off", got, tc.name, off)
 			}
-			if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "are dropped") {
+			if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "were dropped") {
 				t.Errorf("stderr = %q; want one notice", stderr)
 			}
 		})

@@ -53,7 +53,7 @@ type Options struct {
 	QueueSize   int
 	ServiceName string
 	Version     string
-	// Stderr receives the one notice about dropped traces.
+	// Stderr receives the one notice about dropped traces, at Shutdown.
 	Stderr io.Writer
 }
 
@@ -153,17 +153,23 @@ func (t *Telemetry) shutdown(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	if err := t.tp.Shutdown(ctx); err != nil {
-		t.exp.notice(fmt.Errorf("not sent within telemetry.shutdown_timeout (%s): %w", t.timeout, err))
+		t.exp.lost(fmt.Errorf("not sent within telemetry.shutdown_timeout (%s)", t.timeout))
+	}
+	if msg := t.exp.first.Load(); msg != nil {
+		fmt.Fprintf(t.exp.w, "yagent: warning: traces to %s were dropped: %s\n", t.exp.endpoint, *msg)
 	}
 }
 
-// noticeExporter drops a failed export with one notice on stderr and
-// remembers whether the last export failed (the collector is down).
+// noticeExporter drops a failed export, remembers why the first one
+// failed (for the one notice Shutdown prints: written from the export
+// goroutine it would interleave with the run's own output, or tear a
+// full-screen terminal) and whether the last export failed (the collector
+// is down).
 type noticeExporter struct {
 	sdktrace.SpanExporter
 	w        io.Writer
 	endpoint string
-	once     sync.Once
+	first    atomic.Pointer[string]
 	failed   atomic.Bool
 }
 
@@ -174,13 +180,13 @@ func (e *noticeExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadO
 		if ctx.Err() != nil {
 			err = fmt.Errorf("the collector did not answer within telemetry.export_timeout")
 		}
-		e.notice(err)
+		e.lost(err)
 	}
 	return nil // returned, the SDK would log every failure again
 }
 
-func (e *noticeExporter) notice(err error) {
-	e.once.Do(func() {
-		fmt.Fprintf(e.w, "yagent: warning: traces to %s are dropped: %v (the run goes on; no further notice)\n", e.endpoint, err)
-	})
+// lost records the first reason spans were dropped.
+func (e *noticeExporter) lost(err error) {
+	msg := err.Error()
+	e.first.CompareAndSwap(nil, &msg)
 }
