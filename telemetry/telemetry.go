@@ -9,7 +9,7 @@
 // Off, Setup touches no part of the OpenTelemetry SDK and every helper
 // returns at once after one atomic load: the hooks in the turn loop cost
 // nothing. On, spans go through a bounded batch queue; an export that fails
-// is dropped with one notice, never retried, so a dead collector never
+// is dropped, never retried, and said once at exit, so a dead collector never
 // slows or fails a run. Prompts, outputs and tool arguments are recorded
 // only with telemetry.log_content.
 //
