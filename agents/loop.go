@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // toolResultCap is the most of one tool result sent to the model.
@@ -355,13 +356,19 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int,
 		}
 	}
 	t0 := time.Now()
+	ctx, sp := telemetry.StartChat(ctx, a.Model, providerName(l.Client))
+	sp.Content(telemetry.KeyInputMessages, func() string { return messagesJSON(req.Messages) })
 	resp, err := l.Client.Stream(ctx, req)
 	if err != nil {
+		sp.End(err)
 		if ctx.Err() != nil {
 			return resp, fmt.Errorf("%s: %w", a.Name, ctx.Err())
 		}
 		return resp, fmt.Errorf("%s: model call %d: %w", a.Name, step, err)
 	}
+	sp.Chat(resp.Model, resp.FinishReason, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.CachedPromptTokens, resp.Usage.ReasoningTokens)
+	sp.Content(telemetry.KeyOutputMessages, func() string { return messagesJSON([]llm.Message{resp.Message}) })
+	sp.End(nil)
 	u := usageOf(resp.Usage)
 	u.ElapsedMS = time.Since(t0).Milliseconds()
 	l.emit(a, Event{Type: EventUsage, Step: step, Usage: &u})
@@ -439,6 +446,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		quiet := t != nil && t.Flags.Has(Quiet)
 		l.emit(a, Event{Type: EventToolCall, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Args: rawOrString(c.Arguments), Quiet: quiet}})
 		if t == nil {
+			refusedToolSpan(ctx, c, results[i])
 			continue
 		}
 		wg.Add(1)
@@ -457,7 +465,10 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 				}
 				defer func() { <-sem }()
 			}
-			res, err := safeRun(ctx, t, &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)})
+			tctx, sp := telemetry.StartTool(ctx, c.Name, c.ID)
+			sp.Content(telemetry.KeyToolArguments, func() string { return c.Arguments })
+			res, err := safeRun(tctx, t, &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)})
+			endToolSpan(sp, res, err)
 			if err != nil {
 				mu.Lock()
 				if firstErr == nil {

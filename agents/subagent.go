@@ -10,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // Delegation is one task handed to a sub-agent.
@@ -144,8 +145,12 @@ func (r *SubRunner) Prepare(d Delegation) (*Prepared, error) {
 // Run runs one delegation to its end and writes exactly one note — unless
 // a gate abandoned it, in which case nothing is written. The error is for
 // the model (an unknown agent, say) and means nothing ran.
-func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, error) {
+func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult, err error) {
 	start := time.Now()
+	ctx, sp := telemetry.StartAgent(ctx, d.Agent, d.Model, d.Depth, d.CallID)
+	if sp != nil {
+		defer func() { endDelegationSpan(sp, d, res, err) }()
+	}
 	prep := d.Prepared
 	if prep == nil {
 		var err error
@@ -159,6 +164,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 		modelName = d.Model
 	}
 	client, model, err := r.Client(modelName)
+	sp.String(telemetry.KeyRequestModel, model)
 	if err != nil {
 		return DelegationResult{}, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 	}
@@ -172,7 +178,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 	if steps <= 0 {
 		return DelegationResult{}, fmt.Errorf("sub-agent %s has no step budget: set max_steps in its definition or agents.subagent_max_steps", def.Name)
 	}
-	res := DelegationResult{Unresolved: prep.Unresolved}
+	res = DelegationResult{Unresolved: prep.Unresolved}
 	var hooks DelegationHooks
 	if r.Recorder != nil {
 		rd := d
@@ -219,6 +225,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (DelegationResult, er
 		},
 	}
 	out, runErr := loop.Run(bctx, agent, nil, llm.Message{Role: llm.RoleUser, Content: input})
+	sp.Int(telemetry.KeySteps, out.Steps)
 	res.Usage = out.Usage
 	res.Elapsed = time.Since(start)
 	if runErr != nil {

@@ -33,6 +33,7 @@ type Config struct {
 	MCPServers map[string]MCPServer `yaml:"mcp_servers" json:"mcp_servers"`
 	KB         KB                   `yaml:"kb" json:"kb"`
 	Queue      Queue                `yaml:"queue" json:"queue"`
+	Telemetry  Telemetry            `yaml:"telemetry" json:"telemetry"`
 
 	// ModelAliases maps the model names agent files use (sonnet, opus,
 	// haiku, full Claude ids…) to a name under models: or a raw model id;

@@ -19,13 +19,14 @@ import (
 // api_key_env, extra_headers, extra_body) and decides whose knowledge base
 // is used and how (kb: the person, the project, user memory sharing, the
 // database path, the agents' KB tools) or where delegations, their tasks
-// and notes go (queue: the database of a distributed batch). "*" stands for
-// any model name.
+// and notes go (queue: the database of a distributed batch; telemetry:
+// the collector that gets traces, with prompts under log_content). "*"
+// stands for any model name.
 var WorkspaceGatedKeys = []string{
 	"mcp_servers",
 	"agents.allow_shell", "agents.approval", "agents.shell_allow", "agents.sandbox", "agents.sandbox_writable",
 	"models.*.base_url", "models.*.api_key_env", "models.*.extra_headers", "models.*.extra_body",
-	"kb", "queue",
+	"kb", "queue", "telemetry",
 }
 
 // Workspace says how the working directory's own configuration file was

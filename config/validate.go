@@ -113,6 +113,14 @@ func (c *Config) validate(layers []layer) error {
 	check(c.Queue.RescueAfter.D() > 0, "queue.rescue_after", "want a duration above 0 (longer than your longest delegation), got %s", c.Queue.RescueAfter)
 	check(c.Queue.MaxAttempts >= 1, "queue.max_attempts", "want 1 or more, got %d", c.Queue.MaxAttempts)
 	check(c.Queue.Concurrency >= 1, "queue.concurrency", "want 1 or more, got %d", c.Queue.Concurrency)
+	tel := c.Telemetry
+	if tel.Endpoint != "" {
+		msg := CheckOTLPEndpoint(tel.Endpoint)
+		check(msg == "", "telemetry.endpoint", "%s", msg)
+	}
+	check(tel.ExportTimeout.D() > 0, "telemetry.export_timeout", "want a duration above 0, got %s", tel.ExportTimeout)
+	check(tel.ShutdownTimeout.D() >= 0, "telemetry.shutdown_timeout", "want 0 or more, got %s", tel.ShutdownTimeout)
+	check(tel.QueueSize >= 1, "telemetry.queue_size", "want 1 or more, got %d", tel.QueueSize)
 	if len(ps) == 0 {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // Statuses of a delegation in a batch report besides a note's own (ok,
@@ -190,7 +191,9 @@ func RunPlan(ctx context.Context, p *Plan, opts BatchOptions) (*BatchReport, err
 			return nil, err
 		}
 	}
+	ctx, sp := telemetry.StartBatch(ctx, p.Name, board, len(p.Delegations))
 	b.run(ctx)
+	endBatchSpan(sp, b.report)
 	if b.report.Cancelled {
 		return b.report, ctx.Err()
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // Options are what a session's director is built from.
@@ -207,7 +208,7 @@ func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every
 // message is recorded as it happens; the turn's start and end are synced.
-func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, err error) {
+func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outcome, err error) {
 	s := d.opts.Session
 	if d.client == nil {
 		// The model is resolved at the first turn, so commands that only
@@ -215,6 +216,10 @@ func (d *Director) Turn(ctx context.Context, input string) (_ *agents.Outcome, e
 		if d.client, d.model, err = d.opts.Client(""); err != nil {
 			return &agents.Outcome{Reason: agents.ReasonError}, err
 		}
+	}
+	ctx, sp := telemetry.StartAgent(ctx, "director", d.model, 0, s.ID())
+	if sp != nil {
+		defer func() { endTurnSpan(sp, input, outcome, err) }()
 	}
 	d.delegator.StartTurn()
 	d.fit = d.newFitter(s, "director", "", s.Info().Kind)

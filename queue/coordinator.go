@@ -19,6 +19,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // CoordinatorOptions say which plan run to coordinate.
@@ -180,6 +181,7 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Run: c.run, Delegation: d.CallID, Board: d.BoardID, Key: LandingKey(c.run, d.CallID), Task: d.Task,
 		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
+		Trace: telemetry.Inject(ctx),
 	}
 	tx, err := c.q.pool.Begin(ctx)
 	if err != nil {

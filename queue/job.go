@@ -32,6 +32,9 @@ type JobArgs struct {
 	Index      string   `json:"index"`
 	Pack       string   `json:"pack,omitempty"`
 	Unresolved []string `json:"unresolved,omitempty"`
+	// Trace is the W3C trace context (traceparent, tracestate) of the
+	// batch that queued the job: the worker's spans join its trace.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 // JobAgent is an agent definition with its prompt.

@@ -17,6 +17,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/telemetry"
 )
 
 // WorkerOptions configure Serve.
@@ -135,7 +136,7 @@ func (w *delegationWorker) notice(text string) {
 func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	a := job.Args
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
-	out, err := w.run(ctx, a)
+	out, err := w.run(telemetry.Extract(ctx, a.Trace), a)
 	out.Version, out.Worker = outputVersion, w.opts.Name
 	if err != nil {
 		out.Error = err.Error()

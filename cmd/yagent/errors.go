@@ -17,6 +17,7 @@ import (
 	"github.com/yagent/yagent/notebook"
 	"github.com/yagent/yagent/queue"
 	"github.com/yagent/yagent/sleep"
+	"github.com/yagent/yagent/telemetry"
 )
 
 const exitCodesHelp = `Exit codes:
@@ -52,6 +53,7 @@ func badInput(err error) bool {
 		cfgs    config.Errors
 		plan    *director.PlanError
 		refusal *notebook.Refusal
+		otel    *telemetry.ConfigError
 	)
 	switch {
 	case errors.As(err, &usage),
@@ -66,7 +68,8 @@ func badInput(err error) bool {
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
 		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy),
-		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset):
+		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset),
+		errors.As(err, &otel):
 		return true
 	}
 	return false

@@ -40,6 +40,8 @@ type Factory struct {
 	mcpOnce sync.Once
 	mcp     *mcp.Servers
 
+	tel telemetryState
+
 	intMu     sync.Mutex
 	interrupt func() bool // what SIGINT does now; nil or false: cancel the command
 }
@@ -100,6 +102,7 @@ func (f *Factory) Close() {
 			fmt.Fprintf(f.IO.ErrOut, "yagent: warning: closing %s: %v\n", what, err)
 		}
 	}
+	f.stopTelemetry()
 	if f.db != nil {
 		warn("the state database", f.db.Close())
 	}

@@ -91,6 +91,9 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if err != nil {
 		return nil, err
 	}
+	if err := f.startTelemetry(ctx); err != nil {
+		return nil, err
+	}
 	out := &session{}
 	defer func() {
 		if err != nil {

@@ -165,6 +165,7 @@ var layering = map[string][]string{
 	"queue":      {"director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox"},
 	"tui":        {"config", "blackboard", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox", "queue"},
 	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
+	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 
 // TestDeps enforces the import layering of SPEC §1: e.g. the blackboard

@@ -1,0 +1,43 @@
+package director
+
+import (
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/telemetry"
+)
+
+// endTurnSpan records how a director turn ended: its reason, steps and
+// tokens; the person's input and the answer are content.
+func endTurnSpan(sp *telemetry.Span, input string, out *agents.Outcome, err error) {
+	sp.Content(telemetry.KeyInputMessages, func() string { return telemetry.TextMessages("user", input) })
+	if out != nil {
+		sp.String(telemetry.KeyReason, out.Reason)
+		sp.Int(telemetry.KeySteps, out.Steps)
+		sp.Usage(out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.CachedTokens, out.Usage.ReasoningTokens)
+		sp.Content(telemetry.KeyOutputMessages, func() string { return telemetry.TextMessages("assistant", out.Final) })
+	}
+	sp.End(err)
+}
+
+// endBatchSpan records how a batch ended: how many delegations did not
+// succeed; a cancelled run or one with failures fails the span.
+func endBatchSpan(sp *telemetry.Span, r *BatchReport) {
+	if sp == nil {
+		return
+	}
+	failed := 0
+	for i := range r.Delegations {
+		if !r.Delegations[i].Succeeded() {
+			failed++
+		}
+	}
+	sp.Int(telemetry.KeyBatchFailed, failed)
+	u := r.Usage()
+	sp.Usage(u.PromptTokens, u.CompletionTokens, u.CachedTokens, u.ReasoningTokens)
+	switch {
+	case r.Cancelled:
+		sp.Fail("cancelled", "the batch was cancelled")
+	case failed > 0:
+		sp.Fail("delegation_failed", "a delegation did not succeed")
+	}
+	sp.End(nil)
+}
