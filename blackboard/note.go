@@ -115,6 +115,7 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 		if !errors.Is(err, fs.ErrExist) || attempt == maxNameAttempts {
 			return NoteMeta{}, fmt.Errorf("write note %s: %w", f.ref(), err)
 		}
+		s.namer.skip()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -100,6 +101,16 @@ func (n *namer) next(now time.Time) string {
 	seq := n.seq
 	n.mu.Unlock()
 	return fmt.Sprintf("%s_%s-%d-%06d", now.UTC().Format("20060102T150405Z"), n.tag, n.pid, seq)
+}
+
+// skip moves the counter on by a random stretch after a name turned out
+// to be taken: another process with the same tag and pid (two hosts on a
+// shared notes root) draws the same numbers, and both stepping by one
+// would collide again and again in lockstep. Names stay in creation order.
+func (n *namer) skip() {
+	n.mu.Lock()
+	n.seq += 1 + mrand.Uint64N(1024)
+	n.mu.Unlock()
 }
 
 // stemTime parses the timestamp at the start of a stem.
