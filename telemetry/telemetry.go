@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -90,20 +89,9 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if opts.Endpoint == "" {
 		return nil, nil
 	}
-	hopts := []otlptracehttp.Option{
-		otlptracehttp.WithEndpointURL(opts.Endpoint),
-		otlptracehttp.WithTimeout(opts.ExportTimeout),
-		// A failed export is dropped, never retried: retries would hold
-		// the queue (and the exit) for tens of seconds.
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-	}
-	if len(opts.Headers) > 0 {
-		hopts = append(hopts, otlptracehttp.WithHeaders(opts.Headers))
-	}
-	exp, err := otlptracehttp.New(ctx, hopts...)
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: %s: %w", opts.Source, err)
-	}
+	// A failed export is dropped, never retried: retries would hold the
+	// queue (and the exit) for tens of seconds.
+	exp := newOTLPExporter(opts.Endpoint, opts.Headers, opts.ExportTimeout)
 	stderr := opts.Stderr
 	if stderr == nil {
 		stderr = io.Discard
