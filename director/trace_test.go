@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/telemetry"
@@ -251,7 +251,7 @@ func TestTraceDeadCollector(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(t *testing.T, endpoint string) (time.Duration, string) {
-		var stderr syncBuffer
+		var stderr testio.Buffer
 		var tel *telemetry.Telemetry
 		if endpoint != "" {
 			var err error
@@ -287,21 +287,4 @@ func TestTraceDeadCollector(t *testing.T) {
 			}
 		})
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,15 +1,14 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/telemetry"
 	"github.com/yagent/yagent/telemetry/telemetrytest"
 )
@@ -86,7 +85,7 @@ func TestDeadCollector(t *testing.T) {
 		{"hung", telemetrytest.Blackhole, 300*time.Millisecond + 500*time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stderr syncBuffer
+			var stderr testio.Buffer
 			tel, err := telemetry.Setup(t.Context(), telemetry.Options{Endpoint: tc.endpoint(t) + "/v1/traces", Source: "test",
 				Stderr: &stderr, ExportTimeout: 300 * time.Millisecond, ShutdownTimeout: 500 * time.Millisecond, QueueSize: 64})
 			if err != nil {
@@ -119,7 +118,7 @@ func TestDeadCollector(t *testing.T) {
 // during the run costs nothing at exit (Shutdown does not wait), and that
 // the one notice comes at Shutdown, never from the export goroutine.
 func TestDeadCollectorKnownBeforeExit(t *testing.T) {
-	var stderr syncBuffer
+	var stderr testio.Buffer
 	tel, err := telemetry.Setup(t.Context(), telemetry.Options{Endpoint: telemetrytest.Blackhole(t) + "/v1/traces", Source: "test",
 		Stderr: &stderr, ExportTimeout: time.Second, ShutdownTimeout: 5 * time.Second, QueueSize: 64})
 	if err != nil {
@@ -143,23 +142,6 @@ func TestDeadCollectorKnownBeforeExit(t *testing.T) {
 	if n := strings.Count(stderr.String(), "\n"); n != 1 {
 		t.Errorf("stderr = %q; want one notice", stderr.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func configDefaults() config.Telemetry {

@@ -7,12 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -129,7 +129,7 @@ func TestWhoCanAsk(t *testing.T) {
 			t.Skipf("no pseudo-terminal here: %v", err)
 		}
 		defer ptmx.Close()
-		screen := &lockedBuffer{}
+		screen := &testio.Buffer{}
 		go io.Copy(screen, ptmx)
 		if !waitFor(screen, "allow?", 30*time.Second) {
 			cmd.Process.Kill()
@@ -164,26 +164,7 @@ func assertRefused(t *testing.T, ran bool, stdout, stderr string, err error) {
 	}
 }
 
-// lockedBuffer collects what a terminal shows, safe for one writer and one
-// reader.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func waitFor(b *lockedBuffer, text string, d time.Duration) bool {
+func waitFor(b *testio.Buffer, text string, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if strings.Contains(b.String(), text) {

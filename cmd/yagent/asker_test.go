@@ -11,6 +11,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // TestApprovalPromptKeys pins the approval prompt on a real terminal (a
@@ -35,7 +36,7 @@ func TestApprovalPromptKeys(t *testing.T) {
 			ptmx.Write([]byte(typeAhead))
 			time.Sleep(100 * time.Millisecond) // reaches the line discipline first
 		}
-		screen := &lockedBuffer{}
+		screen := &testio.Buffer{}
 		a := &ttyAsker{in: tty, out: screen}
 		type result struct {
 			ans agents.Answer

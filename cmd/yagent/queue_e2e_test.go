@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/pgtest"
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -218,7 +218,7 @@ func batchFinished(t *testing.T, out []byte) *agents.BatchEvent {
 type worker struct {
 	name   string
 	cmd    *exec.Cmd
-	log    syncBuffer
+	log    testio.Buffer
 	killed bool
 }
 
@@ -234,24 +234,6 @@ func (w *worker) waitFor(t *testing.T, re string, timeout time.Duration) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s: no %q on stderr after %s:\n%s", w.name, re, timeout, tail(w.log.String(), 2000))
-}
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // pickVictim returns a worker that does not lead River's maintenance (its

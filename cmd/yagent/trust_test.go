@@ -17,6 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -260,7 +261,7 @@ func TestTrustQuestion(t *testing.T) {
 				t.Skipf("no pseudo-terminal here: %v", err)
 			}
 			defer ptmx.Close()
-			screen := &lockedBuffer{}
+			screen := &testio.Buffer{}
 			go io.Copy(screen, ptmx)
 			if !waitFor(screen, "trust "+realDir(t, repo)+"? [y]es / [n]o:", 30*time.Second) {
 				cmd.Process.Kill()

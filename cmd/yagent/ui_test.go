@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // uiEnv is a home of its own for the ui tests; the workspace is the
@@ -53,11 +55,11 @@ func (e *uiEnv) run(t *testing.T, ctx context.Context, args ...string) {
 
 // serve starts `yagent ui ARGS` in-process and returns the address it
 // printed; the server stops with the test.
-func (e *uiEnv) serve(t *testing.T, args ...string) (url string, stderr *lockedBuffer) {
+func (e *uiEnv) serve(t *testing.T, args ...string) (url string, stderr *testio.Buffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	stderr = &lockedBuffer{}
+	stderr = &testio.Buffer{}
 	f := e.factory(pw, stderr)
 	done := make(chan int, 1)
 	go func() {
@@ -225,7 +227,7 @@ func TestUIBrowser(t *testing.T) {
 
 	// A batch started now, followed live to its end.
 	batchDone := make(chan int, 1)
-	var batchErr lockedBuffer
+	var batchErr testio.Buffer
 	go func() {
 		f := e.factory(io.Discard, &batchErr)
 		defer f.Close()
