@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,8 +79,8 @@ func TestOpenPostgresRefusals(t *testing.T) {
 		s.Close()
 		exec(t, dsn, "INSERT INTO yagent_kb.schema_version VALUES (99, 0)")
 		_, err = OpenPostgres(ctx, dsn, Options{})
-		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "up to 1") {
-			t.Fatalf("OpenPostgres(newer) = %v; want ErrNewerSchema naming versions 99 and 1", err)
+		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), fmt.Sprintf("up to %d", PostgresSchemaVersion())) {
+			t.Fatalf("OpenPostgres(newer) = %v; want ErrNewerSchema naming versions 99 and %d", err, PostgresSchemaVersion())
 		}
 	})
 	t.Run("foreign", func(t *testing.T) {
@@ -117,11 +118,84 @@ func TestOpenPostgresRefusals(t *testing.T) {
 func TestPostgresMigrationsFrozen(t *testing.T) {
 	want := map[int]string{
 		1: "e73800503d1d8f14396a07bfb42110cbb8f068fe7306edeccd86e2a228841af7",
+		2: "7b3ad990c945582307fdd9578aaea9ddb8721cc8d3ed43d11cb945699a2b8bde",
 	}
 	for i, step := range pgMigrations() {
 		sum := sha256.Sum256([]byte(step))
 		if got := hex.EncodeToString(sum[:]); want[i+1] != got {
 			t.Errorf("postgres migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, want[i+1])
+		}
+	}
+}
+
+// TestPostgresTermCounts checks note_terms, the document frequencies
+// search weighs words by without reading notes, against the notes
+// themselves after every kind of write: create, edit, trash (an update
+// that leaves the documents), and emptying the trash (a delete).
+func TestPostgresTermCounts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, postgresBackend, Options{})
+	ctx := t.Context()
+	check := func(step string) {
+		t.Helper()
+		var diff int
+		if err := f.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (
+			SELECT doc, lexeme, ndoc FROM note_terms WHERE ndoc <> 0
+			EXCEPT ALL
+			SELECT d.doc, d.lexeme, count(*) FROM notes n,
+				LATERAL (SELECT 'h'::"char" AS doc, l AS lexeme FROM unnest(tsvector_to_array(n.head_tsv)) l
+					UNION ALL SELECT 'b', l FROM unnest(tsvector_to_array(n.body_tsv)) l) d
+			GROUP BY d.doc, d.lexeme) x`).Scan(&diff); err != nil {
+			t.Fatal(err)
+		}
+		var missing int
+		if err := f.s.db.QueryRowContext(ctx, `SELECT count(*) FROM notes n, unnest(tsvector_to_array(n.body_tsv)) l
+			WHERE NOT EXISTS (SELECT 1 FROM note_terms WHERE doc = 'b' AND lexeme = l AND ndoc > 0)`).Scan(&missing); err != nil {
+			t.Fatal(err)
+		}
+		if diff != 0 || missing != 0 {
+			t.Fatalf("after %s: %d note_terms rows disagree with the notes, %d body lexemes missing", step, diff, missing)
+		}
+	}
+	a := f.create(t, "acme/web", "# Rollback plan\n\nRoll back the release with the pipeline.")
+	b := f.create(t, "acme/web", "# Откат релиза\n\nОткатываем релиз через пайплайн.")
+	f.create(t, "acme/web", "# Cache budget\n\nThe latency budget of the cache.")
+	check("create")
+	if _, err := f.s.EditNote(ctx, f.agent, EditNoteInput{ID: a.ID, VersionToken: a.VersionToken, Mode: "replace", Content: "Restore the backup instead."}); err != nil {
+		t.Fatal(err)
+	}
+	check("edit")
+	if _, err := f.s.DeleteNote(ctx, f.agent, DeleteNoteInput{ID: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	check("trash")
+	if n, err := f.s.TrashEmpty(ctx, f.person, "acme/web"); err != nil || n != 1 {
+		t.Fatalf("TrashEmpty = %d, %v; want 1", n, err)
+	}
+	check("empty trash")
+	var ndoc int64
+	if err := f.s.db.QueryRowContext(ctx, "SELECT ndoc FROM note_terms WHERE doc = 'b' AND lexeme = 'релиз'").Scan(&ndoc); err != nil || ndoc != 0 {
+		t.Fatalf("ndoc of релиз after its only note left = %d, %v; want 0", ndoc, err)
+	}
+}
+
+func TestTsLexeme(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"'databas'", "databas", true},
+		{"'o''brien'", "o'brien", true},
+		{`'a\\b'`, `a\b`, true},
+		{"'откат':*", "", false},
+		{"'roll' & 'back'", "", false},
+		{"'databas':A", "", false},
+		{"", "", false},
+		{"'a'b'", "", false},
+	} {
+		got, ok := tsLexeme(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("tsLexeme(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
 }
