@@ -215,11 +215,14 @@ func FuzzTsLexeme(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		lexeme, ok := tsLexeme(q)
+		lexeme, prefix, ok := tsLexeme(q)
 		if !ok {
 			return
 		}
 		back := "'" + strings.NewReplacer("'", "''", `\`, `\\`).Replace(lexeme) + "'"
+		if prefix {
+			back += ":*"
+		}
 		if back != q {
 			t.Fatalf("tsLexeme(%q) = %q, which quotes back to %q", q, lexeme, back)
 		}

@@ -123,22 +123,32 @@ func pgPlan(ctx context.Context, s *Store, words []string) ([]pgTerm, map[string
 	args := make([]any, 0, len(words)+1)
 	args = append(args, limit)
 	for _, q := range queries {
-		lexeme, single := tsLexeme(q)
-		switch {
-		case single:
-			args = append(args, lexeme)
-		case q != "":
+		// The tsquery's text is an argument when a statement may count
+		// matches, the lexeme when note_terms may say.
+		lexeme, prefix, single := tsLexeme(q)
+		if q != "" && (!single || prefix) {
 			args = append(args, q)
 		}
+		qn := len(args)
+		if single {
+			args = append(args, lexeme)
+		}
+		ln := strconv.Itoa(len(args))
 		for _, doc := range []string{"head_tsv", "body_tsv"} {
+			count := "(SELECT count(*) FROM (SELECT 1 FROM notes WHERE " + doc + " @@ " + tsq(qn) + " LIMIT ?1) x)"
 			switch {
 			case q == "":
 				cols = append(cols, "0")
-			case single:
+			case single && !prefix:
 				// note_terms (migration 2) holds the count: no note is read.
-				cols = append(cols, "least(coalesce((SELECT ndoc FROM note_terms WHERE doc = '"+doc[:1]+"' AND lexeme = ?"+strconv.Itoa(len(args))+"), 0), ?1)")
+				cols = append(cols, "least(coalesce((SELECT ndoc FROM note_terms WHERE doc = '"+doc[:1]+"' AND lexeme = ?"+ln+"), 0), ?1)")
+			case single:
+				// A prefix one lexeme holds has that lexeme's count; one
+				// several hold is counted (a note may hold more than one).
+				cols = append(cols, "(SELECT CASE WHEN count(*) <= 1 THEN least(coalesce(sum(ndoc), 0), ?1) ELSE "+count+" END FROM note_terms WHERE doc = '"+doc[:1]+
+					"' AND lexeme >= ?"+ln+" AND lexeme < ?"+ln+" || chr(1114111) AND starts_with(lexeme, ?"+ln+") AND ndoc > 0)")
 			default:
-				cols = append(cols, "(SELECT count(*) FROM (SELECT 1 FROM notes WHERE "+doc+" @@ "+tsq(len(args))+" LIMIT ?1) x)")
+				cols = append(cols, count)
 			}
 		}
 	}
@@ -163,11 +173,12 @@ func pgPlan(ctx context.Context, s *Store, words []string) ([]pgTerm, map[string
 }
 
 // tsLexeme is the lexeme of a tsquery's text when the query is that one
-// lexeme, unweighted and not a prefix ('word', quotes and backslashes
-// doubled, as PostgreSQL prints it).
-func tsLexeme(q string) (string, bool) {
+// lexeme, unweighted, maybe a prefix ('word' or 'word':*, quotes and
+// backslashes doubled, as PostgreSQL prints it).
+func tsLexeme(q string) (lexeme string, prefix, ok bool) {
+	q, prefix = strings.CutSuffix(q, ":*")
 	if len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
-		return "", false
+		return "", false, false
 	}
 	var b strings.Builder
 	in := q[1 : len(q)-1]
@@ -175,13 +186,13 @@ func tsLexeme(q string) (string, bool) {
 		c := in[i]
 		if c == '\'' || c == '\\' {
 			if i+1 >= len(in) || in[i+1] != c {
-				return "", false
+				return "", false, false
 			}
 			i++
 		}
 		b.WriteByte(c)
 	}
-	return b.String(), true
+	return b.String(), prefix, true
 }
 
 // bm25IDF is FTS5's inverse document frequency of a word df of n

@@ -156,10 +156,27 @@ func TestPostgresTermCounts(t *testing.T) {
 		if diff != 0 || missing != 0 {
 			t.Fatalf("after %s: %d note_terms rows disagree with the notes, %d body lexemes missing", step, diff, missing)
 		}
+		// Search's document frequencies are the notes' counts, for a
+		// word, a Russian prefix one lexeme or several have, a stop word.
+		words := []string{"release", "откат", "откатываем", "релиз", "the", "budget"}
+		terms, _, err := pgPlan(ctx, f.s, words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range words {
+			var head, body int64
+			if err := f.s.db.QueryRowContext(ctx, "SELECT count(*) FILTER (WHERE head_tsv @@ kb_query(?1)), count(*) FILTER (WHERE body_tsv @@ kb_query(?1)) FROM notes", w).Scan(&head, &body); err != nil {
+				t.Fatal(err)
+			}
+			if terms[i].headDF != head || terms[i].bodyDF != body {
+				t.Errorf("after %s: pgPlan(%q) counts %d, %d notes; want %d, %d", step, w, terms[i].headDF, terms[i].bodyDF, head, body)
+			}
+		}
 	}
 	a := f.create(t, "acme/web", "# Rollback plan\n\nRoll back the release with the pipeline.")
 	b := f.create(t, "acme/web", "# Откат релиза\n\nОткатываем релиз через пайплайн.")
 	f.create(t, "acme/web", "# Cache budget\n\nThe latency budget of the cache.")
+	f.create(t, "acme/web", "# Откаты\n\nОткат и откаты, откатываем релизы.")
 	check("create")
 	if _, err := f.s.EditNote(ctx, f.agent, EditNoteInput{ID: a.ID, VersionToken: a.VersionToken, Mode: "replace", Content: "Restore the backup instead."}); err != nil {
 		t.Fatal(err)
@@ -174,28 +191,30 @@ func TestPostgresTermCounts(t *testing.T) {
 	}
 	check("empty trash")
 	var ndoc int64
-	if err := f.s.db.QueryRowContext(ctx, "SELECT ndoc FROM note_terms WHERE doc = 'b' AND lexeme = 'релиз'").Scan(&ndoc); err != nil || ndoc != 0 {
-		t.Fatalf("ndoc of релиз after its only note left = %d, %v; want 0", ndoc, err)
+	if err := f.s.db.QueryRowContext(ctx, "SELECT ndoc FROM note_terms WHERE doc = 'b' AND lexeme = 'пайплайн'").Scan(&ndoc); err != nil || ndoc != 0 {
+		t.Fatalf("ndoc of пайплайн after its only note left = %d, %v; want 0", ndoc, err)
 	}
 }
 
 func TestTsLexeme(t *testing.T) {
 	for _, tc := range []struct {
-		in, want string
-		ok       bool
+		in, want   string
+		prefix, ok bool
 	}{
-		{"'databas'", "databas", true},
-		{"'o''brien'", "o'brien", true},
-		{`'a\\b'`, `a\b`, true},
-		{"'откат':*", "", false},
-		{"'roll' & 'back'", "", false},
-		{"'databas':A", "", false},
-		{"", "", false},
-		{"'a'b'", "", false},
+		{"'databas'", "databas", false, true},
+		{"'o''brien'", "o'brien", false, true},
+		{`'a\\b'`, `a\b`, false, true},
+		{"'откат':*", "откат", true, true},
+		{"'roll' & 'back'", "", false, false},
+		{"'roll':* & 'back':*", "", false, false},
+		{"'databas':A", "", false, false},
+		{"'databas':*A", "", false, false},
+		{"", "", false, false},
+		{"'a'b'", "", false, false},
 	} {
-		got, ok := tsLexeme(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("tsLexeme(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		got, prefix, ok := tsLexeme(tc.in)
+		if got != tc.want || prefix != tc.prefix || ok != tc.ok {
+			t.Errorf("tsLexeme(%q) = %q, %v, %v; want %q, %v, %v", tc.in, got, prefix, ok, tc.want, tc.prefix, tc.ok)
 		}
 	}
 }
