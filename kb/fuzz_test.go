@@ -207,3 +207,24 @@ func FuzzDollarPlaceholders(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTsLexeme: a lexeme tsLexeme takes out of a tsquery's text quotes
+// back to that text (PostgreSQL doubles quotes and backslashes).
+func FuzzTsLexeme(f *testing.F) {
+	for _, s := range []string{"'databas'", "'o''brien'", `'a\\b'`, "'откат':*", "'a' & 'b'", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		lexeme, prefix, ok := tsLexeme(q)
+		if !ok {
+			return
+		}
+		back := "'" + strings.NewReplacer("'", "''", `\`, `\\`).Replace(lexeme) + "'"
+		if prefix {
+			back += ":*"
+		}
+		if back != q {
+			t.Fatalf("tsLexeme(%q) = %q, which quotes back to %q", q, lexeme, back)
+		}
+	})
+}

@@ -17,9 +17,13 @@ const tsRankWeights = "'{0.1, 0.2, 0.3, 1.0}'"
 
 // pgTerm is one query word on PostgreSQL: its tsquery (stemmed by the
 // kb_text configuration; a stop word gives an empty query and no notes),
-// and its inverse document frequency in each document.
+// and its inverse document frequency in each document. query is the
+// word's tsquery as text, computed once by kb_query and passed back as a
+// constant: a call of kb_query (a STABLE SQL function the planner cannot
+// inline) in a statement is evaluated again for every row it filters or
+// ranks, and hides the query's selectivity from the planner.
 type pgTerm struct {
-	word                string
+	word, query         string
 	headDF, bodyDF      int64
 	headIDF, bodyIDF    float64
 	inHead, inBody, com bool
@@ -48,7 +52,7 @@ func (pgDialect) fullText(ctx context.Context, s *Store, words []string, sc scop
 				ranked = append(ranked, t)
 			}
 			if doc == "body_tsv" && t.com {
-				common = append(common, t.word)
+				common = append(common, t.query)
 			}
 		}
 		if len(ranked) == 0 {
@@ -76,8 +80,8 @@ func (pgDialect) fullText(ctx context.Context, s *Store, words []string, sc scop
 	return out, nil
 }
 
-// tsq is the tsquery of the word in argument n.
-func tsq(n int) string { return "kb_query(?" + strconv.Itoa(n) + ")" }
+// tsq is the tsquery whose text (kb_query's, see pgTerm) is argument n.
+func tsq(n int) string { return "?" + strconv.Itoa(n) + "::tsquery" }
 
 // pgPlan counts, in one statement, how many notes hold each word in each
 // document: exactly below commonFrom notes, and up to half of them above
@@ -95,19 +99,63 @@ func pgPlan(ctx context.Context, s *Store, words []string) ([]pgTerm, map[string
 	if large {
 		limit = total/2 + 1
 	}
+	queries := make([]string, 0, len(words))
+	rows, err := s.db.QueryContext(ctx, "SELECT kb_query(w)::text FROM unnest(?::text[]) WITH ORDINALITY AS u(w, i) ORDER BY i", words)
+	if err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("search: %w", err)
+		}
+		queries = append(queries, q)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("search: %w", err)
+	}
+	if len(queries) != len(words) {
+		return nil, nil, fmt.Errorf("search: %d tsqueries for %d words", len(queries), len(words))
+	}
 	var cols []string
 	args := make([]any, 0, len(words)+1)
 	args = append(args, limit)
-	for i, w := range words {
-		args = append(args, w)
+	for _, q := range queries {
+		// The tsquery's text is an argument when a statement may count
+		// matches, the lexeme when note_terms may say.
+		lexeme, prefix, single := tsLexeme(q)
+		if q != "" && (!single || prefix) {
+			args = append(args, q)
+		}
+		qn := len(args)
+		if single {
+			args = append(args, lexeme)
+		}
+		ln := strconv.Itoa(len(args))
 		for _, doc := range []string{"head_tsv", "body_tsv"} {
-			cols = append(cols, "(SELECT count(*) FROM (SELECT 1 FROM notes WHERE "+doc+" @@ "+tsq(i+2)+" LIMIT ?1) x)")
+			count := "(SELECT count(*) FROM (SELECT 1 FROM notes WHERE " + doc + " @@ " + tsq(qn) + " LIMIT ?1) x)"
+			switch {
+			case q == "":
+				cols = append(cols, "0")
+			case single && !prefix:
+				// note_terms (migration 2) holds the count: no note is read.
+				cols = append(cols, "least(coalesce((SELECT ndoc FROM note_terms WHERE doc = '"+doc[:1]+"' AND lexeme = ?"+ln+"), 0), ?1)")
+			case single:
+				// A prefix one lexeme holds has that lexeme's count; one
+				// several hold is counted (a note may hold more than one).
+				cols = append(cols, "(SELECT CASE WHEN count(*) <= 1 THEN least(coalesce(sum(ndoc), 0), ?1) ELSE "+count+" END FROM note_terms WHERE doc = '"+doc[:1]+
+					"' AND lexeme >= ?"+ln+" AND lexeme < ?"+ln+" || chr(1114111) AND starts_with(lexeme, ?"+ln+") AND ndoc > 0)")
+			default:
+				cols = append(cols, count)
+			}
 		}
 	}
 	dest := make([]any, 2*len(words))
 	terms := make([]pgTerm, len(words))
 	for i, w := range words {
-		terms[i].word = w
+		terms[i].word, terms[i].query = w, queries[i]
 		dest[2*i], dest[2*i+1] = &terms[i].headDF, &terms[i].bodyDF
 	}
 	if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
@@ -122,6 +170,29 @@ func pgPlan(ctx context.Context, s *Store, words []string) ([]pgTerm, map[string
 		t.inBody = t.bodyDF > 0 && !t.com
 	}
 	return terms, map[string]float64{"head_tsv": headLen, "body_tsv": bodyLen}, nil
+}
+
+// tsLexeme is the lexeme of a tsquery's text when the query is that one
+// lexeme, unweighted, maybe a prefix ('word' or 'word':*, quotes and
+// backslashes doubled, as PostgreSQL prints it).
+func tsLexeme(q string) (lexeme string, prefix, ok bool) {
+	q, prefix = strings.CutSuffix(q, ":*")
+	if len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
+		return "", false, false
+	}
+	var b strings.Builder
+	in := q[1 : len(q)-1]
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		if c == '\'' || c == '\\' {
+			if i+1 >= len(in) || in[i+1] != c {
+				return "", false, false
+			}
+			i++
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), prefix, true
 }
 
 // bm25IDF is FTS5's inverse document frequency of a word df of n
@@ -159,7 +230,7 @@ func pgScored(ctx context.Context, s *Store, doc string, terms []pgTerm, avgLen 
 		if doc == "head_tsv" {
 			idf = t.headIDF
 		}
-		args = append(args, t.word)
+		args = append(args, t.query)
 		q := tsq(i + 1)
 		match = append(match, q)
 		tf := fmt.Sprintf("x.tf%d", i)
@@ -175,7 +246,7 @@ func pgScored(ctx context.Context, s *Store, doc string, terms []pgTerm, avgLen 
 }
 
 // pgNewest lists the newest notes in scope whose bodies hold all the
-// words, else any of them.
+// words (their tsqueries' texts), else any of them.
 func pgNewest(ctx context.Context, s *Store, words []string, sc scope, k int) ([]hit, error) {
 	where, scopeArgs := sc.filter()
 	var qs []string

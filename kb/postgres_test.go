@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,8 +79,8 @@ func TestOpenPostgresRefusals(t *testing.T) {
 		s.Close()
 		exec(t, dsn, "INSERT INTO yagent_kb.schema_version VALUES (99, 0)")
 		_, err = OpenPostgres(ctx, dsn, Options{})
-		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "up to 1") {
-			t.Fatalf("OpenPostgres(newer) = %v; want ErrNewerSchema naming versions 99 and 1", err)
+		if !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), fmt.Sprintf("up to %d", PostgresSchemaVersion())) {
+			t.Fatalf("OpenPostgres(newer) = %v; want ErrNewerSchema naming versions 99 and %d", err, PostgresSchemaVersion())
 		}
 	})
 	t.Run("foreign", func(t *testing.T) {
@@ -117,11 +118,103 @@ func TestOpenPostgresRefusals(t *testing.T) {
 func TestPostgresMigrationsFrozen(t *testing.T) {
 	want := map[int]string{
 		1: "e73800503d1d8f14396a07bfb42110cbb8f068fe7306edeccd86e2a228841af7",
+		2: "7b3ad990c945582307fdd9578aaea9ddb8721cc8d3ed43d11cb945699a2b8bde",
 	}
 	for i, step := range pgMigrations() {
 		sum := sha256.Sum256([]byte(step))
 		if got := hex.EncodeToString(sum[:]); want[i+1] != got {
 			t.Errorf("postgres migration %d has sha256 %s; want %q (released migrations are frozen)", i+1, got, want[i+1])
+		}
+	}
+}
+
+// TestPostgresTermCounts checks note_terms, the document frequencies
+// search weighs words by without reading notes, against the notes
+// themselves after every kind of write: create, edit, trash (an update
+// that leaves the documents), and emptying the trash (a delete).
+func TestPostgresTermCounts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, postgresBackend, Options{})
+	ctx := t.Context()
+	check := func(step string) {
+		t.Helper()
+		var diff int
+		if err := f.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (
+			SELECT doc, lexeme, ndoc FROM note_terms WHERE ndoc <> 0
+			EXCEPT ALL
+			SELECT d.doc, d.lexeme, count(*) FROM notes n,
+				LATERAL (SELECT 'h'::"char" AS doc, l AS lexeme FROM unnest(tsvector_to_array(n.head_tsv)) l
+					UNION ALL SELECT 'b', l FROM unnest(tsvector_to_array(n.body_tsv)) l) d
+			GROUP BY d.doc, d.lexeme) x`).Scan(&diff); err != nil {
+			t.Fatal(err)
+		}
+		var missing int
+		if err := f.s.db.QueryRowContext(ctx, `SELECT count(*) FROM notes n, unnest(tsvector_to_array(n.body_tsv)) l
+			WHERE NOT EXISTS (SELECT 1 FROM note_terms WHERE doc = 'b' AND lexeme = l AND ndoc > 0)`).Scan(&missing); err != nil {
+			t.Fatal(err)
+		}
+		if diff != 0 || missing != 0 {
+			t.Fatalf("after %s: %d note_terms rows disagree with the notes, %d body lexemes missing", step, diff, missing)
+		}
+		// Search's document frequencies are the notes' counts, for a
+		// word, a Russian prefix one lexeme or several have, a stop word.
+		words := []string{"release", "откат", "откатываем", "релиз", "the", "budget"}
+		terms, _, err := pgPlan(ctx, f.s, words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range words {
+			var head, body int64
+			if err := f.s.db.QueryRowContext(ctx, "SELECT count(*) FILTER (WHERE head_tsv @@ kb_query(?1)), count(*) FILTER (WHERE body_tsv @@ kb_query(?1)) FROM notes", w).Scan(&head, &body); err != nil {
+				t.Fatal(err)
+			}
+			if terms[i].headDF != head || terms[i].bodyDF != body {
+				t.Errorf("after %s: pgPlan(%q) counts %d, %d notes; want %d, %d", step, w, terms[i].headDF, terms[i].bodyDF, head, body)
+			}
+		}
+	}
+	a := f.create(t, "acme/web", "# Rollback plan\n\nRoll back the release with the pipeline.")
+	b := f.create(t, "acme/web", "# Откат релиза\n\nОткатываем релиз через пайплайн.")
+	f.create(t, "acme/web", "# Cache budget\n\nThe latency budget of the cache.")
+	f.create(t, "acme/web", "# Откаты\n\nОткат и откаты, откатываем релизы.")
+	check("create")
+	if _, err := f.s.EditNote(ctx, f.agent, EditNoteInput{ID: a.ID, VersionToken: a.VersionToken, Mode: "replace", Content: "Restore the backup instead."}); err != nil {
+		t.Fatal(err)
+	}
+	check("edit")
+	if _, err := f.s.DeleteNote(ctx, f.agent, DeleteNoteInput{ID: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	check("trash")
+	if n, err := f.s.TrashEmpty(ctx, f.person, "acme/web"); err != nil || n != 1 {
+		t.Fatalf("TrashEmpty = %d, %v; want 1", n, err)
+	}
+	check("empty trash")
+	var ndoc int64
+	if err := f.s.db.QueryRowContext(ctx, "SELECT ndoc FROM note_terms WHERE doc = 'b' AND lexeme = 'пайплайн'").Scan(&ndoc); err != nil || ndoc != 0 {
+		t.Fatalf("ndoc of пайплайн after its only note left = %d, %v; want 0", ndoc, err)
+	}
+}
+
+func TestTsLexeme(t *testing.T) {
+	for _, tc := range []struct {
+		in, want   string
+		prefix, ok bool
+	}{
+		{"'databas'", "databas", false, true},
+		{"'o''brien'", "o'brien", false, true},
+		{`'a\\b'`, `a\b`, false, true},
+		{"'откат':*", "откат", true, true},
+		{"'roll' & 'back'", "", false, false},
+		{"'roll':* & 'back':*", "", false, false},
+		{"'databas':A", "", false, false},
+		{"'databas':*A", "", false, false},
+		{"", "", false, false},
+		{"'a'b'", "", false, false},
+	} {
+		got, prefix, ok := tsLexeme(tc.in)
+		if got != tc.want || prefix != tc.prefix || ok != tc.ok {
+			t.Errorf("tsLexeme(%q) = %q, %v, %v; want %q, %v, %v", tc.in, got, prefix, ok, tc.want, tc.prefix, tc.ok)
 		}
 	}
 }
