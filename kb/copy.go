@@ -99,6 +99,13 @@ func (s *Store) CopyTo(ctx context.Context, dst *Store, progress func(table stri
 			return CopyReport{}, fmt.Errorf("copy kb to %s: %w", dst.path, err)
 		}
 	}
+	// A bulk load leaves the planner without statistics until autovacuum
+	// comes by: searches would scan whole tables until then.
+	for _, t := range dataTables {
+		if _, err := dst.db.raw.ExecContext(ctx, fmt.Sprintf("ANALYZE %s.%s", pgSchema, t)); err != nil {
+			return CopyReport{}, fmt.Errorf("copy kb to %s: analyze %s: %w", dst.path, t, err)
+		}
+	}
 	got, err := dst.Status(ctx)
 	if err != nil {
 		return CopyReport{}, err
