@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -228,36 +227,4 @@ func cut(s string, width int) string {
 		return s
 	}
 	return ansi.Truncate(s, width, "…")
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// summarizeArgs renders tool arguments as k=v pairs on one short line.
-func summarizeArgs(raw json.RawMessage) string {
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return oneLine(string(raw), 100)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		s, ok := m[k].(string)
-		if !ok {
-			b, _ := json.Marshal(m[k])
-			s = string(b)
-		}
-		parts = append(parts, k+"="+oneLine(s, 60))
-	}
-	return oneLine(strings.Join(parts, " "), 140)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/brief"
 )
 
 // narrow is the width below which the program draws plain lines.
@@ -502,7 +503,7 @@ func (m *model) event(e agents.Event) {
 			return
 		}
 		m.flushLive()
-		m.print(m.st.tool.Render(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, summarizeArgs(e.Tool.Args))))
+		m.print(m.st.tool.Render(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, brief.Args(e.Tool.Args))))
 	case agents.EventToolResult:
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
@@ -511,14 +512,14 @@ func (m *model) event(e agents.Event) {
 		if e.Tool.IsError {
 			mark, st = "✗", m.st.err
 		}
-		m.print(st.Render(fmt.Sprintf("%s  %s %s%s", indent, mark, who, oneLine(e.Tool.Summary, max(m.width-8, 20)))))
+		m.print(st.Render(fmt.Sprintf("%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, max(m.width-8, 20)))))
 	case agents.EventDelegationStarted:
 		m.flushLive()
 		dl := e.Delegation
 		m.seen[dl.Agent]++
 		nd := &delegation{callID: dl.CallID, label: fmt.Sprintf("%s#%d", dl.Agent, m.seen[dl.Agent]), task: dl.Task}
 		m.dels = append(m.dels, nd)
-		m.print(m.st.tool.Render(fmt.Sprintf("%s⇢ %s: %s", indent, nd.label, oneLine(dl.Task, 100))))
+		m.print(m.st.tool.Render(fmt.Sprintf("%s⇢ %s: %s", indent, nd.label, brief.Line(dl.Task, 100))))
 	case agents.EventDelegationFinished:
 		dl := e.Delegation
 		label := dl.Agent
@@ -529,12 +530,12 @@ func (m *model) event(e agents.Event) {
 				break
 			}
 		}
-		m.print(m.st.tool.Render(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, oneLine(dl.Conclusion, 120))))
+		m.print(m.st.tool.Render(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, brief.Line(dl.Conclusion, 120))))
 	case agents.EventRetry:
 		if e.Depth == 0 {
 			m.live.Reset() // the retried call's text is void
 		}
-		m.print(m.st.warn.Render(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, oneLine(e.Error, 120))))
+		m.print(m.st.warn.Render(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, brief.Line(e.Error, 120))))
 	case agents.EventNotice:
 		m.flushLive()
 		m.print(m.st.dim.Render(indent + e.Text))
@@ -554,7 +555,7 @@ func (m *model) event(e agents.Event) {
 		}
 	case agents.EventNoteSaved:
 		n := e.Note
-		m.print(m.st.dim.Render(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, oneLine(n.Description, 100))))
+		m.print(m.st.dim.Render(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100))))
 	}
 }
 
@@ -599,7 +600,7 @@ func (m *model) View() tea.View {
 		return tea.NewView(b.String())
 	}
 	for _, d := range m.dels {
-		line := fmt.Sprintf("  %s · %s · step %d", d.label, oneLine(d.task, 40), d.steps)
+		line := fmt.Sprintf("  %s · %s · step %d", d.label, brief.Line(d.task, 40), d.steps)
 		if d.lastTool != "" {
 			line += " · " + d.lastTool
 		}

@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/yagent/yagent/internal/brief"
 )
 
 // Session is a row of the resume picker.
@@ -69,11 +71,11 @@ func (p *picker) view(width, height int) string {
 		if name == "" {
 			name = r.ID
 		}
-		line := fmt.Sprintf("%s%s  %-22s %3d turns", mark, r.Updated.Local().Format("01-02 15:04"), oneLine(name, 22), r.Turns)
+		line := fmt.Sprintf("%s%s  %-22s %3d turns", mark, r.Updated.Local().Format("01-02 15:04"), brief.Line(name, 22), r.Turns)
 		if p.all {
-			line += "  " + oneLine(r.Dir, 30)
+			line += "  " + brief.Line(r.Dir, 30)
 		}
-		line += "  " + oneLine(r.Title, 60)
+		line += "  " + brief.Line(r.Title, 60)
 		if r.Current {
 			line += "  (this session)"
 		}
@@ -82,7 +84,7 @@ func (p *picker) view(width, height int) string {
 	r := p.rows[p.at]
 	b.WriteString(strings.Repeat("─", min(width, 60)) + "\n")
 	fmt.Fprintf(&b, "%s · %s · %d turns\n", r.ID, r.Dir, r.Turns)
-	b.WriteString(ansi.Wordwrap(oneLine(r.Title, 400), max(width, 20), ""))
+	b.WriteString(ansi.Wordwrap(brief.Line(r.Title, 400), max(width, 20), ""))
 	return b.String()
 }
 

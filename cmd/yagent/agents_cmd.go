@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/toolspec"
 )
 
@@ -83,7 +84,7 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 		default:
 			tools = strings.Join(d.Tools, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, oneLine(tools, 50), oneLine(d.Description, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, brief.Line(tools, 50), brief.Line(d.Description, 70))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/internal/brief"
 )
 
 // batchPrinter shows a batch run's progress on errOut: a line per start,
@@ -53,7 +54,7 @@ func (p *batchPrinter) Emit(e agents.Event) {
 		p.line("▶ batch %s: %d delegations on board %s, %s%s", e.Batch.Plan, e.Batch.Delegations, e.Batch.Board, bound, mode)
 	case agents.EventDelegationStarted:
 		p.running++
-		p.line("%s ⇢ %s (%s): %s", p.clock(e), d.ID, d.Agent, oneLine(d.Task, 90))
+		p.line("%s ⇢ %s (%s): %s", p.clock(e), d.ID, d.Agent, brief.Line(d.Task, 90))
 	case agents.EventDelegationFinished:
 		p.done++
 		if d.Resumed {
@@ -65,7 +66,7 @@ func (p *batchPrinter) Emit(e agents.Event) {
 		if ref == "" {
 			ref = "(no note)"
 		}
-		p.line("%s ⇠ %s %s %s in %s — %s", p.clock(e), d.ID, d.Status, ref, seconds(d.ElapsedMS), oneLine(firstNonEmpty(d.Conclusion, d.Reason), 100))
+		p.line("%s ⇠ %s %s %s in %s — %s", p.clock(e), d.ID, d.Status, ref, seconds(d.ElapsedMS), brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 100))
 	case agents.EventDelegationSkipped:
 		p.done++
 		p.line("%s ⊘ %s %s — %s", p.clock(e), d.ID, d.Status, d.Reason)
@@ -135,7 +136,7 @@ func writeBatchTable(w io.Writer, rep *director.BatchReport) error {
 		case d.Usage.Requests == 0 && d.Elapsed == 0:
 			took = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Agent, d.Status, ref, oneLine(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Agent, d.Status, ref, brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
 	}
 	return tw.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
 )
 
 // NewCmdBoard builds `yagent board`.
@@ -183,7 +184,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 		if len(marks) > 0 {
 			status += " (" + strings.Join(marks, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Ref, status, m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), oneLine(m.Conclusion, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Ref, status, m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -254,7 +255,7 @@ func (c *chat) command(ctx context.Context, line string) (bool, error) {
 			fmt.Fprintf(w, "board %s is empty\n", c.s.sess.BoardID())
 		}
 		for _, m := range res.Notes {
-			fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, oneLine(m.Conclusion, 100))
+			fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
 		}
 	case "/compact":
 		res, err := c.s.d.Compact(ctx)

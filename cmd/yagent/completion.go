@@ -14,6 +14,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sandbox"
 	"github.com/yagent/yagent/toolspec"
@@ -124,7 +125,7 @@ func completeSessions(ctx context.Context, f *Factory, toComplete string) []stri
 	}
 	var out []string
 	for _, in := range list {
-		desc := oneLine(in.Title, 60)
+		desc := brief.Line(in.Title, 60)
 		if in.Name != "" {
 			out = append(out, in.Name+"\t"+in.ID+" · "+desc)
 			desc = in.Name + " · " + desc
@@ -165,7 +166,7 @@ func completeAgents(_ context.Context, f *Factory, toComplete string) []string {
 	catalog := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, known)
 	var out []string
 	for _, d := range catalog.All() {
-		out = append(out, d.Name+"\t"+oneLine(d.Description, 60))
+		out = append(out, d.Name+"\t"+brief.Line(d.Description, 60))
 	}
 	return withPrefix(out, toComplete)
 }

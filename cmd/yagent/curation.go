@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/sleep"
 )
 
@@ -133,7 +134,7 @@ func sleepRunsRun(ctx context.Context, f *Factory, opts *sleepRunsOptions) error
 		if r.DryRun {
 			status += " (dry run)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Started.Local().Format(time.DateTime), r.ChatID, status, r.Summary(), oneLine(r.Reason, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Started.Local().Format(time.DateTime), r.ChatID, status, r.Summary(), brief.Line(r.Reason, 80))
 	}
 	return tw.Flush()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
@@ -139,7 +140,7 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 	}
 	fmt.Fprintf(f.IO.ErrOut, "board %s: %d notes\n", demoBoard, len(res.Notes))
 	for _, m := range res.Notes {
-		fmt.Fprintf(f.IO.ErrOut, "  %s [%s] %s\n", m.Ref, m.Status, oneLine(m.Conclusion, 100))
+		fmt.Fprintf(f.IO.ErrOut, "  %s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
 	}
 	if opts.Keep {
 		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", tmp, home, demoBoard)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -218,7 +219,7 @@ func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
 	fmt.Fprintln(f.IO.ErrOut)
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, h := range out.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, h.Title, path.Join(h.Project, h.Path), oneLine(h.Snippet, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, h.Title, path.Join(h.Project, h.Path), brief.Line(h.Snippet, 100))
 	}
 	if len(out.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "no notes match")

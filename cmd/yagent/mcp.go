@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/mcp"
 )
@@ -229,7 +230,7 @@ func mcpLsRun(ctx context.Context, f *Factory, opts *mcpLsOptions) error {
 				fmt.Fprintf(tw, "  error: %s\n", s.Error)
 			}
 			for _, t := range s.Tools {
-				desc := oneLine(t.Description, 80)
+				desc := brief.Line(t.Description, 80)
 				if t.Skipped != "" {
 					desc = "left out: " + t.Skipped
 				}

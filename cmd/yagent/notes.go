@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -117,7 +118,7 @@ func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) er
 		if n.Pinned {
 			pin = "pinned"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, n.Name, pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), oneLine(n.Description, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, n.Name, pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
 	}
 	return tw.Flush()
 }

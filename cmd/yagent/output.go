@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"strings"
 )
 
 // writeJSON prints v as indented JSON (the --json output of the
@@ -19,15 +18,6 @@ func writeJSON(w io.Writer, v any) error {
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
-	}
-	return s
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }

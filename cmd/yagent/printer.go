@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/brief"
 )
 
 // jsonPrinter writes one JSON event per line (the --json stream). The
@@ -122,7 +122,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
 		}
-		p.line("%s▸ %s%s %s", indent, who(e), e.Tool.Name, summarizeArgs(e.Tool.Args))
+		p.line("%s▸ %s%s %s", indent, who(e), e.Tool.Name, brief.Args(e.Tool.Args))
 	case agents.EventToolResult:
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
@@ -131,21 +131,21 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		if e.Tool.IsError {
 			mark, width = "✗", 400 // a refusal says what to do: show it whole
 		}
-		p.line("%s  %s %s%s", indent, mark, who(e), oneLine(e.Tool.Summary, width))
+		p.line("%s  %s %s%s", indent, mark, who(e), brief.Line(e.Tool.Summary, width))
 	case agents.EventDelegationStarted:
-		p.line("%s⇢ %s: %s", indent, e.Delegation.Agent, oneLine(e.Delegation.Task, 100))
+		p.line("%s⇢ %s: %s", indent, e.Delegation.Agent, brief.Line(e.Delegation.Task, 100))
 	case agents.EventDelegationFinished:
 		d := e.Delegation
-		p.line("%s⇠ %s %s %s — %s", indent, d.Agent, d.Status, d.Ref, oneLine(d.Conclusion, 120))
+		p.line("%s⇠ %s %s %s — %s", indent, d.Agent, d.Status, d.Ref, brief.Line(d.Conclusion, 120))
 	case agents.EventRetry:
 		if e.Depth == 0 {
 			p.pending.Reset() // the retried call's text is void
 		}
 		if e.Depth == 0 && p.midline {
-			p.line("%s↻ %s: %s — the text above is void, the answer follows again", indent, e.Text, oneLine(e.Error, 120))
+			p.line("%s↻ %s: %s — the text above is void, the answer follows again", indent, e.Text, brief.Line(e.Error, 120))
 			return
 		}
-		p.line("%s↻ %s: %s", indent, e.Text, oneLine(e.Error, 120))
+		p.line("%s↻ %s: %s", indent, e.Text, brief.Line(e.Error, 120))
 	case agents.EventNotice:
 		p.line("%s%s", indent, e.Text)
 	case agents.EventUsage:
@@ -171,7 +171,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		p.line("%serror: %s", indent, e.Error)
 	case agents.EventNoteSaved:
 		n := e.Note
-		p.line("📝 %s %s — %s", n.Action, n.Name, oneLine(n.Description, 100))
+		p.line("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100))
 		if n.Action == "pinned" || n.Action == "unpinned" {
 			return
 		}
@@ -182,7 +182,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 				p.line("   … %d more changed lines (yagent notes show %s)", len(diff)-maxLines, n.Name)
 				break
 			}
-			p.line("   %s", oneLine(l, 140))
+			p.line("   %s", brief.Line(l, 140))
 		}
 	}
 }
@@ -275,31 +275,4 @@ func who(e agents.Event) string {
 		return ""
 	}
 	return e.Agent + ": "
-}
-
-// summarizeArgs renders tool arguments as k=v pairs cut to one short line.
-func summarizeArgs(raw json.RawMessage) string {
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return oneLine(string(raw), 100)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		v := m[k]
-		var s string
-		switch v := v.(type) {
-		case string:
-			s = v
-		default:
-			b, _ := json.Marshal(v)
-			s = string(b)
-		}
-		parts = append(parts, k+"="+oneLine(s, 60))
-	}
-	return oneLine(strings.Join(parts, " "), 140)
 }

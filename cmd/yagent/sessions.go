@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -71,7 +72,7 @@ func printSessions(w *tabwriter.Writer, rows []sessionRow, numbered bool) {
 		if numbered {
 			fmt.Fprintf(w, "%d\t", i+1)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), r.ID, dash(r.Name), r.Kind, r.Turns, r.BoardNotes, oneLine(r.Title, 60))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), r.ID, dash(r.Name), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
 	}
 }
 

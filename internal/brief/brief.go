@@ -1,0 +1,44 @@
+// Package brief shortens text for one line of a terminal: the plain
+// printer's and the interactive view's tool lines, session titles, notes.
+package brief
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// Line folds s onto one line (runs of white space become one space) and
+// cuts it to n runes, the last being "…" when it was cut.
+func Line(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// Args renders tool arguments as k=v pairs in key order, each value cut to
+// 60 runes and the whole to 140; arguments that are not a JSON object are
+// shown as they are, cut to 100.
+func Args(raw json.RawMessage) string {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Line(string(raw), 100)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		s, ok := m[k].(string)
+		if !ok {
+			b, _ := json.Marshal(m[k])
+			s = string(b)
+		}
+		parts = append(parts, k+"="+Line(s, 60))
+	}
+	return Line(strings.Join(parts, " "), 140)
+}

@@ -1,0 +1,32 @@
+package brief
+
+import "testing"
+
+func TestLine(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a  b\n\tc", 10, "a b c"},
+		{"abcdef", 4, "abc…"},
+		{"日本語テキスト", 4, "日本語…"},
+		{"abcd", 4, "abcd"},
+	} {
+		if got := Line(tc.in, tc.n); got != tc.want {
+			t.Errorf("Line(%q, %d) = %q; want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestArgs(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"path":"a.go","line":3,"opts":{"x":true}}`, `line=3 opts={"x":true} path=a.go`},
+		{`not json`, `not json`},
+		{`{"command":"go   test\n./..."}`, `command=go test ./...`},
+	} {
+		if got := Args([]byte(tc.in)); got != tc.want {
+			t.Errorf("Args(%s) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
