@@ -267,11 +267,7 @@ func pgNewest(ctx context.Context, s *Store, words []string, sc scope, k int) ([
 			return nil, err
 		}
 		if len(scored) > 0 {
-			out := make([]hit, len(scored))
-			for i, sh := range scored {
-				out[i] = hit{id: sh.id, fts: true}
-			}
-			return out, nil
+			return ftsHits(scored), nil
 		}
 	}
 	return nil, nil

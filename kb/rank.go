@@ -224,14 +224,19 @@ func (s *Store) ftsNewest(ctx context.Context, terms []string, sc scope, k int) 
 			return nil, err
 		}
 		if len(scored) > 0 {
-			out := make([]hit, len(scored))
-			for i, sh := range scored {
-				out[i] = hit{id: sh.id, fts: true}
-			}
-			return out, nil
+			return ftsHits(scored), nil
 		}
 	}
 	return nil, nil
+}
+
+// ftsHits are the full-text matches as hits, in their order, unscored.
+func ftsHits(scored []scoredHit) []hit {
+	out := make([]hit, len(scored))
+	for i, sh := range scored {
+		out[i] = hit{id: sh.id, fts: true}
+	}
+	return out
 }
 
 // scoredHit is a full-text match with its score and the note's prior.
