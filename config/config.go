@@ -260,6 +260,12 @@ type Agents struct {
 	// or off; SandboxWritable are extra roots commands may write under.
 	Sandbox         string   `yaml:"sandbox" json:"sandbox"`
 	SandboxWritable []string `yaml:"sandbox_writable" json:"sandbox_writable"`
+	// SandboxVisible are paths the sandbox hides by default ($YAGENT_HOME,
+	// ~/.ssh, $XDG_RUNTIME_DIR …) that commands may read after all.
+	SandboxVisible []string `yaml:"sandbox_visible" json:"sandbox_visible"`
+	// SandboxEnv are names of variables passed to commands beyond the
+	// allow-list (PATH, HOME, LANG …); secrets only when named here.
+	SandboxEnv []string `yaml:"sandbox_env" json:"sandbox_env"`
 	// ShellAllow are command prefixes (words: "go test", "git status")
 	// the shell tool runs without asking, still sandboxed.
 	ShellAllow []string `yaml:"shell_allow" json:"shell_allow"`
@@ -268,12 +274,22 @@ type Agents struct {
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to
 // the person's home directory.
 func (a Agents) SandboxRoots() ([]string, error) {
+	return expandHome("agents.sandbox_writable", a.SandboxWritable)
+}
+
+// SandboxVisiblePaths is agents.sandbox_visible with a leading ~/
+// expanded to the person's home directory.
+func (a Agents) SandboxVisiblePaths() ([]string, error) {
+	return expandHome("agents.sandbox_visible", a.SandboxVisible)
+}
+
+func expandHome(key string, paths []string) ([]string, error) {
 	var out []string
-	for _, r := range a.SandboxWritable {
+	for _, r := range paths {
 		if rest, ok := strings.CutPrefix(r, "~/"); ok || r == "~" {
 			home, err := os.UserHomeDir()
 			if err != nil {
-				return nil, fmt.Errorf("agents.sandbox_writable %s: %w", r, err)
+				return nil, fmt.Errorf("%s %s: %w", key, r, err)
 			}
 			r = filepath.Join(home, rest)
 		}
@@ -294,6 +310,9 @@ type MCPServer struct {
 	TokenEnv string            `yaml:"token_env" json:"token_env"`
 	Timeout  Duration          `yaml:"timeout" json:"timeout"`
 	Enabled  bool              `yaml:"enabled" json:"enabled"`
+	// Allow are the server's tools that run without asking (tool names,
+	// or "*" for all); the others are asked about like shell commands.
+	Allow []string `yaml:"allow" json:"allow"`
 }
 
 // MCPServerDefaults is the name of the mcp_servers entry that is not a

@@ -25,6 +25,7 @@ import (
 var WorkspaceGatedKeys = []string{
 	"mcp_servers",
 	"agents.allow_shell", "agents.approval", "agents.shell_allow", "agents.sandbox", "agents.sandbox_writable",
+	"agents.sandbox_visible", "agents.sandbox_env",
 	"models.*.base_url", "models.*.api_key_env", "models.*.extra_headers", "models.*.extra_body",
 	"kb", "queue", "telemetry",
 }

@@ -15,6 +15,7 @@ import (
 
 var (
 	serverName  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+	envName     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 	shellPrefix = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Za-z0-9_./:=+,@%-]+( +[A-Za-z0-9_./:=+,@%-]+)*$`)
 	})
@@ -53,6 +54,16 @@ func (c *Config) validate(layers []layer) error {
 			check(filepath.IsAbs(r), "agents.sandbox_writable", "%q: want an absolute path or ~/…", a.SandboxWritable[i])
 			check(!filepath.IsAbs(r) || err == nil, "agents.sandbox_writable", "%s does not exist: create it or remove it from the list", r)
 		}
+	}
+	if paths, err := a.SandboxVisiblePaths(); err != nil {
+		check(false, "agents.sandbox_visible", "%v", err)
+	} else {
+		for i, p := range paths {
+			check(filepath.IsAbs(p), "agents.sandbox_visible", "%q: want an absolute path or ~/…", a.SandboxVisible[i])
+		}
+	}
+	for i, name := range a.SandboxEnv {
+		check(envName().MatchString(name), "agents.sandbox_env", "entry %d, %q: want a variable name (letters, digits, _), e.g. GOFLAGS", i+1, name)
 	}
 	for i, prefix := range a.ShellAllow {
 		check(shellPrefix().MatchString(prefix), "agents.shell_allow",
@@ -102,6 +113,9 @@ func (c *Config) validate(layers []layer) error {
 			check(false, key, "%s", p)
 		}
 		check(srv.Timeout.D() > 0, key+".timeout", "want a duration above 0, got %s", srv.Timeout)
+		for i, tool := range srv.Allow {
+			check(tool == "*" || tool != "", key+".allow", "entry %d is empty: want a tool name of the server, or \"*\" for all", i+1)
+		}
 	}
 	check(c.KB.DSN == "" || strings.HasPrefix(c.KB.DSN, "postgres://") || strings.HasPrefix(c.KB.DSN, "postgresql://"),
 		"kb.dsn", "want a postgres:// URL such as postgres://user@host:5432/db, got %q", maskPassword(c.KB.DSN))
