@@ -59,8 +59,9 @@ type Policy struct {
 	// nil probes the kernel. Tests set it to simulate an older kernel.
 	ABI func() int
 	// Helper is the program that confines itself and then runs the
-	// command; "" = this executable. Its main (or TestMain) must call
-	// MaybeRunHelper before anything else.
+	// command; "" = this process's own image (selfExe), never looked up
+	// by path. Its main (or TestMain) must call MaybeRunHelper before
+	// anything else.
 	Helper string
 }
 
@@ -284,6 +285,11 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// selfExe names the running image of this process: the kernel resolves it
+// to the file this process was started from even after that file was
+// replaced or removed.
+const selfExe = "/proc/self/exe"
+
 // HelperArg, as the first argument, marks a re-executed helper. It is not
 // a command of the CLI and never shows in --help (exported so the command
 // tree can check that nothing collides with it).
@@ -359,9 +365,10 @@ func (p *Policy) Command(ctx context.Context, dir string, argv ...string) (*exec
 	}
 	helper := p.Helper
 	if helper == "" {
-		if helper, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("sandbox: find the yagent executable to confine the command with: %w", err)
-		}
+		// Never by its path: a command may have replaced the file there
+		// (the binary in a writable root); /proc/self/exe is the image
+		// this process runs, whatever became of its name.
+		helper = selfExe
 	}
 	cmd := exec.CommandContext(ctx, helper, append(r.args(), argv...)...)
 	cmd.Dir = dir

@@ -18,6 +18,9 @@ import (
 // the sandbox (SANDBOXTEST_NET).
 func TestMain(m *testing.M) {
 	MaybeRunHelper()
+	if spec := os.Getenv("SANDBOXTEST_CHILD"); spec != "" {
+		os.Exit(childRun(spec))
+	}
 	if spec := os.Getenv("SANDBOXTEST_NET"); spec != "" {
 		if err := netClient(spec); err != nil {
 			fmt.Fprintln(os.Stderr, err)

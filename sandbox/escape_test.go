@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// childSpec is what a child test process (SANDBOXTEST_CHILD) does: run
+// each script confined under workspace-write in Workspace, one after the
+// other, as a yagent process would across two shell tool calls.
+type childSpec struct {
+	Workspace string
+	Scripts   []string
+}
+
+// childRun runs a childSpec and prints each script's output; it returns
+// the exit code of the child process.
+func childRun(spec string) int {
+	var c childSpec
+	if err := json.Unmarshal([]byte(spec), &c); err != nil {
+		fmt.Fprintln(os.Stderr, "SANDBOXTEST_CHILD:", err)
+		return 2
+	}
+	p, err := New(WorkspaceWrite, c.Workspace, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	p.TempDir = "" // the tests' "outside" directories are under it
+	for _, script := range c.Scripts {
+		cmd, err := p.Command(context.Background(), c.Workspace, "sh", "-c", script)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		out, err := cmd.CombinedOutput()
+		fmt.Printf("$ %s\n%s(%v)\n", script, out, err)
+	}
+	return 0
+}
+
+// startChild runs this test binary, copied to exe, as a child doing spec.
+func startChild(t *testing.T, exe string, spec childSpec) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, self, exe, 0o755)
+	js, _ := json.Marshal(spec)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "SANDBOXTEST_CHILD="+string(js))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+func copyFile(t *testing.T, from, to string, mode os.FileMode) {
+	t.Helper()
+	src, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestHelperNotFoundByPath: yagent's binary lies in a writable root (here
+// ./bin/yagent in the workspace, as after `go build -o bin/yagent`); one
+// confined command replaces it with a script, and the next command must
+// still be confined — the helper is this process's image, not whatever
+// file now has its name.
+func TestHelperNotFoundByPath(t *testing.T) {
+	needLandlock(t)
+	ws, outside := t.TempDir(), t.TempDir()
+	escaped := filepath.Join(outside, "escaped")
+	exe := filepath.Join(ws, "bin", "yagent")
+	replace := fmt.Sprintf("printf '#!/bin/sh\\ntouch %s\\n' > bin/new && chmod +x bin/new && mv bin/new bin/yagent && echo replaced", escaped)
+	out := startChild(t, exe, childSpec{Workspace: ws, Scripts: []string{replace, "touch " + escaped + " || echo refused"}})
+	if !strings.Contains(out, "replaced") {
+		t.Fatalf("the first command could not replace the binary (the test proves nothing):\n%s", out)
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Fatalf("the second command ran unconfined: the replaced binary was run as the helper\n%s", out)
+	}
+	if !strings.Contains(out, "refused") {
+		t.Errorf("the second command was not confined as asked:\n%s", out)
+	}
+}
