@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -229,7 +228,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 		return ErrorResult("%v", err), nil
 	}
 	cmd.Stdin = nil
-	cmd.Env = append(os.Environ(), "YAGENT_TOOL=shell")
+	cmd.Env = append(cmd.Env, "YAGENT_TOOL=shell")
 	// Own process group, so a timeout or Ctrl-C kills the children too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

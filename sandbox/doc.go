@@ -9,7 +9,7 @@
 //
 // Modes (agents.sandbox, --sandbox):
 //   - workspace-write (default): read and execute anywhere; write only under
-//     the workspace (its .git and .yagent excepted), the temp dir and
+//     the workspace (its .git and .yagent excepted), a private temp dir and
 //     agents.sandbox_writable; no network.
 //   - read-only: the same, with nothing writable but /dev/null, /dev/zero
 //     and /dev/full.

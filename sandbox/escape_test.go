@@ -33,7 +33,6 @@ func childRun(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	p.TempDir = "" // the tests' "outside" directories are under it
 	for _, script := range c.Scripts {
 		cmd, err := p.Command(context.Background(), c.Workspace, "sh", "-c", script)
 		if err != nil {
@@ -106,5 +105,42 @@ func TestHelperNotFoundByPath(t *testing.T) {
 	}
 	if !strings.Contains(out, "refused") {
 		t.Errorf("the second command was not confined as asked:\n%s", out)
+	}
+}
+
+// TestYagentHomeUnderTemp: $YAGENT_HOME lies in the system temp dir, as
+// README's own commands put it; a command must not rewrite its
+// config.yaml (sandbox off, an MCP server) for the next run. Commands get
+// a private temp dir (TMPDIR, under $YAGENT_HOME/tmp) instead of the
+// system's, so nothing else of /tmp is theirs either.
+func TestYagentHomeUnderTemp(t *testing.T) {
+	needLandlock(t)
+	ws := t.TempDir()
+	home := t.TempDir() // under os.TempDir()
+	mustWrite(t, filepath.Join(home, "config.yaml"), "agents:\n  sandbox: workspace-write\n")
+	p, err := New(WorkspaceWrite, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Home = home
+	t.Cleanup(func() { p.Close() })
+	out, _ := run(t, p, ws, `printf 'agents:\n  sandbox: off\n' > "$H/config.yaml" || echo refused-write
+mv "$H/config.yaml" "$H/old.yaml" || echo refused-move
+touch "$TMPDIR/mine" && echo tmp-ok
+touch "$H/../other" || echo refused-system-temp`, "H="+home)
+	if data, err := os.ReadFile(filepath.Join(home, "config.yaml")); err != nil || strings.Contains(string(data), "off") {
+		t.Fatalf("a confined command rewrote $YAGENT_HOME/config.yaml:\n%s", out)
+	}
+	for _, want := range []string{"refused-write", "refused-move", "tmp-ok", "refused-system-temp"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !within(filepath.Join(home, "tmp"), p.TempDir) {
+		t.Errorf("the private temp dir %s is not under $YAGENT_HOME/tmp", p.TempDir)
+	}
+	p.Close()
+	if _, err := os.Stat(p.TempDir); err == nil {
+		t.Errorf("Close left the private temp dir %s", p.TempDir)
 	}
 }

@@ -201,7 +201,7 @@ func (p *Policy) writableList(r *rules) []string {
 	}
 	add(p.Workspace, "")
 	if p.TempDir != "" {
-		add(p.TempDir, " (the temp dir)")
+		add(p.TempDir, " (the commands' private temp dir, $TMPDIR)")
 	}
 	for _, w := range p.Writable {
 		add(w, "")

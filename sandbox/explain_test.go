@@ -37,7 +37,7 @@ func TestExplain(t *testing.T) {
 		{"a writable file's own mode", ww, "open src/x: permission denied\n", []string{filepath.Join(b.ws, "src", "x") + " " + whyInside}},
 		{"read-only", ro, "sh: 1: cannot create src/x: Permission denied\n", []string{whyRO, "[sandbox read-only]"}},
 		{"footer", ww, "rm: cannot remove '/etc/passwd': Operation not permitted\n", []string{
-			"[sandbox workspace-write]", "Writable here: " + b.ws + " (except " + git, b.tmp + " (the temp dir)", b.extra,
+			"[sandbox workspace-write]", "Writable here: " + b.ws + " (except " + git, b.tmp + " (the commands' private temp dir, $TMPDIR)", b.extra,
 			"agents.sandbox_writable", "--sandbox off", "Do not retry"}},
 		{"many lines", ww, strings.Repeat("x: cannot touch '/etc/x': Permission denied\n", 9), []string{"and 4 more such lines"}},
 		{"nothing refused", ww, "ok\nexit status fine\n", nil},

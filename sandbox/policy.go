@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Mode is how far a shell command is confined (agents.sandbox, --sandbox).
@@ -18,7 +19,7 @@ type Mode string
 
 const (
 	// WorkspaceWrite lets a command write under the workspace (not its
-	// .git or .yagent), the temp dir and the extra writable roots; no
+	// .git or .yagent), a private temp dir and the extra writable roots; no
 	// network.
 	WorkspaceWrite Mode = "workspace-write"
 	// ReadOnly lets a command write nowhere; no network.
@@ -50,7 +51,11 @@ type Policy struct {
 	Mode Mode
 	// Workspace is the workspace (absolute, symlinks resolved).
 	Workspace string
-	// TempDir is writable under WorkspaceWrite ("" = none).
+	// TempDir is the commands' private temp dir, writable under
+	// WorkspaceWrite and named by their TMPDIR; "" = one made on first
+	// use under Home/tmp (else under the system temp dir) and removed by
+	// Close. Never the system temp dir itself: it holds other programs'
+	// files, and $YAGENT_HOME when README's commands put it there.
 	TempDir string
 	// Writable are the extra writable roots (agents.sandbox_writable),
 	// absolute, symlinks resolved.
@@ -58,6 +63,14 @@ type Policy struct {
 	// ABI reports the kernel's Landlock ABI version, 0 when it has none;
 	// nil probes the kernel. Tests set it to simulate an older kernel.
 	ABI func() int
+	// Home is $YAGENT_HOME ("" = none): where the private temp dir is
+	// made.
+	Home string
+
+	tmpOnce sync.Once
+	tmpErr  error
+	ownTmp  string // the temp dir tempDir made, removed by Close
+
 	// Helper is the program that confines itself and then runs the
 	// command; "" = this process's own image (selfExe), never looked up
 	// by path. Its main (or TestMain) must call MaybeRunHelper before
@@ -76,9 +89,6 @@ func New(mode Mode, workspace string, writable []string) (*Policy, error) {
 		return nil, fmt.Errorf("sandbox workspace %s: %w", workspace, err)
 	}
 	p := &Policy{Mode: mode, Workspace: ws}
-	if tmp, err := realPath(os.TempDir()); err == nil {
-		p.TempDir = tmp
-	}
 	for _, w := range writable {
 		if !filepath.IsAbs(w) {
 			return nil, fmt.Errorf("sandbox writable root %q: want an absolute path (agents.sandbox_writable)", w)
@@ -174,7 +184,7 @@ func (p *Policy) Describe() string {
 	}
 	what := "write nowhere"
 	if asked == WorkspaceWrite {
-		what = "write only in the workspace (not .git or .yagent), the temp dir and agents.sandbox_writable"
+		what = "write only in the workspace (not .git or .yagent), a private temp dir ($TMPDIR) and agents.sandbox_writable"
 	}
 	return fmt.Sprintf("sandbox: %s (Landlock ABI %d) — shell commands %s; no network", asked, p.abi(), what)
 }
@@ -205,9 +215,11 @@ func (p *Policy) rules(abi int) (*rules, error) {
 	}
 	r.Protected = Protected(p.Workspace)
 	roots := append([]string{p.Workspace}, p.Writable...)
-	if p.TempDir != "" {
-		roots = append(roots, p.TempDir)
+	tmp, err := p.tempDir()
+	if err != nil {
+		return nil, err
 	}
+	roots = append(roots, tmp)
 	for _, root := range roots {
 		if err := r.grant(root, r.Protected); err != nil {
 			return nil, err
@@ -354,6 +366,7 @@ func (p *Policy) Command(ctx context.Context, dir string, argv ...string) (*exec
 	if p.InForce() == Off {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
+		cmd.Env = os.Environ()
 		return cmd, nil
 	}
 	if err := p.Err(); err != nil {
@@ -372,5 +385,45 @@ func (p *Policy) Command(ctx context.Context, dir string, argv ...string) (*exec
 	}
 	cmd := exec.CommandContext(ctx, helper, append(r.args(), argv...)...)
 	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	if tmp, err := p.tempDir(); err == nil {
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	}
 	return cmd, nil
+}
+
+// tempDir returns the commands' private temp dir, making it on first use.
+func (p *Policy) tempDir() (string, error) {
+	p.tmpOnce.Do(func() {
+		if p.TempDir != "" {
+			return
+		}
+		root := os.TempDir()
+		if p.Home != "" {
+			root = filepath.Join(p.Home, "tmp")
+			if err := os.MkdirAll(root, 0o700); err != nil {
+				p.tmpErr = fmt.Errorf("sandbox: make the commands' temp dir: %w", err)
+				return
+			}
+		}
+		dir, err := os.MkdirTemp(root, "sandbox-")
+		if err == nil {
+			dir, err = realPath(dir)
+		}
+		if err != nil {
+			p.tmpErr = fmt.Errorf("sandbox: make the commands' temp dir: %w", err)
+			return
+		}
+		p.TempDir, p.ownTmp = dir, dir
+	})
+	return p.TempDir, p.tmpErr
+}
+
+// Close removes the private temp dir the policy made, with what commands
+// left in it.
+func (p *Policy) Close() error {
+	if p == nil || p.ownTmp == "" {
+		return nil
+	}
+	return os.RemoveAll(p.ownTmp)
 }

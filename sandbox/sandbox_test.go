@@ -122,7 +122,7 @@ func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bo
 	if err != nil {
 		t.Fatalf("Command: %v", err)
 	}
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Env, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

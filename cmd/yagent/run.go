@@ -54,7 +54,7 @@ Shell commands: --approval untrusted asks before every command and file
 write, on-request (default) before every command, never does not ask. A run
 without a terminal cannot ask, so it runs commands only with --allow-shell.
 Commands run in an OS sandbox (--sandbox, agents.sandbox): workspace-write
-(default) writes only in the workspace (not .git), the temp dir and
+(default) writes only in the workspace (not .git), a private temp dir and
 agents.sandbox_writable, with no network; read-only writes nowhere; off does
 not confine. See README.md, "Safety".`,
 		Example: `  # Ask once; only the answer goes to answer.md, progress to the terminal

@@ -36,5 +36,6 @@ func sandboxPolicy(cfg *config.Config, mode sandbox.Mode, workspace string) (*sa
 	if err != nil {
 		return nil, &usageError{err: err}
 	}
+	p.Home = cfg.Home // the commands' private temp dir goes under it
 	return p, nil
 }

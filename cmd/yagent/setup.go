@@ -163,6 +163,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	if policy.Sandbox, err = sandboxPolicy(cfg, boxMode, dir); err != nil {
 		return nil, err
 	}
+	out.closers = append(out.closers, func() { policy.Sandbox.Close() })
 	if !req.Inspect {
 		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
 	}
