@@ -99,6 +99,16 @@ func sedRuns(s string) bool {
 		}
 		return false
 	}
+	// twoParts skips the two parts of s/…/…/ and y/…/…/ (the opening
+	// delimiter already read).
+	twoParts := func(delim byte) bool {
+		for range 2 {
+			if !delimited(delim) {
+				return false
+			}
+		}
+		return true
+	}
 	address := func() bool {
 		switch {
 		case i < n && s[i] >= '0' && s[i] <= '9':
@@ -166,7 +176,7 @@ func sedRuns(s string) bool {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			if !twoParts(d) {
 				return true
 			}
 		flags:
@@ -189,7 +199,7 @@ func sedRuns(s string) bool {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			if !twoParts(d) {
 				return true
 			}
 		case 'a', 'i', 'c':
