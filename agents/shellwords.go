@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/yagent/yagent/internal/shellprefix"
 )
 
 // Command prefixes: what agents.shell_allow lists and what an "always"
@@ -26,11 +28,14 @@ import (
 // `go test -run 'A|B'`, not `go vet`, `gotest` or `go  test; rm x`).
 // The prefix "always" remembers is the program and, when the second word
 // looks like a subcommand (lower-case letters, digits, - and _), that word
-// too: `go test ./...` → "go test", `ls -la` → "ls". Programs that run
-// another command given in their arguments (sh, bash, env, sudo, xargs…)
-// get no "always": their prefix would approve anything. A prefix approves
-// whatever the program does with its other arguments; the OS sandbox still
-// confines it.
+// too: `go test ./...` → "go test", `ls -la` → "ls". A prefix approves
+// whatever the program does with its other arguments (the OS sandbox still
+// confines it), so programs that run a command or code given in their
+// arguments (shells, env, sudo, xargs, find, awk, interpreters, git
+// without a subcommand…) get no "always", and a command that an approved
+// prefix matches is still asked about when its arguments run something
+// (`git -c …`, `sed 's/x/y/e'`, `go test -exec …`): internal/shellprefix
+// holds that one list, which config also applies to agents.shell_allow.
 
 // metaOutside are the characters that make a command not simple outside
 // quotes; metaDouble inside double quotes.
@@ -107,32 +112,24 @@ func argvWords(argv []string) ([]string, bool) {
 	return argv, true
 }
 
-// wrappers run a command named in their arguments: a prefix of theirs
-// would approve any command.
-var wrappers = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox",
-	"env", "sudo", "doas", "su", "runuser", "pkexec", "xargs", "parallel", "nohup", "timeout", "nice", "ionice",
-	"exec", "eval", "command", "builtin", "time", "watch", "strace", "ltrace", "chroot", "unshare", "nsenter",
-	"setsid", "stdbuf", "flock", "script", "ssh"}
-
 var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // AlwaysPrefix returns the prefix an "always" answer approves for a simple
-// command's words, or false when none is offered (a wrapper program).
+// command's words, or false when none is offered: the command runs
+// something given in its arguments, or the prefix would approve commands
+// that do (shellprefix).
 func AlwaysPrefix(words []string) ([]string, bool) {
-	if len(words) == 0 {
+	if len(words) == 0 || shellprefix.Command(words) != "" {
 		return nil, false
 	}
-	prog := words[0]
-	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
-		prog = prog[i+1:]
-	}
-	if prog == "" || slices.Contains(wrappers, prog) {
-		return nil, false
-	}
+	prefix := words[:1:1]
 	if len(words) > 1 && subcommand.MatchString(words[1]) {
-		return words[:2:2], true
+		prefix = words[:2:2]
 	}
-	return words[:1:1], true
+	if shellprefix.Prefix(prefix) != "" {
+		return nil, false
+	}
+	return prefix, true
 }
 
 // hasPrefix reports whether words begin with prefix (not empty).
@@ -141,10 +138,18 @@ func hasPrefix(words, prefix []string) bool {
 }
 
 // allowedByRule reports whether words match one of the rules (each a
-// space-separated prefix, agents.shell_allow).
+// space-separated prefix, agents.shell_allow) and run nothing given in
+// their arguments (config refuses rules shellprefix.Prefix refuses; this
+// holds for rules that come from elsewhere too).
 func allowedByRule(rules []string, words []string) bool {
+	return shellprefix.Command(words) == "" && matchesRule(rules, words)
+}
+
+// matchesRule reports whether words begin with one of the rules that
+// shellprefix.Prefix accepts, whatever their arguments run.
+func matchesRule(rules []string, words []string) bool {
 	for _, r := range rules {
-		if hasPrefix(words, strings.Fields(r)) {
+		if p := strings.Fields(r); hasPrefix(words, p) && shellprefix.Prefix(p) == "" {
 			return true
 		}
 	}
@@ -162,7 +167,7 @@ type Approvals struct {
 func NewApprovals() *Approvals { return &Approvals{} }
 
 func (a *Approvals) add(prefix []string) {
-	if a == nil {
+	if a == nil || shellprefix.Prefix(prefix) != "" {
 		return
 	}
 	a.mu.Lock()
@@ -171,7 +176,7 @@ func (a *Approvals) add(prefix []string) {
 }
 
 func (a *Approvals) match(words []string) bool {
-	if a == nil {
+	if a == nil || shellprefix.Command(words) != "" {
 		return false
 	}
 	a.mu.Lock()

@@ -58,13 +58,24 @@ func TestAlwaysPrefix(t *testing.T) {
 		{"ls -la", "ls"},
 		{"touch a.txt", "touch"},
 		{"make", "make"},
-		{"git -C sub status", "git"},
+		{"git -C sub status", ""},
 		{"cat README", "cat"},
 		{"sh -c 'rm -rf /'", ""},
 		{"/bin/bash x.sh", ""},
 		{"env go test", ""},
 		{"sudo make install", ""},
 		{"xargs rm", ""},
+		{"find . -name x", ""},
+		{"awk '{print $1}' f", ""},
+		{"python3 -m pytest", ""},
+		{"timeout 10 go test", ""},
+		{"nice make", ""},
+		{"watch ls", ""},
+		{"git -c core.pager=less log", ""},
+		{"git st", ""},
+		{"sed -n p f", "sed"},
+		{"sed 's/x/y/e' f", ""},
+		{"go test -exec 'sh -c id' ./...", ""},
 	}
 	for _, tt := range tests {
 		words, _ := CommandWords(tt.command)
@@ -151,6 +162,78 @@ func TestShellAllowAndAlways(t *testing.T) {
 	n := len(asked)
 	if run(other, "touch a7.txt"); len(asked) != n+1 {
 		t.Error("a new session inherited an always answer")
+	}
+}
+
+// TestAlwaysOnlyForCommandsThatRunNothingElse pins item 6 of issue 25:
+// "always" is never offered for a program that runs a command given in
+// its arguments (find -exec, awk's system()), and a prefix approved for
+// good (in the session or agents.shell_allow) does not let through a
+// command whose arguments run one.
+func TestAlwaysOnlyForCommandsThatRunNothingElse(t *testing.T) {
+	w := demoWorkspace(t)
+	ran := func(name string) bool {
+		_, err := os.Stat(filepath.Join(w.Dir(), "docs", name))
+		return err == nil
+	}
+	var asked []Question
+	answer := AllowPrefix
+	ask := askFunc(func(q Question) Answer { asked = append(asked, q); return answer })
+	session := ShellPolicy{Approval: ApproveOnRequest, Ask: ask, Session: NewApprovals()}
+	run := func(p ShellPolicy, command string) Result {
+		t.Helper()
+		return call(t, []*Tool{ShellTool(w, p)}, "shell", map[string]any{"command": command, "cwd": "docs"})
+	}
+	for _, tt := range []struct{ first, prefix, then, file string }{
+		{"find . -name x", "", "find . -maxdepth 0 -exec touch pwned-find ';'", "pwned-find"},
+		{"awk 'BEGIN{print 1}'", "", `awk 'BEGIN{system("touch pwned-awk")}'`, "pwned-awk"},
+		// sed may be approved for good; its e command is still asked about.
+		{"sed -n 1p README.md", "sed", "sed -n '1e touch pwned-sed' README.md", "pwned-sed"},
+	} {
+		asked, answer = nil, AllowPrefix
+		run(session, tt.first)
+		if len(asked) != 1 || asked[0].Prefix != tt.prefix {
+			t.Errorf("%q: asked %+v; want one question offering \"always\" for %q (\"\" = none)", tt.first, asked, tt.prefix)
+		}
+		answer = Deny
+		run(session, tt.then)
+		if len(asked) != 2 || ran(tt.file) {
+			t.Errorf("%q after \"always\" for %q: asked %d times, ran = %v; want it asked and declined", tt.then, tt.first, len(asked), ran(tt.file))
+		}
+	}
+
+	// A harmless prefix approved for good does not cover a command whose
+	// arguments run another one.
+	a := NewApprovals()
+	a.add([]string{"find"}) // refused: never remembered
+	a.mu.Lock()
+	a.prefixes = append(a.prefixes, []string{"find"}, []string{"sed"}) // as if an older rule had let them in
+	a.mu.Unlock()
+	for _, tt := range []struct {
+		words []string
+		want  bool
+	}{
+		{[]string{"find", ".", "-exec", "sh", "-c", "id", ";"}, false},
+		{[]string{"sed", "s/x/y/e", "f"}, false},
+		{[]string{"sed", "-n", "p", "f"}, true},
+	} {
+		if got := a.match(tt.words); got != tt.want {
+			t.Errorf("Approvals.match(%q) = %v; want %v", tt.words, got, tt.want)
+		}
+	}
+	if len(a.prefixes) != 2 {
+		t.Errorf("Approvals.add kept a prefix of find: %q", a.prefixes)
+	}
+
+	headless := ShellPolicy{Approval: ApproveOnRequest, ShellAllow: []string{"go test", "find", "git status"}}
+	for _, c := range []string{"go test -exec 'touch pwned-go' ./...", "find . -exec touch pwned-find2 ';'", "git -c core.fsmonitor='touch pwned-git' status"} {
+		r := run(headless, c)
+		if !r.IsError || ran("pwned-go") || ran("pwned-find2") || ran("pwned-git") {
+			t.Errorf("headless %q with shell_allow %q: %q; want it refused", c, headless.ShellAllow, r.Content)
+		}
+	}
+	if r := run(headless, "go test -exec 'touch pwned-go' ./..."); !strings.Contains(r.Content, "-exec") || !strings.Contains(r.Content, "agents.shell_allow does not cover it") {
+		t.Errorf("refusal %q does not say why shell_allow does not cover the command", r.Content)
 	}
 }
 

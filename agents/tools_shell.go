@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yagent/yagent/internal/shellprefix"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -109,6 +110,7 @@ type ShellPolicy struct {
 
 // Refusals the model (and the person reading the transcript) gets.
 const (
+	refuseRunsOther = "shell is not allowed for this command in this run: %s, so agents.shell_allow does not cover it and it must be approved by a person, but nobody can be asked (stdin and stderr are not both terminals)"
 	refuseNoShell   = "shell is not allowed in this run: nobody can be asked to approve commands (stdin and stderr are not both terminals); the person must pass --allow-shell (or set agents.allow_shell: true, or list the command's prefix in agents.shell_allow)"
 	refuseNoAsker   = "nobody is there to approve this (stdin and stderr are not both terminals): it was not done"
 	refuseDeclined  = "the person declined: do not retry it; ask or take another way"
@@ -122,6 +124,9 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 		return true, "", nil
 	}
 	if !p.Allowed && p.Ask == nil {
+		if why := shellprefix.Command(words); simple && why != "" && matchesRule(p.ShellAllow, words) {
+			return false, fmt.Sprintf(refuseRunsOther, why), nil
+		}
 		return false, refuseNoShell, nil
 	}
 	if p.Approval == ApproveNever {

@@ -10,10 +10,14 @@ package config
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 )
@@ -48,7 +52,7 @@ type Config struct {
 	// its .claude/agents/ too.
 	UserHome string `yaml:"-" json:"-"`
 	// Workspace says whether the working directory's own file was trusted
-	// and which of its keys were ignored (WorkspaceGatedKeys).
+	// and which of its keys were ignored (KeyClasses).
 	Workspace Workspace `yaml:"-" json:"-"`
 }
 
@@ -406,12 +410,12 @@ func Load(opts Options) (*Config, error) {
 	var layers []layer
 	userFile, wsFile := filepath.Join(home, "config.yaml"), filepath.Join(wd, ".yagent", "config.yaml")
 	for i, p := range []string{userFile, wsFile} {
-		data, err := os.ReadFile(p)
-		if os.IsNotExist(err) {
+		data, err := readFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read config %s: %w", p, err)
+			return nil, err
 		}
 		var ws Workspace
 		isWS := i == 1
@@ -426,7 +430,7 @@ func Load(opts Options) (*Config, error) {
 			return nil, err
 		}
 		if isWS {
-			if ws.Ignored, err = applyTrust(p, parsed, ws.Trusted); err != nil {
+			if ws.Ignored, err = applyTrust(p, parsed, merged, ws.Trusted); err != nil {
 				return nil, err
 			}
 			cfg.Workspace = ws
@@ -456,6 +460,60 @@ func Load(opts Options) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// MaxFileBytes bounds a configuration file: a larger one, or anything but
+// a regular file (/dev/zero, a FIFO), is refused before it is read whole.
+const MaxFileBytes = 1 << 20
+
+// readFile reads a configuration file through a reader bounded at
+// MaxFileBytes, so a file that grows between the check and the read is
+// still bounded; it is opened without blocking, so a FIFO does not hang
+// the open.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the configuration file: %v", errors.Unwrap(err))}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the configuration file: %v", err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("not a regular file but %s: a configuration file is YAML text; replace it with one or remove it", fileKind(fi.Mode()))}
+	}
+	tooBig := func(n int64) error {
+		return &Error{File: path, Msg: fmt.Sprintf("%d bytes or more: a configuration file may hold at most %d bytes (1 MiB); shorten it", n, MaxFileBytes)}
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, tooBig(fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the configuration file: %v", err)}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooBig(int64(len(data)))
+	}
+	return data, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "something else"
 }
 
 // seedServers gives every mcp_servers entry the keys it lacks from the

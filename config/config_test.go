@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,6 +175,42 @@ func TestParseDuration(t *testing.T) {
 	}
 	if s := Duration(14 * 24 * time.Hour).String(); s != "14d" {
 		t.Errorf("String() = %q; want 14d", s)
+	}
+}
+
+// TestShellAllowRunsNothingElse pins item 6 of issue 25 at load: a
+// shell_allow prefix whose commands may run another command (find -exec,
+// awk's system(), a shell, a wrapper, an interpreter, git -c, sed's e) is
+// an error naming file, line, key and why.
+func TestShellAllowRunsNothingElse(t *testing.T) {
+	for _, tt := range []struct{ prefix, why string }{
+		{"find", "find runs the commands given to -exec"},
+		{"find .", "find runs the commands given to -exec"},
+		{"awk", "awk runs commands from its program"},
+		{"gawk", "gawk runs commands"},
+		{"xargs", "xargs runs the command named in its arguments"},
+		{"env", "env runs the command"},
+		{"bash", "bash is a shell"},
+		{"sudo", "sudo runs the command"},
+		{"timeout 60", "timeout runs the command"},
+		{"nice", "nice runs the command"},
+		{"watch", "watch runs the command"},
+		{"python3", "python3 runs code given with -c or -e"},
+		{"perl -e", "perl runs code given with options"},
+		{"git", "git runs configuration given with -c"},
+		{"git -c", "git -c and --config-env set configuration"},
+		{"git config", "git config sets what git runs later"},
+		{"sed -e s/x/y/e", "sed runs shell commands with its e command"},
+	} {
+		user := "agents:\n  shell_allow:\n    - go test\n    - " + tt.prefix + "\n"
+		_, err := load(t, user, "")
+		want := fmt.Sprintf(`config.yaml:3: agents.shell_allow: entry 2, %q: may not be approved for good: %s`, tt.prefix, tt.why)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("shell_allow %q: Load = %v; want %q", tt.prefix, err, want)
+		}
+	}
+	if _, err := load(t, "agents:\n  shell_allow: [go test, git status, python3 -m pytest, sed -n, make test]\n", ""); err != nil {
+		t.Errorf("ordinary prefixes refused: %v", err)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 )
 
 // Workspace trust: a workspace's own .yagent/config.yaml may set what runs
-// code, widens permissions or routes credentials (WorkspaceGatedKeys) only
-// once the person has trusted that directory. The list of trusted
+// code, widens permissions or routes data or credentials, and limits in the
+// direction that costs more (KeyClasses), only once the person has trusted
+// that directory. The list of trusted
 // directories is TrustFileName under $YAGENT_HOME.
 //
 // Trust is exact, by real path: the directory whose .yagent/config.yaml is

@@ -185,18 +185,21 @@ func TestWorkspaceSecretVariables(t *testing.T) {
     extra_headers: {X-A: "${HOME}", X-B: "${GOOD_TOKEN}", X-C: plain}
 mcp_servers:
   s: {url: "http://x", token_env: GITHUB_PAT}
+telemetry:
+  headers: {Authorization: "${AWS_SECRET_ACCESS_KEY}", X-Ok: "${OTEL_TOKEN}", X-Plain: v}
 `)
 	if _, _, err := Trust(home, wd, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, err := loadIn(t, home, wd)
 	var errs Errors
-	if !errors.As(err, &errs) || len(errs) != 3 {
-		t.Fatalf("err = %v; want three errors", err)
+	if !errors.As(err, &errs) || len(errs) != 4 {
+		t.Fatalf("err = %v; want four errors", err)
 	}
 	for i, want := range []string{
 		"config.yaml:3: models.default.api_key_env: \"AWS_SECRET_ACCESS_KEY\": a workspace file may name only a variable ending in _API_KEY or _TOKEN",
 		"config.yaml:4: models.default.extra_headers.X-A: \"HOME\"",
+		"config.yaml:8: telemetry.headers.Authorization: \"AWS_SECRET_ACCESS_KEY\": a workspace file may name only a variable ending in _API_KEY or _TOKEN",
 		"config.yaml:6: mcp_servers.s.token_env: \"GITHUB_PAT\"",
 	} {
 		if !strings.Contains(errs[i].Error(), want) {

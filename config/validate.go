@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/internal/shellprefix"
 )
 
 var (
@@ -66,8 +68,13 @@ func (c *Config) validate(layers []layer) error {
 		check(envName().MatchString(name), "agents.sandbox_env", "entry %d, %q: want a variable name (letters, digits, _), e.g. GOFLAGS", i+1, name)
 	}
 	for i, prefix := range a.ShellAllow {
-		check(shellPrefix().MatchString(prefix), "agents.shell_allow",
-			"entry %d, %q: want a command prefix of plain words (letters, digits and - _ . / : = + , @ %%), e.g. \"go test\"; shell operators and quotes never match", i+1, prefix)
+		if !shellPrefix().MatchString(prefix) {
+			check(false, "agents.shell_allow",
+				"entry %d, %q: want a command prefix of plain words (letters, digits and - _ . / : = + , @ %%), e.g. \"go test\"; shell operators and quotes never match", i+1, prefix)
+		} else if why := shellprefix.Prefix(strings.Fields(prefix)); why != "" {
+			check(false, "agents.shell_allow",
+				"entry %d, %q: may not be approved for good: %s (a prefix approves every command that begins with it); remove it or list a narrower prefix", i+1, prefix, why)
+		}
 	}
 	n := c.Notes
 	for key, v := range map[string]int{"agents.max_steps": a.MaxSteps, "agents.subagent_max_steps": a.SubagentMaxSteps, "agents.max_depth": a.MaxDepth,

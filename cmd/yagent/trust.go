@@ -35,8 +35,10 @@ func NewCmdTrust(f *Factory) *cobra.Command {
 		Long: `Trust a directory (default: the current one): its own .yagent/config.yaml
 then applies in full. Until then yagent ignores, with one warning naming
 them, the keys that can run programs, widen permissions or route your
-credentials: ` + strings.Join(config.WorkspaceGatedKeys, ", ") + `. Everything else
-in the file applies either way.
+data or credentials: ` + strings.Join(config.WorkspaceGatedKeys, ", ") + `; and
+limits, budgets, timeouts and retention (blackboard.ttl…) set in the
+direction that uses up or deletes more (a larger limit, 0 = no limit, a
+shorter ttl). Everything else in the file applies either way.
 
 Trust is recorded by real path (symlinks resolved) in
 $YAGENT_HOME/` + config.TrustFileName + `, for that directory only: not its
@@ -46,7 +48,8 @@ an untrusted directory sets such keys.
 
 Even a trusted directory's file may name only variables ending in _API_KEY
 or _TOKEN as keys sent to a server (api_key_env, token_env, extra_headers
-"${VAR}"); name any other in your own $YAGENT_HOME/config.yaml.`,
+and telemetry.headers "${VAR}"); name any other in your own
+$YAGENT_HOME/config.yaml.`,
 		Example: `  # Trust the repository you are in, after reading its .yagent/config.yaml
   yagent trust
   # Trust another checkout
