@@ -10,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/sandbox"
 	"github.com/yagent/yagent/telemetry"
 )
 
@@ -147,6 +148,11 @@ func (r *SubRunner) Prepare(d Delegation) (*Prepared, error) {
 // the model (an unknown agent, say) and means nothing ran.
 func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult, err error) {
 	start := time.Now()
+	// The delegation's shell commands share a private /tmp of their own,
+	// which no other delegation sees; it goes when the delegation ends.
+	scope := new(sandbox.Scope)
+	defer scope.Close()
+	ctx = sandbox.WithScope(ctx, scope)
 	ctx, sp := telemetry.StartAgent(ctx, d.Agent, d.Model, d.Depth, d.CallID)
 	if sp != nil {
 		defer func() { endDelegationSpan(sp, d, res, err) }()

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/yagent/yagent/internal/shellprefix"
@@ -234,9 +233,8 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	}
 	cmd.Stdin = nil
 	cmd.Env = append(cmd.Env, "YAGENT_TOOL=shell")
-	// Own process group, so a timeout or Ctrl-C kills the children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// The sandbox gives it a process group of its own, which a timeout or
+	// Ctrl-C kills whole.
 	cmd.WaitDelay = 2 * time.Second
 	out := &capWriter{cap: shellOutputCap}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -259,7 +257,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	if body == "" {
 		body = "(no output)\n"
 	}
-	body += policy.Sandbox.Explain(body, dir)
+	body += cmd.Explain(body)
 	return Result{
 		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
 		IsError: code != 0,

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +10,10 @@ import (
 	"github.com/yagent/yagent/sandbox"
 )
 
-// TestMain lets this test binary act as the sandbox helper: a confined
-// shell command re-executes it.
-func TestMain(m *testing.M) {
-	sandbox.MaybeRunHelper()
-	os.Exit(m.Run())
-}
-
 // The shell tool runs commands through the sandbox: a write inside the
 // workspace works, one outside is refused and the result says which path,
-// why and how to allow it; without the Landlock the mode needs, nothing
-// runs and nobody is asked.
+// why and how to allow it; where commands can have neither a view nor
+// Landlock, nothing runs and nobody is asked.
 func TestShellSandboxed(t *testing.T) {
 	w := demoWorkspace(t)
 	if err := os.Mkdir(filepath.Join(w.Dir(), ".git"), 0o755); err != nil {
@@ -30,7 +24,13 @@ func TestShellSandboxed(t *testing.T) {
 		t.Fatal(err)
 	}
 	box.TempDir = t.TempDir()
-	outside := filepath.Join(t.TempDir(), "escaped")
+	// Outside the system temp dir, which a view replaces by a private one.
+	outsideDir, err := os.MkdirTemp("/var/tmp", "yagent-agents-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(outsideDir)
+	outside := filepath.Join(outsideDir, "escaped")
 	policy := ShellPolicy{Approval: ApproveNever, Allowed: true, Sandbox: box}
 	if box.Err() == nil && box.InForce() != sandbox.Off {
 		tools := []*Tool{ShellTool(w, policy)}
@@ -47,7 +47,8 @@ func TestShellSandboxed(t *testing.T) {
 		}
 	}
 
-	box.ABI = func() int { return 0 } // a kernel without Landlock
+	box.ABI = func() int { return 0 }                              // a kernel without Landlock …
+	box.Namespaces = func() error { return errors.New("refused") } // … nor user namespaces
 	policy.Approval, policy.Ask = ApproveOnRequest, yesIf(func(Question) bool { t.Error("asked"); return true })
 	r := call(t, []*Tool{ShellTool(w, policy)}, "shell", map[string]any{"command": "echo x > ran.txt"})
 	if box.InForce() == sandbox.Off {

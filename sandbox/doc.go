@@ -1,70 +1,70 @@
-// Package sandbox confines the shell tool's commands with the kernel's
-// Landlock LSM, in a child process: yagent never restricts itself.
+// Package sandbox confines the shell tool's commands, in a child process:
+// yagent never restricts itself.
 //
-// A confined command runs as `yagent __yagent-sandbox-exec RULES -- ARGV`:
-// the re-executed yagent (or test binary) sees the marker in MaybeRunHelper,
-// the first thing its main (or TestMain) does, restricts itself with the
-// rules and then replaces itself with the command (execve), so the command
-// and everything it starts inherit the restriction and cannot lift it.
+// A confined command runs as `/proc/self/exe __yagent-sandbox-exec SPEC --
+// ARGV`: the running yagent image (never looked up by path, so a replaced
+// binary changes nothing) re-executed; the sandbox/helper package takes
+// that process over in its init, builds what SPEC says and execs the
+// command, which everything it starts inherits.
 //
-// Modes (agents.sandbox, --sandbox):
-//   - workspace-write (default): read and execute anywhere; write only under
-//     the workspace (its .git and .yagent excepted), a private temp dir and
-//     agents.sandbox_writable; no network.
-//   - read-only: the same, with nothing writable but /dev/null, /dev/zero
-//     and /dev/full.
-//   - off: no confinement.
+// # Two mechanisms
 //
-// No network means no IPv4 or IPv6 socket: Landlock refuses TCP connect and
-// bind (ABI 4+), but only for sockets whose protocol is TCP, so an MPTCP
-// socket (Go's default for listeners) and UDP pass it; a seccomp filter
-// therefore refuses socket(AF_INET or AF_INET6) and io_uring_setup (whose
-// IORING_OP_SOCKET bypasses the socket call) with EACCES.
+// A view (Linux with user namespaces, the default): the command gets
+// namespaces of its own — user, mount, pid, ipc and network — made at fork
+// (Go cannot unshare a user namespace in a running, threaded process), and
+// the helper builds a filesystem view in them:
 //
-// Fail closed: on Linux a confining mode needs Landlock ABI 4 (the first
-// that can refuse TCP connect and bind); with less, Policy.Err refuses every
-// command and names --sandbox off. Nothing downgrades silently. On other
-// systems there is no OS sandbox: the mode in force is off, and Describe
-// says so as a warning.
+//   - the root filesystem read-only;
+//   - a private /tmp: a directory under $YAGENT_HOME/tmp, one per Scope
+//     (the director's session, each delegation), kept between its
+//     commands; the system temp dir is not visible; TMPDIR=/tmp;
+//   - the workspace and agents.sandbox_writable bound writable, new
+//     entries in the workspace root included;
+//   - read-only on top: the protected paths (Protected: .git and the git
+//     directory a .git file names, .yagent, .claude/settings*.json,
+//     .mcp.json, .envrc) and the yagent binary when a writable root holds
+//     it; a protected name the workspace lacks gets an empty directory for
+//     the command's life (placeholder_linux.go), so it cannot be created;
+//   - hidden (an empty read-only mask, not merely read-only, because a
+//     Unix socket stays reachable through a read-only bind and a new
+//     network namespace): $YAGENT_HOME, the credential stores under the
+//     person's home (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud,
+//     ~/.docker …), $XDG_RUNTIME_DIR, /run (docker.sock, the D-Bus buses,
+//     systemd's private socket), the ssh-agent socket; widened by
+//     agents.sandbox_visible;
+//   - the workspace's own cache at /tmp/.cache (XDG_CACHE_HOME: Go's build
+//     cache, pip's …), kept under $YAGENT_HOME per workspace, so a command
+//     never writes the caches the person's own builds read;
+//   - a minimal /dev, the /proc of its pid namespace (it sees its own
+//     processes), and a network namespace whose loopback it may use (a
+//     test's local server works) with nothing reaching outside.
 //
-// Where the kernel offers more, it is used: ABI 5 refuses ioctl on devices
-// opened inside (no TIOCSTI into the person's terminal), ABI 6 keeps the
-// command from signalling processes outside its sandbox (yagent itself
-// included) and from connecting to abstract Unix sockets made outside, ABI
-// 9 refuses connecting to path Unix sockets (docker.sock) outside the
-// writable trees.
+// Landlock (at whatever ABI the kernel has) and a seccomp filter are a
+// second layer inside the view; every capability is dropped and
+// no_new_privs set, also for root (a command keeping CAP_SYS_ADMIN over
+// its namespaces could unmount the read-only binds).
 //
-// # Keeping .git and .yagent read-only inside a writable tree
+// Landlock alone (user namespaces refused: a kernel setting, or Ubuntu's
+// AppArmor restriction), with its limits: Landlock ABI 4+ grants writes
+// under the writable roots and a seccomp filter refuses IP sockets (no
+// network at all, loopback included); nothing is hidden (commands can read
+// what the person can); and since a Landlock rule grants its rights to a
+// whole hierarchy and cannot take them back from a subdirectory, a
+// writable root holding a protected path is granted entry by entry around
+// it (split.go): nothing can be created, removed or renamed directly in a
+// workspace root that holds .git, and a protected name the workspace lacks
+// (.yagent) can be created. The run header and `config show` say which
+// mechanism is in force (Describe).
 //
-// The protected paths (Protected) are the workspace's .git and .yagent
-// (matched case-insensitively against the names on disk), and, when .git is
-// a file — a linked worktree's or a submodule's "gitdir: PATH" — the git
-// directory it names and its common directory, the main repository's .git
-// where hooks and config live, wherever they are: a worktree whose main
-// repository sits under agents.sandbox_writable must not get its hooks
-// rewritten through it.
+// Fail closed: where neither works, Policy.Err refuses every command and
+// names --sandbox off. Nothing downgrades silently. On other systems there
+// is no OS sandbox: the mode in force is off, and Describe warns.
 //
-// A Landlock rule on a directory grants its rights to the whole hierarchy
-// beneath it, and no rule can take a right back from a subdirectory. So a
-// writable tree T that contains a protected path P is never granted as a whole: grant
-// walks from T towards P and grants every entry of each directory on the way
-// except the one leading to P, recursively, and grants nothing on the
-// directories it split (the workspace root itself, in the usual case). The
-// effect is exact for existing entries: everything but P stays writable
-// (files in place, directories with everything beneath them), and P gets no
-// write right. The price is that a split directory's own entries can be
-// neither created, removed nor renamed by a command: a new file directly in
-// the workspace root is refused (use a subdirectory, or the write_file tool,
-// which is not sandboxed but gated by the approval policy). The rules are
-// computed for every command, so an entry created in between (by write_file,
-// or by the person) is writable from the next command on. Symbolic links
-// among the split entries are skipped: Landlock would follow them, and a
-// link could lead into P or out of the tree; whatever they point to is
-// writable only if a rule covers the target. The same construction applies
-// to the temp dir and every writable root, so a root that contains the
-// workspace does not reopen .git.
+// Commands get an allow-listed environment (env.go): never a provider key
+// or a *_KEY/*_TOKEN/*_SECRET/*_PASSWORD variable unless
+// agents.sandbox_env names it.
 //
-// Explain turns a refusal in a command's output (EACCES, EPERM, a failed
-// connect) into text naming the path or connection, why it was refused and
-// how the person can allow it.
+// Explain turns a refusal in a command's output (EACCES, EPERM, EROFS, a
+// failed connect or name lookup, a hidden path) into text naming the path
+// or connection, why it was refused and how the person can allow it.
 package sandbox

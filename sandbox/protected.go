@@ -7,49 +7,114 @@ import (
 	"strings"
 )
 
-// ProtectedNames are the workspace entries a confined command may not
-// change, whoever grants their parent: .git (hooks and config run code on
-// the person's next git command) and .yagent (the workspace's yagent
-// settings and agent definitions).
-var ProtectedNames = []string{".git", ".yagent"}
+// ProtectedNames are the workspace paths a confined command may not
+// change, whoever grants their parent, matched case-insensitively: .git
+// (hooks and config run code on the person's next git command), .yagent
+// (the workspace's yagent settings and agent definitions), Claude Code's
+// settings (permissions and hooks), .mcp.json (servers other agents
+// start here) and .envrc (direnv runs it on entering the directory).
+var ProtectedNames = []string{".git", ".yagent", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc"}
 
 // Protected returns the paths of a workspace (absolute, symlinks resolved)
-// that stay read-only under workspace-write: each entry of the workspace
-// named like one of ProtectedNames, compared case-insensitively so that a
-// case-insensitive filesystem cannot reopen .git as .GIT; and, when .git is
-// a file (a linked worktree or a submodule: "gitdir: PATH"), the git
-// directory it names and that directory's common directory (the main
-// repository's .git, where hooks and config live) — wherever they are, so a
-// writable root that holds them (the temp dir, agents.sandbox_writable) is
-// split around them too; a protected name that is a symbolic link protects
-// its target as well. A .git file that cannot be read or names nothing
-// that exists protects only itself.
+// that stay read-only under workspace-write: each existing path named
+// like one of ProtectedNames (".claude/settings*.json" for any settings
+// file there), compared case-insensitively so that a case-insensitive
+// filesystem cannot reopen .git as .GIT; and, when .git is a file (a
+// linked worktree or a submodule: "gitdir: PATH"), the git directory it
+// names and that directory's common directory (the main repository's
+// .git, where hooks and config live) — wherever they are, so a writable
+// root that holds them is covered too; a protected name that is a
+// symbolic link protects its target as well. A .git file that cannot be
+// read or names nothing that exists protects only itself.
 func Protected(workspace string) []string {
+	var out []string
+	add := func(p string, isLink, gitFile bool) {
+		out = append(out, p)
+		switch {
+		case isLink:
+			if real, err := realPath(p); err == nil {
+				out = append(out, real)
+			}
+		case gitFile:
+			out = append(out, gitFileDirs(workspace, p)...)
+		}
+	}
 	entries, err := os.ReadDir(workspace)
 	if err != nil {
 		return nil
 	}
-	var out []string
 	for _, e := range entries {
-		for _, name := range ProtectedNames {
-			if !strings.EqualFold(e.Name(), name) {
+		name := strings.ToLower(e.Name())
+		p := filepath.Join(workspace, e.Name())
+		isLink := e.Type()&os.ModeSymlink != 0
+		switch name {
+		case ".git", ".yagent", ".mcp.json", ".envrc":
+			add(p, isLink, name == ".git" && e.Type().IsRegular())
+		case ".claude":
+			if isLink {
+				add(p, true, false) // all of it: where it leads is not known
 				continue
 			}
-			p := filepath.Join(workspace, e.Name())
-			out = append(out, p)
-			switch {
-			case e.Type()&os.ModeSymlink != 0:
-				// The link itself is never granted (split entries skip
-				// links); what it points to is protected where it is.
-				if real, err := realPath(p); err == nil {
-					out = append(out, real)
+			sub, err := os.ReadDir(p)
+			if err != nil {
+				continue
+			}
+			for _, s := range sub {
+				n := strings.ToLower(s.Name())
+				if strings.HasPrefix(n, "settings") && strings.HasSuffix(n, ".json") {
+					add(filepath.Join(p, s.Name()), s.Type()&os.ModeSymlink != 0, false)
 				}
-			case name == ".git" && e.Type().IsRegular():
-				out = append(out, gitFileDirs(workspace, p)...)
 			}
 		}
 	}
 	return out
+}
+
+// missingProtected returns, for each protected name the workspace lacks,
+// the first missing component of its path (".claude" when there is no
+// .claude, ".claude/settings.json" when only the file is missing): a view
+// puts an empty read-only directory there for the command, so it cannot
+// create the path either (a .yagent/config.yaml in a trusted workspace
+// would apply on the next run).
+func missingProtected(workspace string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range ProtectedNames {
+		dir := workspace
+		for _, part := range strings.Split(name, "/") {
+			found, isDir := lookupFold(dir, part)
+			if found == "" {
+				if p := filepath.Join(dir, part); !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+				break
+			}
+			if !isDir {
+				break // a file (or a link) where a directory would be: protected as it is
+			}
+			dir = found
+		}
+	}
+	return out
+}
+
+// lookupFold finds name in dir case-insensitively: its path and whether it
+// is a directory (not a link); "" when dir has no such entry.
+func lookupFold(dir, name string) (string, bool) {
+	if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+		return filepath.Join(dir, name), fi.IsDir()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if strings.EqualFold(e.Name(), name) {
+			return filepath.Join(dir, e.Name()), e.IsDir()
+		}
+	}
+	return "", false
 }
 
 // gitFileDirs reads a .git file and returns the real paths of the git

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,31 +24,47 @@ func worktree(t *testing.T, ws, root string) (gitDir, common string) {
 	return gitDir, common
 }
 
-// Protected names .git and .yagent by their names on disk (any case), a
-// protected symlink's target, and for a .git file the git directory and
-// common directory it leads to.
+// Protected names the protected paths by their names on disk (any case),
+// a protected symlink's target, and for a .git file the git directory and
+// common directory it leads to; missingProtected the first missing
+// component of each absent one.
 func TestProtected(t *testing.T) {
 	ws, root := t.TempDir(), t.TempDir()
 	gitDir, common := worktree(t, ws, root)
 	mustMkdir(t, filepath.Join(ws, ".YAgent"))
 	mustMkdir(t, filepath.Join(ws, "src"))
+	mustMkdir(t, filepath.Join(ws, ".claude", "agents"))
+	mustWrite(t, filepath.Join(ws, ".claude", "Settings.json"), "{}")
+	mustWrite(t, filepath.Join(ws, ".claude", "agents", "a.md"), "x")
+	mustWrite(t, filepath.Join(ws, ".ENVRC"), "x")
 	elsewhere := t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(ws, ".yagent")); err != nil {
 		t.Fatal(err)
 	}
 	got := Protected(ws)
-	want := []string{filepath.Join(ws, ".YAgent"), filepath.Join(ws, ".git"), gitDir, common, filepath.Join(ws, ".yagent"), elsewhere}
+	want := []string{filepath.Join(ws, ".YAgent"), filepath.Join(ws, ".git"), gitDir, common, filepath.Join(ws, ".yagent"), elsewhere,
+		filepath.Join(ws, ".claude", "Settings.json"), filepath.Join(ws, ".ENVRC")}
 	slices.Sort(got)
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Protected (-want +got):\n%s", diff)
 	}
+	missing := missingProtected(ws)
+	slices.Sort(missing)
+	wantMissing := []string{filepath.Join(ws, ".claude", "settings.local.json"), filepath.Join(ws, ".mcp.json")}
+	if diff := cmp.Diff(wantMissing, missing); diff != "" {
+		t.Errorf("missingProtected (-want +got):\n%s", diff)
+	}
 
-	// A .git file that names nothing protects only itself.
+	// A .git file that names nothing protects only itself; a workspace
+	// without .claude gets .claude as the placeholder.
 	ws2 := t.TempDir()
 	mustWrite(t, filepath.Join(ws2, ".git"), "gitdir: does/not/exist\n")
 	if got := Protected(ws2); !slices.Equal(got, []string{filepath.Join(ws2, ".git")}) {
 		t.Errorf("Protected with a dangling .git file = %v", got)
+	}
+	if got := missingProtected(ws2); !slices.Contains(got, filepath.Join(ws2, ".claude")) || slices.Contains(got, filepath.Join(ws2, ".git")) {
+		t.Errorf("missingProtected = %v", got)
 	}
 }
 
@@ -57,56 +72,48 @@ func TestProtected(t *testing.T) {
 // git directory and hooks of a linked worktree even when an extra writable
 // root holds them; the rest of that root stays writable.
 func TestProtectedYagentAndWorktree(t *testing.T) {
-	needLandlock(t)
-	b := newBox(t)
-	if err := os.RemoveAll(filepath.Join(b.ws, ".git")); err != nil {
-		t.Fatal(err)
-	}
-	gitDir, common := worktree(t, b.ws, b.extra)
-	mustMkdir(t, filepath.Join(b.extra, "main", "src"))
-	mustMkdir(t, filepath.Join(b.ws, ".yagent"))
-	mustWrite(t, filepath.Join(b.ws, ".yagent", "config.yaml"), "agents: {}\n")
-	p := b.policy(t, WorkspaceWrite)
-	for _, tt := range []struct {
-		script, path string
-		wantOK       bool
-	}{
-		{"echo 'mcp_servers: {}' >> .yagent/config.yaml", "", false},
-		{"echo x > .yagent/agents.md", filepath.Join(b.ws, ".yagent", "agents.md"), false},
-		{"echo gitdir: /tmp > .git", "", false},
-		{"echo evil > " + filepath.Join(common, "hooks", "pre-commit"), filepath.Join(common, "hooks", "pre-commit"), false},
-		{"echo '[core] fsmonitor = evil' >> " + filepath.Join(common, "config"), filepath.Join(common, "config"), false},
-		{"echo x > " + filepath.Join(gitDir, "HEAD"), "", false},
-		{"echo x > " + filepath.Join(b.extra, "main", "src", "file.txt"), filepath.Join(b.extra, "main", "src", "file.txt"), true},
-		{"echo x > src/ok.txt", filepath.Join(b.ws, "src", "ok.txt"), true},
-	} {
-		out, ok := run(t, p, b.ws, tt.script)
-		if ok != tt.wantOK {
-			t.Errorf("%q: ok = %v; want %v (output %q)", tt.script, ok, tt.wantOK, out)
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		if err := os.RemoveAll(filepath.Join(b.ws, ".git")); err != nil {
+			t.Fatal(err)
 		}
-		if tt.path != "" {
-			if _, err := os.Stat(tt.path); (err == nil) != tt.wantOK {
-				t.Errorf("%q: %s exists = %v; want %v", tt.script, tt.path, err == nil, tt.wantOK)
+		gitDir, common := worktree(t, b.ws, b.extra)
+		mustMkdir(t, filepath.Join(b.extra, "main", "src"))
+		mustMkdir(t, filepath.Join(b.ws, ".yagent"))
+		mustWrite(t, filepath.Join(b.ws, ".yagent", "config.yaml"), "agents: {}\n")
+		p := b.policy(t, WorkspaceWrite)
+		for _, tt := range []struct {
+			script, path string
+			wantOK       bool
+		}{
+			{"echo 'mcp_servers: {}' >> .yagent/config.yaml", "", false},
+			{"echo x > .yagent/agents.md", filepath.Join(b.ws, ".yagent", "agents.md"), false},
+			{"echo gitdir: /tmp > .git", "", false},
+			{"echo evil > " + filepath.Join(common, "hooks", "pre-commit"), filepath.Join(common, "hooks", "pre-commit"), false},
+			{"echo '[core] fsmonitor = evil' >> " + filepath.Join(common, "config"), filepath.Join(common, "config"), false},
+			{"echo x > " + filepath.Join(gitDir, "HEAD"), "", false},
+			{"echo x > " + filepath.Join(b.extra, "main", "src", "file.txt"), filepath.Join(b.extra, "main", "src", "file.txt"), true},
+			{"echo x > src/ok.txt", filepath.Join(b.ws, "src", "ok.txt"), true},
+		} {
+			out, ok := run(t, p, b.ws, tt.script)
+			if ok != tt.wantOK {
+				t.Errorf("%q: ok = %v; want %v (output %q)", tt.script, ok, tt.wantOK, out)
+			}
+			if tt.path != "" {
+				if _, err := os.Stat(tt.path); (err == nil) != tt.wantOK {
+					t.Errorf("%q: %s exists = %v; want %v", tt.script, tt.path, err == nil, tt.wantOK)
+				}
 			}
 		}
-	}
-	if data, _ := os.ReadFile(filepath.Join(b.ws, ".yagent", "config.yaml")); string(data) != "agents: {}\n" {
-		t.Errorf(".yagent/config.yaml changed: %q", data)
-	}
-	if data, _ := os.ReadFile(filepath.Join(gitDir, "HEAD")); string(data) != "ref: refs/heads/wt\n" {
-		t.Errorf("the worktree's HEAD changed: %q", data)
-	}
-	out, _ := run(t, p, b.ws, "echo x >> .yagent/config.yaml")
-	if e := p.Explain(out, b.ws); !containsAll(e, ".yagent/config.yaml is inside "+filepath.Join(b.ws, ".yagent"), "the person edits them") {
-		t.Errorf("Explain(%q) = %q; want it to name .yagent", out, e)
-	}
-}
-
-func containsAll(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
+		if data, _ := os.ReadFile(filepath.Join(b.ws, ".yagent", "config.yaml")); string(data) != "agents: {}\n" {
+			t.Errorf(".yagent/config.yaml changed: %q", data)
 		}
-	}
-	return true
+		if data, _ := os.ReadFile(filepath.Join(gitDir, "HEAD")); string(data) != "ref: refs/heads/wt\n" {
+			t.Errorf("the worktree's HEAD changed: %q", data)
+		}
+		out, _ := run(t, p, b.ws, "echo x >> .yagent/config.yaml")
+		if e := p.Explain(out, b.ws); !containsAll(e, ".yagent/config.yaml is inside "+filepath.Join(b.ws, ".yagent"), "the person edits them") {
+			t.Errorf("Explain(%q) = %q; want it to name .yagent", out, e)
+		}
+	})
 }

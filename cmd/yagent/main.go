@@ -11,11 +11,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/yagent/yagent/sandbox"
+	// A confined shell command re-executes this binary as the sandbox's
+	// helper, which takes the process over in its init, before main and
+	// before the packages it does not need are initialised.
+	_ "github.com/yagent/yagent/sandbox/helper"
 )
 
 func main() {
-	sandbox.MaybeRunHelper() // a confined shell command: never returns
 	os.Exit(run(os.Args[1:]))
 }
 

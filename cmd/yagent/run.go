@@ -54,9 +54,10 @@ Shell commands: --approval untrusted asks before every command and file
 write, on-request (default) before every command, never does not ask. A run
 without a terminal cannot ask, so it runs commands only with --allow-shell.
 Commands run in an OS sandbox (--sandbox, agents.sandbox): workspace-write
-(default) writes only in the workspace (not .git), a private temp dir and
-agents.sandbox_writable, with no network; read-only writes nowhere; off does
-not confine. See README.md, "Safety".`,
+(default) writes only in the workspace (not .git), a private /tmp and
+agents.sandbox_writable, sees none of your credentials and reaches only its
+own loopback; read-only writes only its private /tmp; off does not confine.
+See README.md, "Safety".`,
 		Example: `  # Ask once; only the answer goes to answer.md, progress to the terminal
   yagent run "Summarise what changed in the storage layer" > answer.md
 

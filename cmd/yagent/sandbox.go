@@ -8,9 +8,9 @@ import (
 )
 
 // The shell tool's OS sandbox. Confined commands re-execute this binary as
-// `yagent __yagent-sandbox-exec …`: main hands such a process to
-// sandbox.MaybeRunHelper before anything else (no flags, no config), so the
-// helper is not a cobra command and never shows in --help.
+// `yagent __yagent-sandbox-exec …`: the sandbox/helper package takes such a
+// process over in its init (no flags, no config), so the helper is not a
+// cobra command and never shows in --help.
 
 // sandboxMode is --sandbox (checked when parsed), else agents.sandbox
 // (checked when the configuration loaded).
@@ -32,10 +32,18 @@ func sandboxPolicy(cfg *config.Config, mode sandbox.Mode, workspace string) (*sa
 	if err != nil {
 		return nil, &usageError{err: err}
 	}
+	visible, err := cfg.Agents.SandboxVisiblePaths()
+	if err != nil {
+		return nil, &usageError{err: err}
+	}
 	p, err := sandbox.New(mode, workspace, roots)
 	if err != nil {
 		return nil, &usageError{err: err}
 	}
-	p.Home = cfg.Home // the commands' private temp dir goes under it
+	p.Home, p.UserHome = cfg.Home, cfg.UserHome
+	p.Visible, p.Env = visible, cfg.Agents.SandboxEnv
+	if err := p.Check(); err != nil {
+		return nil, &usageError{err: err}
+	}
 	return p, nil
 }

@@ -20,7 +20,6 @@ import (
 
 // TestMain lets the test binary act as the yagent command inside scripts.
 func TestMain(m *testing.M) {
-	sandbox.MaybeRunHelper()
 	testscript.Main(pgtestM{m}, map[string]func(){
 		"yagent":          func() { os.Exit(run(os.Args[1:])) },
 		"mcp-test-server": mcpTestServerMain,

@@ -1,0 +1,205 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// netClient does one operation inside the sandbox and reports its error:
+//
+//	tcp|mptcp ADDR   connect          udp ADDR     send a datagram
+//	listen           listen on 127.0.0.1:0
+//	loopback[6]      serve on 127.0.0.1 (::1) and talk to itself
+//	abstract NAME    connect to the abstract Unix socket @NAME
+//	socket FAMILY    create a socket: packet, vsock, netlink-route, netlink-audit
+//	syscall NAME     unshare-user, clone-user, mount, chroot, sethostname,
+//	                 settimeofday, io_uring, ptrace, bpf, keyctl, tiocsti
+func netClient(spec string) error {
+	kind, arg, _ := strings.Cut(spec, " ")
+	switch kind {
+	case "tcp", "mptcp":
+		var d net.Dialer
+		d.Timeout = 5 * time.Second
+		d.SetMultipathTCP(kind == "mptcp")
+		c, err := d.Dial("tcp", arg)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "udp":
+		c, err := net.Dial("udp", arg)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write([]byte("ping"))
+		return err
+	case "listen":
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		return l.Close()
+	case "loopback", "loopback6":
+		addr := "127.0.0.1:0"
+		if kind == "loopback6" {
+			addr = "[::1]:0"
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		go func() {
+			c, err := l.Accept()
+			if err == nil {
+				c.Write([]byte("pong"))
+				c.Close()
+			}
+		}()
+		c, err := net.DialTimeout("tcp", l.Addr().String(), 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		b, err := io.ReadAll(c)
+		if err != nil || string(b) != "pong" {
+			return fmt.Errorf("loopback answered %q, %v", b, err)
+		}
+		return nil
+	case "unix":
+		c, err := net.DialTimeout("unix", arg, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "abstract":
+		c, err := net.Dial("unix", "@"+arg)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	case "socket":
+		family, proto := map[string][2]int{
+			"packet":        {unix.AF_PACKET, 0},
+			"vsock":         {unix.AF_VSOCK, 0},
+			"netlink-route": {unix.AF_NETLINK, unix.NETLINK_ROUTE},
+			"netlink-audit": {unix.AF_NETLINK, unix.NETLINK_AUDIT},
+		}[arg][0], map[string]int{"netlink-route": unix.NETLINK_ROUTE, "netlink-audit": unix.NETLINK_AUDIT}[arg]
+		typ := unix.SOCK_RAW
+		if arg == "vsock" {
+			typ = unix.SOCK_STREAM
+		}
+		fd, err := unix.Socket(family, typ, proto)
+		if err != nil {
+			return fmt.Errorf("socket %s: %w", arg, err)
+		}
+		return unix.Close(fd)
+	case "syscall":
+		return trySyscall(arg)
+	}
+	return fmt.Errorf("SANDBOXTEST_NET %q", spec)
+}
+
+func trySyscall(name string) error {
+	runtime.LockOSThread()
+	switch name {
+	case "unshare-user":
+		return unix.Unshare(unix.CLONE_NEWUSER)
+	case "clone-user":
+		_, _, e := unix.RawSyscall6(unix.SYS_CLONE, unix.CLONE_NEWUSER|uintptr(unix.SIGCHLD), 0, 0, 0, 0, 0)
+		if e != 0 {
+			return e
+		}
+		return nil // (the child, if any, returns here too and exits with it)
+	case "mount":
+		return unix.Mount("tmpfs", "/tmp", "tmpfs", 0, "")
+	case "chroot":
+		return unix.Chroot("/")
+	case "sethostname":
+		return unix.Sethostname([]byte("evil"))
+	case "settimeofday":
+		tv := unix.NsecToTimeval(time.Now().UnixNano())
+		return unix.Settimeofday(&tv)
+	case "io_uring":
+		var params [120]byte
+		_, _, e := unix.RawSyscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params[0])), 0)
+		if e != 0 {
+			return e
+		}
+		return nil
+	case "ptrace":
+		return unix.PtraceAttach(1)
+	case "bpf":
+		_, _, e := unix.RawSyscall(unix.SYS_BPF, 0, 0, 0)
+		if e != 0 {
+			return e
+		}
+		return nil
+	case "keyctl":
+		_, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_USER_KEYRING, 0, 0, 0)
+		return err
+	case "tiocsti":
+		f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return unix.IoctlSetPointerInt(1, unix.TIOCSTI, 'x')
+		}
+		defer f.Close()
+		return unix.IoctlSetPointerInt(int(f.Fd()), unix.TIOCSTI, 'x')
+	}
+	return fmt.Errorf("syscall %q", name)
+}
+
+// refuseUserNamespaces installs on every thread of this process a seccomp
+// filter that refuses new user namespaces (clone, unshare: EPERM; clone3:
+// ENOSYS), as a kernel or a distribution restricting them would: the
+// sandbox must then fall back to Landlock alone.
+func refuseUserNamespaces() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	var arch uint32
+	switch runtime.GOARCH {
+	case "amd64":
+		arch = unix.AUDIT_ARCH_X86_64
+	case "arm64":
+		arch = unix.AUDIT_ARCH_AARCH64
+	default:
+		return fmt.Errorf("no filter for %s", runtime.GOARCH)
+	}
+	const (
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
+	)
+	f := []unix.SockFilter{
+		{Code: ld, K: 4}, // arch
+		{Code: jeq, K: arch, Jt: 0, Jf: 7},
+		{Code: ld, K: 0}, // nr
+		{Code: jeq, K: uint32(unix.SYS_CLONE3), Jt: 7, Jf: 0},
+		{Code: jeq, K: uint32(unix.SYS_CLONE), Jt: 1, Jf: 0},
+		{Code: jeq, K: uint32(unix.SYS_UNSHARE), Jt: 0, Jf: 3},
+		{Code: ld, K: 16}, // flags
+		{Code: jset, K: unix.CLONE_NEWUSER, Jt: 2, Jf: 1},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		{Code: ret, K: unix.SECCOMP_RET_ALLOW},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: ret, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+	}
+	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
+	_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(f)
+	if e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package helper
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The spec round-trips through the helper's arguments, values that look
+// like flags included.
+func TestSpecRoundTrip(t *testing.T) {
+	s := &Spec{Mechanism: View, ABI: 7, Dir: "/w s", Argv: []string{"sh", "-c", "echo -- -rw"},
+		Ops: []Op{{Kind: Tmp, Path: "/h/tmp/x"}, {Kind: RW, Path: "/--"}, {Kind: RO, Path: "/-rw"}, {Kind: Hide, Path: "/run"},
+			{Kind: Bind, Path: "/h/cache", At: "/tmp/.cache"}, {Kind: RWFile, Path: "/dev/null"}}}
+	a := s.Args()
+	if a[0] != Arg {
+		t.Fatalf("Args()[0] = %q", a[0])
+	}
+	got, err := Parse(a[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Mechanism != s.Mechanism || got.ABI != s.ABI || got.Dir != s.Dir || !slices.Equal(got.Argv, s.Argv) || !slices.Equal(got.Ops, s.Ops) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, s)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for _, a := range [][]string{
+		{"-m", "view", "--"},
+		{"--", "sh"},
+		{"-m", "bogus", "--", "sh"},
+		{"-m", "view", "-abi", "x", "--", "sh"},
+		{"-m", "view", "-rw", "rel", "--", "sh"},
+		{"-m", "view", "-bind", "/a", "--", "sh"},
+		{"-m", "view", "-nope", "/a", "--", "sh"},
+		{"-m", "view", "-rw"},
+		{"-m", "view", "sh"},
+	} {
+		if s, err := Parse(a); err == nil {
+			t.Errorf("Parse(%q) = %+v; want an error", a, s)
+		}
+	}
+	if s, err := Parse([]string{"-m", "probe", "--"}); err != nil || s.Mechanism != Probe {
+		t.Errorf("probe: %+v, %v", s, err)
+	}
+}
+
+// FuzzParse: never panics; what parses re-encodes to the same spec.
+func FuzzParse(f *testing.F) {
+	f.Add("-m\x00view\x00-abi\x007\x00-rw\x00/a\x00-bind\x00/b\x00/c\x00--\x00sh")
+	f.Add("-m\x00landlock\x00--\x00x")
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Parse(strings.Split(in, "\x00"))
+		if err != nil {
+			return
+		}
+		again, err := Parse(s.Args()[1:])
+		if err != nil || again.Mechanism != s.Mechanism || again.ABI != s.ABI || again.Dir != s.Dir || !slices.Equal(again.Ops, s.Ops) || !slices.Equal(again.Argv, s.Argv) {
+			t.Fatalf("%q: %+v re-encodes to %+v (%v)", in, s, again, err)
+		}
+	})
+}
+
+func TestItoaAtoi(t *testing.T) {
+	for _, n := range []int{0, 7, 10, 123456789} {
+		if got, ok := atoi(itoa(n)); !ok || got != n {
+			t.Errorf("atoi(itoa(%d)) = %d, %v", n, got, ok)
+		}
+	}
+	if itoa(-12) != "-12" {
+		t.Errorf("itoa(-12) = %q", itoa(-12))
+	}
+	for _, s := range []string{"", "-1", "1x", "9999999999"} {
+		if _, ok := atoi(s); ok {
+			t.Errorf("atoi(%q) accepted", s)
+		}
+	}
+}
