@@ -156,11 +156,12 @@ func matchesRule(rules []string, words []string) bool {
 	return false
 }
 
-// Approvals are the command prefixes a person answered "always" for, kept
-// for one session (the director and its sub-agents share them).
+// Approvals are the command prefixes (and the MCP servers' tools) a person
+// answered "always" for, kept for one session (the director and its sub-agents share them).
 type Approvals struct {
 	mu       sync.Mutex
 	prefixes [][]string
+	tools    map[string]bool // MCP servers' tools (tools_external.go)
 }
 
 // NewApprovals returns an empty set.

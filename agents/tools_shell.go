@@ -67,8 +67,12 @@ type Question struct {
 	Old, New string
 	Created  bool
 	// Prefix is the command prefix an "always" answer approves for the
-	// rest of the session ("" = "always" is not offered).
+	// rest of the session ("" = "always" is not offered); for a tool of
+	// an MCP server, the tool's name (every later call of it).
 	Prefix string
+	// Args are the arguments of a call of an MCP server's tool, as
+	// PrettyArgs renders them: shown whole under the question.
+	Args string
 }
 
 // Answer is a person's answer.

@@ -74,21 +74,25 @@ type ToolInfo struct {
 	Name        string `json:"name"`     // as the model sees it: mcp_<server>__<tool>
 	Original    string `json:"original"` // as the server named it
 	Description string `json:"description"`
-	ReadOnly    bool   `json:"read_only"`
-	Skipped     string `json:"skipped,omitempty"` // why the tool is not offered
+	ReadOnly    bool   `json:"read_only"` // the server's readOnlyHint (not trusted)
+	// Allowed says mcp_servers.<server>.allow lists it: it runs unasked.
+	Allowed bool   `json:"allowed"`
+	Skipped string `json:"skipped,omitempty"` // why the tool is not offered
 }
 
 // Tools starts every enabled server not started yet (in parallel) and
-// returns their tools, sorted by name, for a session's registry. A server
+// returns their tools, sorted by name, for a session's registry, each
+// behind the session's external gate (policy: a call runs only when the
+// person approves it or mcp_servers.NAME.allow lists the tool). A server
 // that cannot start is left out and reported in errs.
-func (s *Servers) Tools(ctx context.Context) (tools []*agents.Tool, errs []error) {
+func (s *Servers) Tools(ctx context.Context, policy agents.ShellPolicy) (tools []*agents.Tool, errs []error) {
 	s.start(ctx)
 	for _, name := range s.names {
 		r := s.remotes[name]
 		if !r.cfg.Enabled {
 			continue
 		}
-		ts, err := r.agentTools()
+		ts, err := r.agentTools(policy)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -17,14 +17,17 @@ import (
 )
 
 // helperServer configures this test binary as a stdio MCP server (see
-// TestMain).
+// TestMain), every tool allowed (the gate is TestClientToolsGated's).
 func helperServer(extraEnv ...string) config.MCPServer {
 	env := map[string]string{mcptest.EnvVar: "1"}
 	for i := 0; i+1 < len(extraEnv); i += 2 {
 		env[extraEnv[i]] = extraEnv[i+1]
 	}
-	return config.MCPServer{Command: os.Args[0], Env: env, Timeout: config.Duration(10 * time.Second), Enabled: true}
+	return config.MCPServer{Command: os.Args[0], Env: env, Timeout: config.Duration(10 * time.Second), Enabled: true, Allow: []string{"*"}}
 }
+
+// headless is the policy of a run where nobody can be asked.
+var headless = agents.ShellPolicy{Approval: agents.ApproveOnRequest}
 
 // notes collects Notify messages.
 type notes struct {
@@ -72,7 +75,7 @@ func TestClientToolsNamingAndFamily(t *testing.T) {
 	off := helperServer()
 	off.Enabled = false
 	s, n := newServers(t, map[string]config.MCPServer{"helper": helperServer(), "off": off})
-	tools, errs := s.Tools(t.Context())
+	tools, errs := s.Tools(t.Context(), headless)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -83,7 +86,7 @@ func TestClientToolsNamingAndFamily(t *testing.T) {
 			t.Errorf("tool %s family %s; want family mcp_helper and a name matching %s", tool.Name, tool.Family, validName)
 		}
 	}
-	want := []string{"mcp_helper__crash", "mcp_helper__dotted_name_with_spaces", "mcp_helper__echo", "mcp_helper__fail", "mcp_helper__slow"}
+	want := []string{"mcp_helper__crash", "mcp_helper__dotted_name_with_spaces", "mcp_helper__echo", "mcp_helper__fail", "mcp_helper__slow", "mcp_helper__write_file"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v; want %v (bad_schema left out)", names, want)
 	}
@@ -132,7 +135,7 @@ func TestToolName(t *testing.T) {
 // behaviour), a read-only turn loses tools that may write.
 func TestClientGates(t *testing.T) {
 	s, _ := newServers(t, map[string]config.MCPServer{"helper": helperServer()})
-	tools, _ := s.Tools(t.Context())
+	tools, _ := s.Tools(t.Context(), headless)
 	reg := agents.NewRegistry(tools...)
 	count := func(g agents.Gates) []string { return agents.Names(reg.Reachable(g)) }
 	if got := count(agents.Gates{SubAgent: true, Master: true, Allow: []string{"read_file"}}); len(got) != 0 {
@@ -164,7 +167,7 @@ func TestClientTimeout(t *testing.T) {
 	cfg := helperServer()
 	cfg.Timeout = config.Duration(2 * time.Second)
 	s, _ := newServers(t, map[string]config.MCPServer{"helper": cfg})
-	tools, errs := s.Tools(t.Context())
+	tools, errs := s.Tools(t.Context(), headless)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -186,7 +189,7 @@ func TestClientTimeout(t *testing.T) {
 // second death leaves its tools answering that they are unavailable.
 func TestClientCrashRestartOnce(t *testing.T) {
 	s, n := newServers(t, map[string]config.MCPServer{"helper": helperServer()})
-	tools, _ := s.Tools(t.Context())
+	tools, _ := s.Tools(t.Context(), headless)
 	echo, crash := toolByName(tools, "mcp_helper__echo"), toolByName(tools, "mcp_helper__crash")
 	pid := func(res agents.Result) string { _, p, _ := strings.Cut(res.Content, "pid="); return p }
 	first := runExternal(t, echo, `{"text":"a"}`)
@@ -231,14 +234,14 @@ func TestClientStartFailure(t *testing.T) {
 		"missing": {Command: "yagent-no-such-program", Enabled: true, Timeout: config.Duration(5 * time.Second)},
 		"helper":  helperServer(),
 	})
-	tools, errs := s.Tools(t.Context())
+	tools, errs := s.Tools(t.Context(), headless)
 	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "start mcp server broken") || !strings.Contains(errs[1].Error(), "yagent-no-such-program") {
 		t.Errorf("errs = %v; want both failures named", errs)
 	}
 	if len(tools) == 0 || tools[0].Family != "mcp_helper" {
 		t.Errorf("tools = %v; want the helper's", agents.Names(tools))
 	}
-	_, errs2 := s.Tools(t.Context())
+	_, errs2 := s.Tools(t.Context(), headless)
 	if len(errs2) != 2 || errs2[0] != errs[0] {
 		t.Errorf("second session: %v; want the same recorded failures, no new start", errs2)
 	}
@@ -257,12 +260,12 @@ func TestClientHTTPBearer(t *testing.T) {
 		return ""
 	}
 	cfg := map[string]config.MCPServer{
-		"kb":    {URL: srv.URL, TokenEnv: "KB_TOKEN", Enabled: true, Timeout: config.Duration(10 * time.Second)},
+		"kb":    {URL: srv.URL, TokenEnv: "KB_TOKEN", Enabled: true, Timeout: config.Duration(10 * time.Second), Allow: []string{"whoami"}},
 		"nokey": {URL: srv.URL, TokenEnv: "UNSET_TOKEN", Enabled: true},
 	}
 	s := NewServers(cfg, ServersOptions{Getenv: getenv})
 	defer s.Close()
-	tools, errs := s.Tools(t.Context())
+	tools, errs := s.Tools(t.Context(), headless)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "UNSET_TOKEN is empty") {
 		t.Errorf("errs = %v; want the empty token variable named", errs)
 	}

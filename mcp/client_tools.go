@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -73,7 +74,8 @@ func (r *remote) converted() []convertedTool {
 		}
 		seen[name] = true
 		readOnly := t.Annotations != nil && t.Annotations.ReadOnlyHint
-		c := convertedTool{info: ToolInfo{Name: name, Original: t.Name, Description: t.Description, ReadOnly: readOnly}, writes: !readOnly}
+		allowed := slices.Contains(r.cfg.Allow, "*") || slices.Contains(r.cfg.Allow, t.Name)
+		c := convertedTool{info: ToolInfo{Name: name, Original: t.Name, Description: t.Description, ReadOnly: readOnly, Allowed: allowed}, writes: !readOnly}
 		if c.info.Description == "" {
 			c.info.Description = t.Title
 		}
@@ -111,16 +113,19 @@ func inputSchema(s any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// agentTools are the server's tools as registry tools, or the reason the
-// server has none.
-func (r *remote) agentTools() ([]*agents.Tool, error) {
+// agentTools are the server's tools as registry tools behind the external
+// gate of policy (agents.NewExternalTool: asked about unless allowed), or
+// the reason the server has none.
+func (r *remote) agentTools(policy agents.ShellPolicy) ([]*agents.Tool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sess == nil && r.startErr != nil {
 		return nil, r.startErr
 	}
 	var out []*agents.Tool
+	served := map[string]bool{}
 	for _, c := range r.converted() {
+		served[c.info.Original] = true
 		if c.info.Skipped != "" {
 			r.notify(fmt.Sprintf("mcp server %s: tool %s left out: %s", r.name, c.info.Original, c.info.Skipped))
 			continue
@@ -130,7 +135,8 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 			flags |= agents.Writes
 		}
 		original := c.info.Original
-		t, err := agents.NewDynamicTool(agents.Tool{Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags},
+		ext := agents.External{Server: r.name, Tool: original, ReadOnlyHint: c.info.ReadOnly, Allowed: c.info.Allowed}
+		t, err := agents.NewExternalTool(policy, agents.Tool{Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags}, ext,
 			func(ctx context.Context, call *agents.Call) (agents.Result, error) {
 				return r.call(ctx, original, call.Args)
 			})
@@ -139,6 +145,11 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 			continue
 		}
 		out = append(out, t)
+	}
+	for _, name := range r.cfg.Allow {
+		if name != "*" && !served[name] {
+			r.notify(fmt.Sprintf("mcp server %s has no tool %q: mcp_servers.%s.allow names it (list tools by the server's own names: `yagent mcp ls --json` shows them as original)", r.name, name, r.name))
+		}
 	}
 	return out, nil
 }

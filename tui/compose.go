@@ -221,6 +221,15 @@ func tail(s string, width, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// wrap breaks s into lines of at most width cells, keeping every
+// character (width 0: no limit).
+func wrap(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	return ansi.Hardwrap(s, width, true)
+}
+
 // cut shortens s to width cells (East-Asian wide characters count two).
 func cut(s string, width int) string {
 	if width <= 0 || ansi.StringWidth(s) <= width {

@@ -631,6 +631,10 @@ func (m *model) modalView() string {
 		lines := strings.Split(strings.TrimRight(m.modal.preview, "\n"), "\n")
 		const most = 15
 		for i, l := range lines {
+			if m.modal.whole {
+				b.WriteString(m.st.dim.Render(wrap("  "+l, w)) + "\n")
+				continue
+			}
 			if i == most {
 				b.WriteString(m.st.dim.Render(fmt.Sprintf("  … %d more lines", len(lines)-most)) + "\n")
 				break

@@ -91,7 +91,10 @@ type askMsg struct {
 	preview  string
 	// prefix is the command prefix "always" approves ("" = not offered).
 	prefix string
-	reply  chan decision
+	// whole shows the preview whole, wrapped, never cut (an MCP tool's
+	// arguments: what the person approves); a diff shows its first lines.
+	whole bool
+	reply chan decision
 }
 
 // askDoneMsg closes a modal whose question was withdrawn (the step was
@@ -108,8 +111,8 @@ var errNoProgram = errors.New("the interactive session is not running: nobody ca
 type Asker struct {
 	sink *Sink
 	mu   sync.Mutex
-	// Preview renders what a question shows under it (a write's diff);
-	// nil shows nothing more than the question.
+	// Preview renders what a question shows under it (a write's diff, an
+	// MCP tool's arguments); nil shows nothing more than the question.
 	Preview func(agents.Question) string
 }
 
@@ -129,7 +132,7 @@ func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, erro
 		preview = a.Preview(q)
 	}
 	reply := make(chan decision, 1)
-	if !a.sink.send(askMsg{question: text, preview: preview, prefix: q.Prefix, reply: reply}) {
+	if !a.sink.send(askMsg{question: text, preview: preview, prefix: q.Prefix, whole: q.Args != "", reply: reply}) {
 		return agents.Deny, errNoProgram
 	}
 	select {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,5 +260,32 @@ func TestHistoryUnsavedIsShown(t *testing.T) {
 	got := strings.Join(m.out, "\n")
 	if strings.Count(got, "the prompt history is not saved") != 1 {
 		t.Errorf("the transcript =\n%s\nwant one warning about the history", got)
+	}
+}
+
+// TestModalShowsArgsWhole: an MCP tool's arguments (a preview marked
+// whole) are shown in full in the approval modal — every line, long ones
+// wrapped, never cut — while a diff keeps its first lines.
+func TestModalShowsArgsWhole(t *testing.T) {
+	long := strings.Repeat("0123456789", 30)
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("  \"k%02d\": \"v\",", i))
+	}
+	args := "{\n" + strings.Join(lines, "\n") + "\n  \"long\": \"" + long + "\"\n}"
+	for _, whole := range []bool{true, false} {
+		m := newModel(Options{Env: []string{"TERM=dumb"}, Width: 80}, &Sink{})
+		m.Update(askMsg{question: "call the tool `w` of mcp server `s`", preview: args, whole: whole, reply: make(chan decision, 1)})
+		view := ansi.Strip(m.View().Content)
+		for _, l := range strings.Split(view, "\n") {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("whole %v: a line of %d cells in 80 columns: %q", whole, w, l)
+			}
+		}
+		flat := strings.NewReplacer("\n", "", " ", "").Replace(view)
+		all := strings.Contains(flat, `"k39":"v"`) && strings.Contains(flat, long) && !strings.Contains(view, "more lines")
+		if all != whole {
+			t.Errorf("whole %v: the modal shows every argument: %v; frame:\n%s", whole, all, view)
+		}
 	}
 }

@@ -46,6 +46,11 @@ func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, e
 			fmt.Fprintf(a.out, "  %s", l)
 		}
 	}
+	if q.Args != "" { // an MCP tool's arguments, whole
+		for l := range strings.Lines(q.Args) {
+			fmt.Fprintf(a.out, "  %s", strings.TrimSuffix(l, "\n")+"\n")
+		}
+	}
 	choices := "[y]es / [n]o"
 	if q.Prefix != "" {
 		choices += fmt.Sprintf(" / [a]lways `%s …` this session", q.Prefix)

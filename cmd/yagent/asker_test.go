@@ -20,7 +20,8 @@ import (
 // is not cancelled); "a" is "always" only when a prefix is offered; keys
 // typed before the question never answer it; the terminal is back in line
 // mode afterwards and the line typed next reaches the reader whole; a
-// write's question shows its unified diff.
+// write's question shows its unified diff, an MCP tool's its arguments,
+// whole.
 func TestApprovalPromptKeys(t *testing.T) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
@@ -115,6 +116,17 @@ func TestApprovalPromptKeys(t *testing.T) {
 			t.Errorf("screen:\n%s\nwant the diff:\n%s", screen, want)
 		}
 	})
+
+	t.Run("mcp tool shows its arguments whole", func(t *testing.T) {
+		long := strings.Repeat("y", 5000)
+		q := agents.Question{Action: "call the tool `w` of mcp server `s` (mcp_s__w) with these arguments:", Prefix: "mcp_s__w",
+			Args: agents.PrettyArgs([]byte(`{"path":"/etc/x","content":"` + long + `"}`))}
+		got, screen := ask(t, q, "", "a")
+		want := "  {\n    \"path\": \"/etc/x\",\n    \"content\": \"" + long + "\"\n  }\n  allow? [y]es / [n]o / [a]lways `mcp_s__w …` this session: "
+		if got != agents.AllowPrefix || !strings.Contains(screen, want) {
+			t.Errorf("answer %v; screen:\n%.300s\nwant the arguments whole, then the choices", got, screen)
+		}
+	})
 }
 
 // Without a terminal (a test's pipe), the asker reads one line and no more.
@@ -133,5 +145,23 @@ func TestApprovalLineReader(t *testing.T) {
 	rest, _ := io.ReadAll(r)
 	if string(rest) != "rest\n" {
 		t.Errorf("left %q; want the next line untouched", rest)
+	}
+}
+
+// TestApprovalPreview: the TUI's modal shows under a question what the
+// plain prompt shows: a write's diff, an MCP tool's arguments whole.
+func TestApprovalPreview(t *testing.T) {
+	args := agents.PrettyArgs([]byte(`{"path":"/etc/x"}`))
+	for _, tt := range []struct {
+		q    agents.Question
+		want string
+	}{
+		{agents.Question{Action: "run `ls`"}, ""},
+		{agents.Question{Action: "write_file a", Path: "a", Old: "x\n", New: "y\n"}, "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n"},
+		{agents.Question{Action: "call the tool `w`", Args: args}, "{\n  \"path\": \"/etc/x\"\n}"},
+	} {
+		if got := approvalPreview(tt.q); got != tt.want {
+			t.Errorf("approvalPreview(%q) = %q; want %q", tt.q.Action, got, tt.want)
+		}
 	}
 }

@@ -199,7 +199,7 @@ server cannot start.`,
 			return mcpLsRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, transport, target, enabled, status, error, tools: [{name, original, description, read_only, skipped}]}]")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: [{name, transport, target, enabled, status, error, tools: [{name, original, description, read_only, allowed, skipped}]}]")
 	return cmd
 }
 

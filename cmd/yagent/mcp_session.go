@@ -7,10 +7,11 @@ import (
 )
 
 // sessionTools are the tools a session adds to the built-in ones: the
-// knowledge base's (in-process) and the external MCP servers'. A part that
-// cannot be had is left out with a warning; only a configuration mistake
-// fails the session.
-func sessionTools(ctx context.Context, f *Factory, sessionID func() string, sink agents.Sink) ([]*agents.Tool, error) {
+// knowledge base's (in-process) and the external MCP servers', the latter
+// behind the session's policy (asked about like commands, unless
+// mcp_servers.NAME.allow lists them). A part that cannot be had is left
+// out with a warning; only a configuration mistake fails the session.
+func sessionTools(ctx context.Context, f *Factory, policy agents.ShellPolicy, sessionID func() string, sink agents.Sink) ([]*agents.Tool, error) {
 	warn := func(err error) {
 		sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + err.Error()})
 	}
@@ -22,7 +23,7 @@ func sessionTools(ctx context.Context, f *Factory, sessionID func() string, sink
 	if err != nil {
 		return nil, err
 	}
-	ext, errs := servers.Tools(ctx)
+	ext, errs := servers.Tools(ctx, policy)
 	for _, err := range errs {
 		warn(err)
 	}

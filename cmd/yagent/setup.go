@@ -203,7 +203,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	store, err := f.Board()
 	var extra []*agents.Tool
 	if err == nil {
-		extra, err = sessionTools(ctx, f, func() string { return sessionID }, out.sink)
+		extra, err = sessionTools(ctx, f, policy, func() string { return sessionID }, out.sink)
 	}
 	o := <-done
 	if o.err != nil {

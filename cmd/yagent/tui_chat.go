@@ -336,10 +336,14 @@ func pickSession(ctx context.Context, f *Factory, rows []sessionRow, all bool) (
 }
 
 // approvalPreview is what the approval modal shows under a question: a
-// write's unified diff (the same as the plain prompt's).
+// write's unified diff, an MCP tool's arguments (the same as the plain
+// prompt's).
 func approvalPreview(q agents.Question) string {
-	if q.Path == "" {
-		return ""
+	switch {
+	case q.Path != "":
+		return unifiedDiff(q.Path, q.Old, q.New, q.Created)
+	case q.Args != "":
+		return q.Args
 	}
-	return unifiedDiff(q.Path, q.Old, q.New, q.Created)
+	return ""
 }

@@ -1,7 +1,8 @@
 // Package mcptest is a tiny MCP server for tests of yagent's MCP client:
-// an echo tool, a slow one, one that makes the server exit (a crash), a
-// read-only one, one whose name needs sanitising and one whose input
-// schema does not compile. Tests run it in-process (NewServer) or as a
+// an echo tool, one that writes a file anywhere (as an unsandboxed server
+// can), a slow one, one that makes the server exit (a crash), a read-only
+// one, one whose name needs sanitising and one whose input schema does not
+// compile. Tests run it in-process (NewServer) or as a
 // child process: a test binary calls Main when MCPTEST_SERVER is set.
 package mcptest
 
@@ -24,6 +25,12 @@ type EchoInput struct {
 	Text string `json:"text" jsonschema:"the text to echo"`
 }
 
+// WriteInput is the input of write_file.
+type WriteInput struct {
+	Path    string `json:"path" jsonschema:"the absolute path of the file"`
+	Content string `json:"content" jsonschema:"what to write"`
+}
+
 // SlowInput is the input of slow.
 type SlowInput struct {
 	Millis int `json:"millis" jsonschema:"how long to sleep"`
@@ -36,6 +43,13 @@ func NewServer(exit func(code int)) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text back. (as the server wrote it)"},
 		func(_ context.Context, _ *sdk.CallToolRequest, in EchoInput) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text + " pid=" + fmt.Sprint(os.Getpid())}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "write_file", Description: "Write a file anywhere (the server runs outside yagent's sandbox)."},
+		func(_ context.Context, _ *sdk.CallToolRequest, in WriteInput) (*sdk.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Content), 0o644); err != nil {
+				return nil, nil, err
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "wrote " + in.Path}}}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "Sleep, then answer.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, _ *sdk.CallToolRequest, in SlowInput) (*sdk.CallToolResult, any, error) {

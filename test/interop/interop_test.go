@@ -316,9 +316,11 @@ mcp_servers:
   everything:
     command: node
     args: [%q, stdio]
+    allow: [echo]             # a headless run: the tools it calls must be allowed
   fs:
     command: node
     args: [%q, %q]
+    allow: [list_directory]
 `, filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"),
 		filepath.Join(nm, "@modelcontextprotocol", "server-filesystem", "dist", "index.js"), shared)
 	if err := os.MkdirAll(e.home, 0o755); err != nil {
