@@ -211,7 +211,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	shown := a.Command
 	words, simple := CommandWords(a.Command)
 	if shown == "" {
-		shown = strings.Join(a.Argv, " ")
+		shown = shownArgv(a.Argv)
 		words, simple = argvWords(a.Argv)
 	}
 	if err := policy.Sandbox.Err(); err != nil {

@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // A paste longer than pasteInline characters or pasteLines lines stays out
@@ -114,7 +116,7 @@ func (m *model) applyCompletion(word string, hits []string, after string) {
 		}
 	}
 	m.ta.SetValue(strings.TrimSuffix(v, word) + p)
-	m.hint = strings.Join(hits, "  ")
+	m.hint = termsafe.Line(strings.Join(hits, "  "))
 }
 
 func lastWord(s string) string {
@@ -138,6 +140,9 @@ func pathCompletions(root, prefix string) []string {
 		name := e.Name()
 		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
 			continue
+		}
+		if termsafe.Line(name) != name {
+			continue // a name with control characters is not typed into the composer
 		}
 		if e.IsDir() {
 			name += "/"

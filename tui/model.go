@@ -18,6 +18,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // narrow is the width below which the program draws plain lines.
@@ -40,7 +41,8 @@ type model struct {
 	started    time.Time
 	cancel     context.CancelFunc
 	turns      sync.WaitGroup  // turns whose goroutine has not returned
-	live       strings.Builder // the lead's text of the current model call
+	live       strings.Builder // the lead's text of the current model call, rendered safe
+	liveSafe   termsafe.Stream // renders live as it streams
 	dels       []*delegation   // running delegations, in start order
 	seen       map[string]int  // delegations per agent in this turn (explorer#2)
 	turnTokens int
@@ -136,7 +138,7 @@ func (m *model) Init() tea.Cmd {
 	}
 	if m.o.Intro != nil {
 		if s := m.o.Intro(); s != "" {
-			m.out = append([]string{s}, m.out...)
+			m.out = append([]string{termsafe.Text(s)}, m.out...) // a resumed transcript
 		}
 	}
 	if len(early) > 0 {
@@ -183,10 +185,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.turnDone(msg.err)
 	case commandDoneMsg:
 		if msg.out != "" {
-			m.print(strings.TrimRight(msg.out, "\n"))
+			m.print(termsafe.Text(strings.TrimRight(msg.out, "\n"))) // a note's text, a transcript
 		}
 		if msg.err != nil {
-			m.print(m.st.err.Render("error: " + msg.err.Error()))
+			m.print(m.st.err.Render("error: " + termsafe.Text(msg.err.Error())))
 		}
 		if m.o.Backend != nil {
 			m.status = m.o.Backend.Status()
@@ -212,7 +214,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pickRowsMsg:
 		switch {
 		case msg.err != nil:
-			m.print(m.st.err.Render("error: " + msg.err.Error()))
+			m.print(m.st.err.Render("error: " + termsafe.Text(msg.err.Error())))
 		case len(msg.rows) == 0:
 			m.print("no sessions to resume here (/resume --all shows every directory)")
 		default:
@@ -358,10 +360,10 @@ func (m *model) submit() tea.Cmd {
 	prompt, attached, err := attach(m.o.Workspace, text)
 	m.print(m.st.user.Render(echo(text, m.width)))
 	for _, a := range attached {
-		m.print(m.st.dim.Render("  📎 " + a))
+		m.print(m.st.dim.Render("  📎 " + termsafe.Line(a)))
 	}
 	if err != nil {
-		m.print(m.st.err.Render("  " + err.Error()))
+		m.print(m.st.err.Render("  " + termsafe.Text(err.Error())))
 	}
 	ctx, cancel := context.WithCancel(m.o.Context)
 	m.running, m.cancelling, m.cancel, m.started = true, false, cancel, m.o.Now()
@@ -409,7 +411,7 @@ func (m *model) turnDone(err error) {
 	case errors.Is(err, context.Canceled):
 		m.print(m.st.warn.Render("⏹ cancelled"))
 	case err != nil:
-		m.print(m.st.err.Render("error: " + err.Error()))
+		m.print(m.st.err.Render("error: " + termsafe.Text(err.Error())))
 	}
 	m.print(m.st.dim.Render(fmt.Sprintf("── %s · %s tokens", elapsed.Round(100*time.Millisecond), count(m.turnTokens))))
 	m.running, m.cancelling, m.dels = false, false, nil
@@ -479,7 +481,9 @@ func (m *model) flush() tea.Cmd {
 	return tea.Sequence(cmds...)
 }
 
-// event folds one event of the running turn into the view.
+// event folds one event of the running turn into the view. What the
+// events carry (a model's text, a tool's arguments and result, a task) is
+// rendered for the terminal (termsafe) before any style is added.
 func (m *model) event(e agents.Event) {
 	d := m.delegationOf(e)
 	who := ""
@@ -492,7 +496,7 @@ func (m *model) event(e agents.Event) {
 	switch e.Type {
 	case agents.EventTextDelta:
 		if e.Depth == 0 {
-			m.live.WriteString(e.Text)
+			m.live.WriteString(m.liveSafe.Next(e.Text))
 		}
 	case agents.EventToolCall:
 		if d != nil {
@@ -503,7 +507,7 @@ func (m *model) event(e agents.Event) {
 			return
 		}
 		m.flushLive()
-		m.print(m.st.tool.Render(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, brief.Args(e.Tool.Args))))
+		m.print(m.st.tool.Render(termsafe.Line(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, brief.Args(e.Tool.Args)))))
 	case agents.EventToolResult:
 		if e.Tool.Quiet || e.Tool.Name == "delegate" {
 			return
@@ -512,12 +516,12 @@ func (m *model) event(e agents.Event) {
 		if e.Tool.IsError {
 			mark, st = "✗", m.st.err
 		}
-		m.print(st.Render(fmt.Sprintf("%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, max(m.width-8, 20)))))
+		m.print(st.Render(termsafe.Line(fmt.Sprintf("%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, max(m.width-8, 20))))))
 	case agents.EventDelegationStarted:
 		m.flushLive()
 		dl := e.Delegation
 		m.seen[dl.Agent]++
-		nd := &delegation{callID: dl.CallID, label: fmt.Sprintf("%s#%d", dl.Agent, m.seen[dl.Agent]), task: dl.Task}
+		nd := &delegation{callID: dl.CallID, label: termsafe.Line(fmt.Sprintf("%s#%d", dl.Agent, m.seen[dl.Agent])), task: dl.Task}
 		m.dels = append(m.dels, nd)
 		m.print(m.st.tool.Render(fmt.Sprintf("%s⇢ %s: %s", indent, nd.label, brief.Line(dl.Task, 100))))
 	case agents.EventDelegationFinished:
@@ -530,17 +534,18 @@ func (m *model) event(e agents.Event) {
 				break
 			}
 		}
-		m.print(m.st.tool.Render(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, brief.Line(dl.Conclusion, 120))))
+		m.print(m.st.tool.Render(termsafe.Line(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, brief.Line(dl.Conclusion, 120)))))
 	case agents.EventRetry:
 		if e.Depth == 0 {
 			m.live.Reset() // the retried call's text is void
+			m.liveSafe.End()
 		}
-		m.print(m.st.warn.Render(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, brief.Line(e.Error, 120))))
+		m.print(m.st.warn.Render(termsafe.Line(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, brief.Line(e.Error, 120)))))
 	case agents.EventNotice:
 		m.flushLive()
-		m.print(m.st.dim.Render(indent + e.Text))
+		m.print(m.st.dim.Render(indent + termsafe.Text(e.Text)))
 	case agents.EventError:
-		m.print(m.st.err.Render(fmt.Sprintf("%serror: %s%s", indent, who, e.Error)))
+		m.print(m.st.err.Render(fmt.Sprintf("%serror: %s%s", indent, termsafe.Line(who), termsafe.Text(e.Error))))
 	case agents.EventUsage:
 		u := e.Usage
 		m.tokensIn += u.PromptTokens - u.CachedTokens
@@ -555,7 +560,7 @@ func (m *model) event(e agents.Event) {
 		}
 	case agents.EventNoteSaved:
 		n := e.Note
-		m.print(m.st.dim.Render(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100))))
+		m.print(m.st.dim.Render(termsafe.Line(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100)))))
 	}
 }
 
@@ -574,6 +579,7 @@ func (m *model) delegationOf(e agents.Event) *delegation {
 
 // flushLive moves the lead's streamed text to the scrollback, rendered.
 func (m *model) flushLive() {
+	m.live.WriteString(m.liveSafe.End())
 	if m.live.Len() == 0 {
 		return
 	}
@@ -602,7 +608,7 @@ func (m *model) View() tea.View {
 	for _, d := range m.dels {
 		line := fmt.Sprintf("  %s · %s · step %d", d.label, brief.Line(d.task, 40), d.steps)
 		if d.lastTool != "" {
-			line += " · " + d.lastTool
+			line += " · " + termsafe.Line(d.lastTool)
 		}
 		b.WriteString(m.st.dim.Render(cut(line, w)) + "\n")
 	}
@@ -626,7 +632,21 @@ func (m *model) View() tea.View {
 func (m *model) modalView() string {
 	var b strings.Builder
 	w := m.width
-	b.WriteString(m.st.warn.Render(cut("? "+m.modal.question, w)) + "\n")
+	// The question is never cut: a command is shown whole, every line of
+	// it (the next ones under a gutter), each wrapped at the width — a
+	// wrap keeps every character, spaces too, and is only indented.
+	for i, l := range m.modal.question {
+		lead := "? "
+		if i > 0 {
+			lead = "  │ "
+		}
+		for j, part := range strings.Split(ansi.Hardwrap(l, max(w-4, 10), true), "\n") {
+			if j > 0 {
+				lead = "    "
+			}
+			b.WriteString(m.st.warn.Render(lead+part) + "\n")
+		}
+	}
 	if m.modal.preview != "" {
 		lines := strings.Split(strings.TrimRight(m.modal.preview, "\n"), "\n")
 		const most = 15
@@ -653,7 +673,7 @@ func (m *model) modalView() string {
 	if m.modal.prefix != "" {
 		choices += "  [a]lways `" + m.modal.prefix + " …` this session"
 	}
-	b.WriteString(choices + " (Esc or Ctrl-C: no)")
+	b.WriteString(ansi.Hardwrap(choices+" (Esc or Ctrl-C: no)", max(w, 10), true)) // the prefix whole
 	return b.String()
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // eventMsg carries one event of the running turn into the model.
@@ -85,9 +86,12 @@ const (
 	decideAlways
 )
 
-// askMsg opens the approval modal.
+// askMsg opens the approval modal. Everything in it is rendered for the
+// terminal already (termsafe).
 type askMsg struct {
-	question string
+	// question is what is asked, one entry per line (a command exactly as
+	// it will run, every line of it).
+	question []string
 	preview  string
 	// prefix is the command prefix "always" approves ("" = not offered).
 	prefix string
@@ -118,21 +122,30 @@ type Asker struct {
 
 var _ agents.Asker = (*Asker)(nil)
 
+// modal is what the modal shows of q. What the model chose is shown,
+// never obeyed: every line of the action, none cut, control characters
+// visible (termsafe), the preview and the prefix alike.
+func (a *Asker) modal(q agents.Question) askMsg {
+	lines := termsafe.Lines(q.Action)
+	if q.Why != "" {
+		lines[len(lines)-1] += " (protected path: " + termsafe.Line(q.Why) + ")"
+	}
+	preview := ""
+	if a.Preview != nil {
+		preview = termsafe.Text(a.Preview(q))
+	}
+	return askMsg{question: lines, preview: preview, prefix: termsafe.Line(q.Prefix), whole: q.Args != ""}
+}
+
 // Ask implements agents.Asker. One question at a time: parallel
 // sub-agents queue.
 func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	text := q.Action
-	if q.Why != "" {
-		text += " (protected path: " + q.Why + ")"
-	}
-	preview := ""
-	if a.Preview != nil {
-		preview = a.Preview(q)
-	}
+	msg := a.modal(q)
 	reply := make(chan decision, 1)
-	if !a.sink.send(askMsg{question: text, preview: preview, prefix: q.Prefix, whole: q.Args != "", reply: reply}) {
+	msg.reply = reply
+	if !a.sink.send(msg) {
 		return agents.Deny, errNoProgram
 	}
 	select {

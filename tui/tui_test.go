@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -275,7 +276,7 @@ func TestModalShowsArgsWhole(t *testing.T) {
 	args := "{\n" + strings.Join(lines, "\n") + "\n  \"long\": \"" + long + "\"\n}"
 	for _, whole := range []bool{true, false} {
 		m := newModel(Options{Env: []string{"TERM=dumb"}, Width: 80}, &Sink{})
-		m.Update(askMsg{question: "call the tool `w` of mcp server `s`", preview: args, whole: whole, reply: make(chan decision, 1)})
+		m.Update(askMsg{question: []string{"call the tool `w` of mcp server `s`"}, preview: args, whole: whole, reply: make(chan decision, 1)})
 		view := ansi.Strip(m.View().Content)
 		for _, l := range strings.Split(view, "\n") {
 			if w := ansi.StringWidth(l); w > 80 {
@@ -286,6 +287,87 @@ func TestModalShowsArgsWhole(t *testing.T) {
 		all := strings.Contains(flat, `"k39":"v"`) && strings.Contains(flat, long) && !strings.Contains(view, "more lines")
 		if all != whole {
 			t.Errorf("whole %v: the modal shows every argument: %v; frame:\n%s", whole, all, view)
+		}
+	}
+}
+
+// TestModalWholeCommand: the modal shows a command exactly as it will run
+// — every line, nothing cut at the width (a long line wraps, each of its
+// characters kept), control characters and bidi overrides visible, in the
+// question, the preview and the prefix — in colour and plain.
+func TestModalWholeCommand(t *testing.T) {
+	long := "echo " + strings.Repeat("abcdefghij ", 12) + "&& rm -rf build"
+	q := agents.Question{
+		Action: "run `" + long + "\nsecond line\r\x1b[2K\u202e` in /ws",
+		Prefix: "echo\x1b[8m",
+	}
+	a := &Asker{Preview: func(agents.Question) string { return "+x\x1b]52;c;eA==\x07\n" }}
+	for _, env := range [][]string{{"TERM=xterm-256color"}, {"NO_COLOR=1"}} {
+		m := newModel(Options{Env: env, Width: 40}, &Sink{})
+		msg := a.modal(q)
+		m.modal = &msg
+		view := ansi.Strip(m.View().Content)
+		if strings.ContainsAny(view, "\x1b\r\x07\u202e") {
+			t.Errorf("%v: a control character reaches the frame: %q", env, view)
+		}
+		var joined strings.Builder
+		for _, l := range strings.Split(view, "\n") {
+			if w := ansi.StringWidth(l); w > 40 {
+				t.Errorf("%v: a line of %d cells in 40 columns: %q", env, w, l)
+			}
+			l = strings.TrimPrefix(strings.TrimPrefix(l, "? "), "    ")
+			if rest, ok := strings.CutPrefix(l, "  │ "); ok {
+				joined.WriteString("\n" + rest)
+				continue
+			}
+			joined.WriteString(l)
+		}
+		for _, want := range []string{long, "\nsecond line␍␛[2K\\u202e` in /ws", "+x␛]52;c;eA==␇", "[a]lways `echo␛[8m …`"} {
+			if !strings.Contains(joined.String(), want) {
+				t.Errorf("%v: the modal lacks %q; it shows:\n%s", env, want, view)
+			}
+		}
+	}
+}
+
+// TestTranscriptShowsControls: what the events of a turn carry (the lead's
+// streamed text, tool arguments and results, tasks, notices, errors, note
+// names) and what slash commands and a resumed transcript print reach the
+// scrollback with their control characters visible (␛, ␍, \u202e), before
+// any colour is added; an emoji family split between two deltas stays
+// whole.
+func TestTranscriptShowsControls(t *testing.T) {
+	const esc = "\x1b[2K\r"
+	for _, env := range [][]string{{"TERM=xterm-256color"}, {"NO_COLOR=1"}} {
+		m := newModel(Options{Env: env, Width: 100, Intro: func() string { return "intro" + esc }}, &Sink{})
+		m.printing = true // keep the lines in m.out, where the test reads them
+		m.Init()
+		for _, e := range []agents.Event{
+			{Type: agents.EventTextDelta, Text: "answer 👨\u200d"},
+			{Type: agents.EventTextDelta, Text: "👩" + esc + "\u202e"},
+			{Type: agents.EventToolCall, Tool: &agents.ToolEvent{Name: "shell" + esc, Args: []byte(`{"command":"rm -rf ~ #\r\u001b[2Kls"}`)}},
+			{Type: agents.EventToolResult, Tool: &agents.ToolEvent{Name: "shell", Summary: "result" + esc}},
+			{Type: agents.EventDelegationStarted, Delegation: &agents.DelegationEvent{CallID: "c1", Agent: "worker", Task: "task" + esc}},
+			{Type: agents.EventToolCall, Depth: 1, Parent: "c1", Agent: "worker", Tool: &agents.ToolEvent{Name: "read" + esc}},
+			{Type: agents.EventDelegationFinished, Delegation: &agents.DelegationEvent{CallID: "c1", Agent: "worker", Status: "ok", Conclusion: "done" + esc}},
+			{Type: agents.EventRetry, Text: "retrying", Error: "retry" + esc},
+			{Type: agents.EventNotice, Text: "notice" + esc},
+			{Type: agents.EventError, Error: "error" + esc},
+			{Type: agents.EventNoteSaved, Note: &agents.NoteEvent{Action: "saved", Name: "name" + esc, Description: "desc" + esc}},
+		} {
+			m.event(e)
+		}
+		m.flushLive()
+		m.Update(commandDoneMsg{out: "command" + esc, err: errors.New("failed" + esc)})
+		all := strings.Join(m.out, "\n")
+		if strings.ContainsAny(ansi.Strip(all), "\x1b\r\u202e") {
+			t.Errorf("%v: a control character reaches the scrollback: %q", env, all)
+		}
+		for _, want := range []string{"intro␛[2K␍", "answer 👨\u200d👩␛[2K␍\\u202e", "shell␛[2K␍ command=rm -rf ~ #␍␛[2Kls", "result␛[2K␍", "task␛[2K␍",
+			"read␛[2K␍", "done␛[2K␍", "retry␛[2K␍", "notice␛[2K␍", "error␛[2K␍", "name␛[2K␍", "desc␛[2K␍", "command␛[2K␍", "failed␛[2K␍"} {
+			if !strings.Contains(ansi.Strip(all), want) {
+				t.Errorf("%v: the scrollback lacks %q:\n%s", env, want, ansi.Strip(all))
+			}
 		}
 	}
 }

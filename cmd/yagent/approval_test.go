@@ -174,3 +174,71 @@ func waitFor(b *testio.Buffer, text string, d time.Duration) bool {
 	}
 	return false
 }
+
+// TestApprovalShowsCommandAsRun drives the real binary through a
+// pseudo-terminal and reads the screen as a terminal draws it
+// (testio.Screen): a command whose carriage return and erase-line
+// sequence would redraw the question as "? run `ls -la` in …" shows them
+// as ␍ and ␛ with the command that runs, whole; a command of two lines
+// shows both. Before, the bytes reached the terminal: the screen read
+// `ls -la` and y ran `touch pwned.txt`.
+func TestApprovalShowsCommandAsRun(t *testing.T) {
+	bin, err := exec.LookPath("yagent") // testscript.Main put it on PATH
+	if err != nil {
+		t.Fatalf("yagent test binary not on PATH: %v", err)
+	}
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", "approval-spoof.yaml"))
+	work := t.TempDir()
+	cmd := exec.Command(bin, "run", "make a file")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(),
+		"HOME="+filepath.Join(work, "home"),
+		"YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
+		"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"),
+		"OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb",
+	)
+	const cols = 200
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: cols})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	raw, screen := &testio.Buffer{}, &testio.Screen{Width: cols}
+	go io.Copy(io.MultiWriter(raw, screen), ptmx)
+	asked := func(n int) string {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if strings.Count(raw.String(), "allow?") >= n {
+				return screen.String()
+			}
+		}
+		cmd.Process.Kill()
+		t.Fatalf("no question %d; screen:\n%s", n, screen)
+		return ""
+	}
+
+	shown := asked(1)
+	if want := "? run `touch pwned.txt #␍␛[2K? run `ls -la` in " + work; !strings.Contains(shown, want) {
+		t.Errorf("the question does not show the command that runs, controls visible; want a line with\n%s\nscreen:\n%s", want, shown)
+	}
+	for _, l := range strings.Split(shown, "\n") {
+		if strings.HasPrefix(l, "? run `ls -la` in") {
+			t.Errorf("the screen shows the spoofed question %q; screen:\n%s", l, shown)
+		}
+	}
+	ptmx.Write([]byte("n"))
+
+	shown = asked(2)
+	if want := "? run `ls -la\n  │ touch pwned2.txt` in " + work; !strings.Contains(shown, want) {
+		t.Errorf("a command of two lines is not shown whole; want\n%s\nscreen:\n%s", want, shown)
+	}
+	ptmx.Write([]byte("n"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("yagent run: %v; screen:\n%s", err, screen)
+	}
+	for _, f := range []string{"pwned.txt", "pwned2.txt"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err == nil {
+			t.Errorf("%s exists: a declined command ran", f)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // ttyAsker asks the person on the terminal (questions on out, the answer
@@ -37,9 +38,17 @@ var _ agents.Asker = (*ttyAsker)(nil)
 func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	fmt.Fprintf(a.out, "? %s\n", q.Action)
+	// Every line of the action (a command exactly as it will run), none
+	// cut, none able to move the cursor; the others under a gutter.
+	for i, l := range termsafe.Lines(q.Action) {
+		if i == 0 {
+			fmt.Fprintf(a.out, "? %s\n", l)
+		} else {
+			fmt.Fprintf(a.out, "  │ %s\n", l)
+		}
+	}
 	if q.Why != "" {
-		fmt.Fprintf(a.out, "  protected path: %s\n", q.Why)
+		fmt.Fprintf(a.out, "  protected path: %s\n", termsafe.Line(q.Why))
 	}
 	if q.Path != "" {
 		for l := range strings.Lines(unifiedDiff(q.Path, q.Old, q.New, q.Created)) {
@@ -47,13 +56,14 @@ func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, e
 		}
 	}
 	if q.Args != "" { // an MCP tool's arguments, whole
-		for l := range strings.Lines(q.Args) {
-			fmt.Fprintf(a.out, "  %s", strings.TrimSuffix(l, "\n")+"\n")
+		for _, l := range termsafe.Lines(q.Args) {
+			fmt.Fprintf(a.out, "  %s\n", l)
 		}
 	}
+	prefix := termsafe.Line(q.Prefix)
 	choices := "[y]es / [n]o"
 	if q.Prefix != "" {
-		choices += fmt.Sprintf(" / [a]lways `%s …` this session", q.Prefix)
+		choices += fmt.Sprintf(" / [a]lways `%s …` this session", prefix)
 	}
 	key, err := a.readKey(ctx, "  allow? "+choices+": ")
 	if err != nil {
@@ -65,7 +75,7 @@ func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, e
 		fmt.Fprintln(a.out, "yes")
 		return agents.Allow, nil
 	case (key == 'a' || key == 'A') && q.Prefix != "":
-		fmt.Fprintf(a.out, "always `%s …`\n", q.Prefix)
+		fmt.Fprintf(a.out, "always `%s …`\n", prefix)
 		return agents.AllowPrefix, nil
 	case key == 3:
 		fmt.Fprintln(a.out, "no (Ctrl-C)")

@@ -108,6 +108,18 @@ func TestApprovalPromptKeys(t *testing.T) {
 		}
 	})
 
+	t.Run("what the model chose is shown, not obeyed", func(t *testing.T) {
+		q := agents.Question{Action: "run `echo\x1b[8m hidden` in /ws", Prefix: "echo\x1b[8m", Why: ".git/\r\x1b[2Khooks"}
+		_, out := ask(t, q, "", "n")
+		var screen testio.Screen
+		screen.Write([]byte(strings.ReplaceAll(out, "\n", "\r\n")))
+		for _, want := range []string{"? run `echo␛[8m hidden` in /ws", "protected path: .git/␍␛[2Khooks", "[a]lways `echo␛[8m …` this session"} {
+			if !strings.Contains(screen.String(), want) {
+				t.Errorf("the prompt lacks %q; it shows:\n%s", want, screen.String())
+			}
+		}
+	})
+
 	t.Run("write shows its diff", func(t *testing.T) {
 		q := agents.Question{Action: "write_file notes.txt", Path: "notes.txt", Old: "a\nb\n", New: "a\nB\n"}
 		_, screen := ask(t, q, "", "n")

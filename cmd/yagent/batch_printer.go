@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // batchPrinter shows a batch run's progress on errOut: a line per start,
@@ -40,7 +41,8 @@ func (p *batchPrinter) Emit(e agents.Event) {
 	d := e.Delegation
 	switch e.Type {
 	case agents.EventNotice:
-		p.line("%s", e.Text)
+		p.clearBar()
+		io.WriteString(p.errOut, termsafe.Text(e.Text)+"\n")
 	case agents.EventBatchStarted:
 		p.start, p.total = e.Time, e.Batch.Delegations
 		mode := ""
@@ -82,9 +84,11 @@ func (p *batchPrinter) clock(e agents.Event) string {
 	return fmt.Sprintf("[%5.1fs]", e.Time.Sub(p.start).Seconds())
 }
 
+// line prints one line, rendered for the terminal (a task, a conclusion,
+// a reason are the model's), under the bar's place.
 func (p *batchPrinter) line(format string, args ...any) {
 	p.clearBar()
-	fmt.Fprintf(p.errOut, format+"\n", args...)
+	io.WriteString(p.errOut, termsafe.Line(fmt.Sprintf(format, args...))+"\n")
 }
 
 func (p *batchPrinter) clearBar() {
@@ -136,7 +140,7 @@ func writeBatchTable(w io.Writer, rep *director.BatchReport) error {
 		case d.Usage.Requests == 0 && d.Elapsed == 0:
 			took = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Agent, d.Status, ref, brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(d.ID), termsafe.Line(d.Agent), d.Status, termsafe.Line(ref), brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
 	}
 	return tw.Flush()
 }

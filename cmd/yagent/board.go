@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // NewCmdBoard builds `yagent board`.
@@ -107,7 +107,7 @@ func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) e
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BOARD\tNOTES\tNEWEST\tSIZE")
 	for _, b := range boards {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", b.ID, b.Notes, b.Newest.Format(time.DateTime), humanBytes(b.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termsafe.Line(b.ID), b.Notes, b.Newest.Format(time.DateTime), humanBytes(b.Bytes))
 	}
 	return tw.Flush()
 }
@@ -184,7 +184,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 		if len(marks) > 0 {
 			status += " (" + strings.Join(marks, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Ref, status, m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(m.Ref), termsafe.Line(status), m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -192,7 +192,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 	if res.Skipped > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "%d unreadable notes skipped:\n", res.Skipped)
 		for _, u := range res.Unreadable {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", u.Ref, u.Err)
+			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", termsafe.Line(u.Ref), termsafe.Line(u.Err))
 		}
 	}
 	return nil
@@ -252,7 +252,7 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 			Body    string              `json:"body"`
 		}{n.Meta, n.Handoff, n.Body})
 	}
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", n.Meta.Ref, n.Handoff.Render(0), n.Body)
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), shownHandoff(n.Handoff).Render(0), termsafe.Text(n.Body))
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(f.IO.Out)
 	}
@@ -267,11 +267,30 @@ func boardShowStream(f *Factory, store *blackboard.Store, opts *boardShowOptions
 		return boardErr(err)
 	}
 	defer r.Close()
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", r.Meta.Ref, r.Handoff.Render(0))
-	if _, err := io.Copy(f.IO.Out, r); err != nil {
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), shownHandoff(r.Handoff).Render(0))
+	if _, err := termsafe.Copy(f.IO.Out, r); err != nil {
 		return fmt.Errorf("show note %s: %w", opts.Ref, err)
 	}
 	return nil
+}
+
+// shownHandoff is h for a person's terminal: every field rendered by
+// termsafe (an escape is ␛, a carriage return ␍), and a field's next lines
+// indented, so that no line of a task or a fact reads as another field.
+func shownHandoff(h *blackboard.Handoff) *blackboard.Handoff {
+	field := func(s string) string { return strings.ReplaceAll(termsafe.Text(s), "\n", "\n  ") }
+	list := func(l []string) []string {
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = field(s)
+		}
+		return out
+	}
+	c := *h
+	c.Status = blackboard.Status(field(string(h.Status)))
+	c.Agent, c.Task, c.Conclusion, c.Reason = field(h.Agent), field(h.Task), field(h.Conclusion), field(h.Reason)
+	c.Facts, c.Artifacts = list(h.Facts), list(h.Artifacts)
+	return &c
 }
 
 // boardIndexOptions are the inputs of `yagent board index`.
@@ -315,7 +334,7 @@ func boardIndexRun(ctx context.Context, f *Factory, opts *boardIndexOptions) err
 		return err
 	}
 	if idx.Text != "" {
-		fmt.Fprintln(f.IO.Out, idx.Text)
+		fmt.Fprintln(f.IO.Out, termsafe.Text(idx.Text)) // control characters shown, not obeyed
 	}
 	return nil
 }

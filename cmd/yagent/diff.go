@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // lineDiff returns a minimal line diff of a → b as "- old" / "+ new" lines
@@ -96,9 +98,13 @@ const (
 )
 
 // unifiedDiff renders the change of a file from a to b as a unified diff
-// ("--- /dev/null" for a new file), at most maxDiffLines lines of hunks.
+// ("--- /dev/null" for a new file), at most maxDiffLines lines of hunks,
+// for a person to read: the path and each line are rendered for the
+// terminal (termsafe; a tab stays a tab), so a file's content cannot draw
+// over the question it is part of.
 func unifiedDiff(path, a, b string, created bool) string {
 	var sb strings.Builder
+	path = termsafe.Line(path)
 	from := "a/" + path
 	if created {
 		from = "/dev/null"
@@ -148,7 +154,7 @@ func unifiedDiff(path, a, b string, created bool) string {
 				return sb.String()
 			}
 			sb.WriteByte(e.op)
-			sb.WriteString(e.line)
+			sb.WriteString(termsafe.Text(e.line)) // one line: only a tab is kept
 			sb.WriteByte('\n')
 			shown++
 		}

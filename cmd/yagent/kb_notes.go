@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -76,10 +77,10 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, d := range all.Folders {
-		fmt.Fprintf(tw, "%s/\t%s\n", d.Path, countNotes(d.Notes))
+		fmt.Fprintf(tw, "%s/\t%s\n", termsafe.Line(d.Path), countNotes(d.Notes))
 	}
 	for _, n := range all.Notes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, n.Title, strings.Join(n.Tags, ","), n.UpdatedAt.UTC().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(strings.Join(n.Tags, ",")), n.UpdatedAt.UTC().Format(time.DateTime))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -138,15 +139,17 @@ func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, n)
 	}
+	// Agents write notes too: what a note holds is shown, never obeyed
+	// (termsafe).
 	w := f.IO.Out
-	fmt.Fprintf(w, "# %s\n", n.Title)
+	fmt.Fprintf(w, "# %s\n", termsafe.Line(n.Title))
 	where := n.Project
 	if where == "" {
 		where = "(personal)"
 	}
-	fmt.Fprintf(w, "id: %s · %s · %s\n", n.ID, path.Join(where, n.Path), n.Class)
+	fmt.Fprintf(w, "id: %s · %s · %s\n", n.ID, termsafe.Line(path.Join(where, n.Path)), n.Class)
 	if n.Type != "" || len(n.Tags) > 0 {
-		fmt.Fprintf(w, "type: %s · tags: %s\n", n.Type, joinOr(n.Tags, "-"))
+		fmt.Fprintf(w, "type: %s · tags: %s\n", termsafe.Line(n.Type), termsafe.Line(joinOr(n.Tags, "-")))
 	}
 	fmt.Fprintf(w, "created: %s\nupdated: %s\n", provenanceLine(n.Created), provenanceLine(n.Updated))
 	for _, l := range n.Links {
@@ -158,9 +161,9 @@ func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
 		if l.Pending {
 			target = "pending"
 		}
-		fmt.Fprintf(w, "link %s %s %s (%s)\n", arrow, l.Type, l.Title, target)
+		fmt.Fprintf(w, "link %s %s %s (%s)\n", arrow, termsafe.Line(l.Type), termsafe.Line(l.Title), target)
 	}
-	fmt.Fprintf(w, "\n%s", n.Body)
+	fmt.Fprintf(w, "\n%s", termsafe.Text(n.Body))
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(w)
 	}
@@ -219,7 +222,7 @@ func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
 	fmt.Fprintln(f.IO.ErrOut)
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, h := range out.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, h.Title, path.Join(h.Project, h.Path), brief.Line(h.Snippet, 100))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, termsafe.Line(h.Title), termsafe.Line(path.Join(h.Project, h.Path)), brief.Line(h.Snippet, 100))
 	}
 	if len(out.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "no notes match")
@@ -269,14 +272,14 @@ func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
 	}
 	fmt.Fprintf(f.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, countNotes(len(out.Notes)))
 	for _, n := range out.Notes {
-		fmt.Fprintf(f.IO.Out, "## %s (%s, %s)\n%s\n", n.Title, n.ID, n.Reason, strings.TrimRight(n.Body, "\n"))
+		fmt.Fprintf(f.IO.Out, "## %s (%s, %s)\n%s\n", termsafe.Line(n.Title), n.ID, n.Reason, termsafe.Text(strings.TrimRight(n.Body, "\n")))
 		if n.Truncated {
 			fmt.Fprintf(f.IO.Out, "[shortened: yagent kb show %s]\n", n.ID)
 		}
 		fmt.Fprintln(f.IO.Out)
 	}
 	for _, c := range out.Cut {
-		fmt.Fprintf(f.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, c.Title, c.Reason, c.Tokens)
+		fmt.Fprintf(f.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, termsafe.Line(c.Title), c.Reason, c.Tokens)
 	}
 	return nil
 }

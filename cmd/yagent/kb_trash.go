@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -99,7 +100,7 @@ func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error
 		if n.DeletedBy.Token != "" {
 			by += " (" + n.DeletedBy.Token + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, n.Title, path.Join(where, n.Path), n.DeletedAt.UTC().Format(time.DateTime), by)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(path.Join(where, n.Path)), n.DeletedAt.UTC().Format(time.DateTime), by)
 	}
 	return tw.Flush()
 }

@@ -211,7 +211,7 @@ func TestMCPToolApproval(t *testing.T) {
 				return
 			}
 			refused(t, name, stderr)
-			if !strings.Contains(stderr, "ignoring mcp_servers.helper of") {
+			if !strings.Contains(stderr, "ignoring mcp_servers.helper.allow of") {
 				t.Errorf("the untrusted workspace's allow is not reported as ignored\nstderr:\n%s", stderr)
 			}
 		})

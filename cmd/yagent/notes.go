@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -118,7 +119,7 @@ func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) er
 		if n.Pinned {
 			pin = "pinned"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, n.Name, pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, termsafe.Line(n.Name), pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
 	}
 	return tw.Flush()
 }
@@ -156,11 +157,12 @@ func notesShowRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if n.Pinned {
 		pin = " (pinned)"
 	}
-	fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", n.Name, n.Description, pin, strings.TrimRight(n.Body, "\n"))
+	// The model writes the notebook: shown, never obeyed (termsafe).
+	fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", termsafe.Line(n.Name), termsafe.Line(n.Description), pin, termsafe.Text(strings.TrimRight(n.Body, "\n")))
 	if n.PrevBody != "" && n.PrevBody != n.Body {
 		fmt.Fprintln(f.IO.ErrOut, "last edit:")
 		for _, l := range lineDiff(n.PrevBody, n.Body) {
-			fmt.Fprintln(f.IO.ErrOut, "  "+l)
+			fmt.Fprintln(f.IO.ErrOut, "  "+termsafe.Text(l))
 		}
 	}
 	return nil

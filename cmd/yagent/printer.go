@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // jsonPrinter writes one JSON event per line (the --json stream). The
@@ -56,6 +57,11 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 // delegations, retries, usage) to errOut, so `yagent run … > answer.md`
 // captures only the answer.
 //
+// Everything it shows a person is rendered for the terminal first
+// (termsafe): progress lines, notices, narration, reasoning, and the
+// answer when out is a terminal; into a file or a pipe the answer is kept
+// as the model wrote it (it is the output, like --json).
+//
 // A retry voids the text its request printed. On a terminal the retry is
 // shown where the void text stands; into a file or a pipe (buffered set)
 // the lead's text of a model call is held until the call succeeds, so a
@@ -80,9 +86,11 @@ type humanPrinter struct {
 	// (interactive sessions on a terminal).
 	reasoning   bool
 	inReasoning bool
-	total       agents.UsageEvent
-	byAgent     map[string]*agents.UsageEvent
-	order       []string
+	// textSafe and reasonSafe render the streamed text and reasoning.
+	textSafe, reasonSafe termsafe.Stream
+	total                agents.UsageEvent
+	byAgent              map[string]*agents.UsageEvent
+	order                []string
 }
 
 func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
@@ -103,8 +111,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			p.pending.WriteString(e.Text)
 			return
 		}
-		io.WriteString(p.out, e.Text)
-		p.midline = !strings.HasSuffix(e.Text, "\n")
+		p.writeText(p.textSafe.Next(e.Text))
 	case agents.EventReasoningDelta:
 		if e.Depth != 0 || !p.reasoning {
 			return
@@ -114,7 +121,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			io.WriteString(p.errOut, dim)
 			p.inReasoning = true
 		}
-		io.WriteString(p.errOut, e.Text)
+		io.WriteString(p.errOut, p.reasonSafe.Next(e.Text))
 	case agents.EventToolCall:
 		if e.Depth == 0 && p.done != "" {
 			p.narrate()
@@ -147,7 +154,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		}
 		p.line("%s↻ %s: %s", indent, e.Text, brief.Line(e.Error, 120))
 	case agents.EventNotice:
-		p.line("%s%s", indent, e.Text)
+		p.text(indent + e.Text)
 	case agents.EventUsage:
 		if e.Depth == 0 {
 			p.flush() // the call succeeded: its text is narration or the answer
@@ -168,7 +175,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			p.total.ElapsedMS = e.Usage.ElapsedMS
 		}
 	case agents.EventError:
-		p.line("%serror: %s", indent, e.Error)
+		p.text(indent + "error: " + e.Error)
 	case agents.EventNoteSaved:
 		n := e.Note
 		p.line("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100))
@@ -190,15 +197,34 @@ func (p *humanPrinter) Emit(e agents.Event) {
 // dim and undim are the ANSI faint attribute and its reset.
 const dim, undim = "\x1b[2m", "\x1b[0m"
 
-// line prints a progress line on errOut, first ending the lead's text line
-// (or its reasoning) if it is open.
+// line prints a progress line on errOut (rendered as one line for the
+// terminal), first ending the lead's text line (or its reasoning) if it is
+// open.
 func (p *humanPrinter) line(format string, args ...any) {
 	p.endReasoning()
 	p.endText()
-	fmt.Fprintf(p.errOut, format+"\n", args...)
+	io.WriteString(p.errOut, termsafe.Line(fmt.Sprintf(format, args...))+"\n")
+}
+
+// text prints s, which may have several lines (a notice, an error), on
+// errOut as line does.
+func (p *humanPrinter) text(s string) {
+	p.endReasoning()
+	p.endText()
+	io.WriteString(p.errOut, termsafe.Text(s)+"\n")
+}
+
+// writeText writes the lead's text, rendered, to the terminal out.
+func (p *humanPrinter) writeText(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(p.out, s)
+	p.midline = !strings.HasSuffix(s, "\n")
 }
 
 func (p *humanPrinter) endText() {
+	p.writeText(p.textSafe.End())
 	if p.midline {
 		io.WriteString(p.out, "\n")
 		p.midline = false
@@ -207,7 +233,7 @@ func (p *humanPrinter) endText() {
 
 func (p *humanPrinter) endReasoning() {
 	if p.inReasoning {
-		io.WriteString(p.errOut, undim+"\n")
+		io.WriteString(p.errOut, p.reasonSafe.End()+undim+"\n")
 		p.inReasoning = false
 	}
 }
@@ -224,7 +250,7 @@ func (p *humanPrinter) flush() {
 
 // narrate writes the done call's text to errOut: tool calls followed it.
 func (p *humanPrinter) narrate() {
-	text := p.done
+	text := termsafe.Text(p.done)
 	p.done = ""
 	p.endText()
 	io.WriteString(p.errOut, text)

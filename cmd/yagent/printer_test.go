@@ -139,3 +139,67 @@ func TestHumanPrinterNarration(t *testing.T) {
 		}
 	}
 }
+
+// TestPrinterShowsControls pins what reaches a person's terminal from the
+// plain printer and the batch printer: tool lines, results, notices,
+// errors, narration, reasoning and — on a terminal — the answer show their
+// control characters (␛, ␍) and bidi overrides (\u202e), with an emoji
+// family split between two deltas kept whole; into a file the answer is
+// the model's text as it is (it is the output). Before, every one of them
+// reached the terminal as bytes.
+func TestPrinterShowsControls(t *testing.T) {
+	const esc = "\x1b[2K\r"
+	events := []agents.Event{
+		{Type: agents.EventReasoningDelta, Text: "think" + esc},
+		{Type: agents.EventTextDelta, Text: "narrate" + esc},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+		{Type: agents.EventToolCall, Tool: &agents.ToolEvent{Name: "shell", Args: []byte(`{"command":"rm -rf ~ #\r\u001b[2Kls"}`)}},
+		{Type: agents.EventToolResult, Tool: &agents.ToolEvent{Name: "shell", Summary: "ok\r\x1b[31mfine\u202e"}},
+		{Type: agents.EventNotice, Text: "notice" + esc},
+		{Type: agents.EventError, Error: "error" + esc},
+		{Type: agents.EventDelegationStarted, Delegation: &agents.DelegationEvent{Agent: "worker", Task: "task" + esc}},
+		{Type: agents.EventTextDelta, Text: "answer 👨\u200d"},
+		{Type: agents.EventTextDelta, Text: "👩" + esc},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+		{Type: agents.EventTurnFinished, Reason: "answer"},
+	}
+	for _, buffered := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		p := newHumanPrinter(&out, &errOut)
+		p.buffered, p.reasoning = buffered, true
+		for _, e := range events {
+			p.Emit(e)
+		}
+		p.finish()
+		stderr := strings.ReplaceAll(strings.ReplaceAll(errOut.String(), dim, ""), undim, "")
+		if strings.ContainsAny(stderr, "\x1b\r\u202e") {
+			t.Errorf("buffered=%v: stderr has control characters: %q", buffered, errOut.String())
+		}
+		for _, want := range []string{"think␛[2K␍", "command=rm -rf ~ #␍␛[2Kls", "ok␍␛[31mfine\\u202e", "notice␛[2K␍", "error␛[2K␍", "task␛[2K␍"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("buffered=%v: stderr lacks %q:\n%s", buffered, want, stderr)
+			}
+		}
+		// On a terminal the narration streams to stdout too; into a file
+		// it goes to stderr, and the answer is the text as written.
+		want := "narrate␛[2K␍\nanswer 👨\u200d👩␛[2K␍\n"
+		if buffered {
+			want = "answer 👨\u200d👩" + esc + "\n"
+			if !strings.Contains(stderr, "narrate␛[2K␍") {
+				t.Errorf("stderr lacks the narration, rendered:\n%s", stderr)
+			}
+		}
+		if out.String() != want {
+			t.Errorf("buffered=%v: stdout = %q; want %q", buffered, out.String(), want)
+		}
+	}
+
+	var errOut bytes.Buffer
+	p := newBatchPrinter(&errOut, false)
+	p.Emit(agents.Event{Type: agents.EventDelegationStarted, Delegation: &agents.DelegationEvent{ID: "d1", Agent: "worker", Task: "task" + esc}})
+	p.Emit(agents.Event{Type: agents.EventDelegationSkipped, Delegation: &agents.DelegationEvent{ID: "d2", Status: "skipped", Reason: "why" + esc}})
+	p.Emit(agents.Event{Type: agents.EventNotice, Text: "notice" + esc})
+	if got := errOut.String(); strings.ContainsAny(got, "\x1b\r") || !strings.Contains(got, "why␛[2K␍") || !strings.Contains(got, "notice␛[2K␍") {
+		t.Errorf("batch printer: %q", got)
+	}
+}

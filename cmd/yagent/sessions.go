@@ -11,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -72,7 +73,7 @@ func printSessions(w *tabwriter.Writer, rows []sessionRow, numbered bool) {
 		if numbered {
 			fmt.Fprintf(w, "%d\t", i+1)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), r.ID, dash(r.Name), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), termsafe.Line(r.ID), termsafe.Line(dash(r.Name)), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
 	}
 }
 
@@ -172,17 +173,20 @@ func sessionsShowRun(ctx context.Context, f *Factory, opts *sessionsShowOptions)
 		}{in, nonNil(spend)})
 	}
 	w := f.IO.Out
+	// A title is the first prompt (or what a model named the session):
+	// each field is rendered on its one line (termsafe).
+	l := termsafe.Line
 	fmt.Fprintf(w, "id:       %s\nname:     %s\nkind:     %s\ntitle:    %s\ncwd:      %s\nmodel:    %s\nboard:    %s\nturns:    %d\ncreated:  %s\nupdated:  %s\nrollout:  %s\n",
-		in.ID, dash(in.Name), in.Kind, in.Title, in.Cwd, in.Model, in.BoardID, in.Turns,
-		in.Created.Local().Format(time.DateTime), in.Updated.Local().Format(time.DateTime), in.Rollout)
+		l(in.ID), l(dash(in.Name)), l(string(in.Kind)), l(in.Title), l(in.Cwd), l(in.Model), l(in.BoardID), in.Turns,
+		in.Created.Local().Format(time.DateTime), in.Updated.Local().Format(time.DateTime), l(in.Rollout))
 	if in.ParentID != "" {
-		fmt.Fprintf(w, "parent:   %s\n", in.ParentID)
+		fmt.Fprintf(w, "parent:   %s\n", l(in.ParentID))
 	}
 	fmt.Fprintln(w, "\nspend:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LABEL\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
 	for _, r := range spend {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", l(r.Label), r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
 	}
 	return tw.Flush()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/tui"
@@ -147,7 +148,8 @@ func (c *chat) intro(ctx context.Context) string {
 }
 
 // writeTranscript prints the last n turns of a history (n <= 0: all): the
-// person's prompts and the answers, tools summed up.
+// person's prompts and the answers, tools summed up, rendered for the
+// terminal (termsafe).
 func writeTranscript(w io.Writer, history []llm.Message, n int) {
 	var starts []int
 	for i, m := range history {
@@ -163,13 +165,13 @@ func writeTranscript(w io.Writer, history []llm.Message, n int) {
 	for _, m := range history[from:] {
 		switch m.Role {
 		case llm.RoleUser:
-			fmt.Fprintf(w, "› %s\n", strings.ReplaceAll(strings.TrimSpace(m.Content), "\n", "\n  "))
+			fmt.Fprintf(w, "› %s\n", strings.ReplaceAll(termsafe.Text(strings.TrimSpace(m.Content)), "\n", "\n  "))
 		case llm.RoleAssistant:
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(w, "  ▸ %s\n", tc.Name)
+				fmt.Fprintf(w, "  ▸ %s\n", termsafe.Line(tc.Name))
 			}
 			if t := strings.TrimSpace(m.Content); t != "" {
-				fmt.Fprintf(w, "%s\n", t)
+				fmt.Fprintf(w, "%s\n", termsafe.Text(t))
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
@@ -124,6 +125,27 @@ func (r *tuiRig) frame() string {
 		r.t.Fatal("the program did not answer for its frame")
 		return ""
 	}
+}
+
+// rawFrame waits until the frame, as the program draws it (nothing
+// stripped), satisfies ok and returns it.
+func (r *tuiRig) rawFrame(what string, ok func(string) bool) string {
+	r.t.Helper()
+	var last string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ch := make(chan string, 1)
+		r.tm.Send(snapMsg{ch: ch})
+		select {
+		case last = <-ch:
+		case <-time.After(10 * time.Second):
+			r.t.Fatal("the program did not answer for its frame")
+		}
+		if ok(last) {
+			return last
+		}
+	}
+	r.t.Fatalf("the frame never showed %s; it shows:\n%q", what, last)
+	return ""
 }
 
 var spinnerGlyph = regexp.MustCompile(`(?m)^[|/\\-] working`)
@@ -404,6 +426,46 @@ func TestTUIApprovalModal(t *testing.T) {
 	out := readAll(r, "approval: no", "Understood")
 	if !strings.Contains(out, "approval: no") || !strings.Contains(out, "Understood") {
 		t.Errorf("the transcript lacks the refusal or the answer:\n%s", out)
+	}
+}
+
+// TestTUIApprovalShowsCommandAsRun: the modal shows what the plain prompt
+// shows (TestApprovalShowsCommandAsRun): a command whose carriage return
+// and erase-line sequence would redraw the question as "? run `ls -la` in
+// …" shows them as ␍ and ␛ with the command that runs, whole (not cut at
+// the width); a command of two lines shows both. The frame is read as a
+// terminal draws it (testio.Screen). Before, the modal drew `ls -la`.
+func TestTUIApprovalShowsCommandAsRun(t *testing.T) {
+	const width = 120
+	r := startTUI(t, tuiRigOptions{scenario: "approval-spoof.yaml", canAsk: true, width: width, height: 30})
+	r.idle()
+	r.tm.Type("make a file")
+	r.key("enter")
+	screen := func(frame string) string {
+		s := &testio.Screen{Width: width}
+		s.Write([]byte(strings.ReplaceAll(frame, "\n", "\r\n")))
+		return s.String()
+	}
+	shown := screen(r.rawFrame("the first question", func(s string) bool { return strings.Contains(s, "allow? [y]es") }))
+	if want := "? run `touch pwned.txt #␍␛[2K? run `ls -la` in " + r.dir; !strings.Contains(shown, want) {
+		t.Errorf("the modal does not show the command that runs, controls visible; want\n%s\nit shows:\n%s", want, shown)
+	}
+	for _, l := range strings.Split(shown, "\n") {
+		if strings.HasPrefix(l, "? run `ls -la` in") {
+			t.Errorf("the modal shows the spoofed question %q:\n%s", l, shown)
+		}
+	}
+	r.tm.Type("n")
+	shown = screen(r.rawFrame("the second question", func(s string) bool { return strings.Contains(s, "pwned2") }))
+	if want := "? run `ls -la\n  │ touch pwned2.txt` in " + r.dir; !strings.Contains(shown, want) {
+		t.Errorf("a command of two lines is not shown whole; want\n%s\nit shows:\n%s", want, shown)
+	}
+	r.tm.Type("n")
+	r.idle()
+	for _, f := range []string{"pwned.txt", "pwned2.txt"} {
+		if _, err := os.Stat(filepath.Join(r.dir, f)); err == nil {
+			t.Errorf("%s exists: a declined command ran", f)
+		}
 	}
 }
 

@@ -1,21 +1,31 @@
 // Package brief shortens text for one line of a terminal: the plain
 // printer's and the interactive view's tool lines, session titles, notes.
+// What it returns is safe to print (internal/termsafe).
 package brief
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// Line folds s onto one line (runs of white space become one space) and
-// cuts it to n runes, the last being "…" when it was cut.
+// Line folds s onto one line (runs of white space, line breaks included,
+// become one space), renders what is left for a terminal (a carriage
+// return alone is ␍, an escape ␛: termsafe.Cut) and cuts it to n runes,
+// the last being "…" when it was cut.
 func Line(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.Join(strings.FieldsFunc(s, fold), " ")
+	return termsafe.Cut(s, n)
+}
+
+// fold reports white space that only separates words: control characters
+// other than tab and newline (a carriage return alone) are shown instead.
+func fold(r rune) bool {
+	return unicode.IsSpace(r) && (r == '\t' || r == '\n' || !unicode.IsControl(r))
 }
 
 // Args renders tool arguments as k=v pairs in key order, each value cut to

@@ -30,3 +30,25 @@ func TestArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestLineSafe: what a model chose never reaches the terminal as control
+// characters: a carriage return alone, an escape and a bidi override are
+// shown; CRLF is a line break like any other.
+func TestLineSafe(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"rm -rf ~ #\r\x1b[2Kls -la", 100, "rm -rf ~ #␍␛[2Kls -la"},
+		{"a\r\nb", 10, "a b"},
+		{"ab\u202ecd", 9, `ab\u202e…`},
+	} {
+		if got := Line(tc.in, tc.n); got != tc.want {
+			t.Errorf("Line(%q, %d) = %q; want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+	if got, want := Args([]byte(`{"command":"x\u001b[2Ky"}`)), "command=x␛[2Ky"; got != want {
+		t.Errorf("Args = %q; want %q", got, want)
+	}
+}

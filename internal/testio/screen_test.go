@@ -1,0 +1,38 @@
+package testio
+
+import "testing"
+
+// TestScreen: the emulator shows what a terminal shows — a carriage
+// return and an erase redraw the line, cursor moves overwrite, colours are
+// invisible, a sequence split between writes still counts.
+func TestScreen(t *testing.T) {
+	for _, tc := range []struct {
+		width    int
+		in, want string
+	}{
+		{80, "? run `rm -rf ~ #\r\x1b[2K? run `ls -la` in /ws\r\n", "? run `ls -la` in /ws"},
+		{10, "abc\rX\n", "Xbc"},
+		{10, "abc\x1b[2DX", "aXc"},
+		{10, "\x1b[31mred\x1b[0m", "red"},
+		{10, "one\r\ntwo\x1b[1AX", "oneX\ntwo"},
+		{10, "one\ntwo", "one\n   two"}, // a line feed alone keeps the column
+		{10, "ab\bc", "ac"},
+		{10, "a\tb", "a       b"},
+		{10, "日本\x1b[2DX", "日X"},
+		{10, "12345678901", "1234567890\n1"},
+	} {
+		s := &Screen{Width: tc.width}
+		s.Write([]byte(tc.in))
+		if got := s.String(); got != tc.want {
+			t.Errorf("Screen after %q = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	s := &Screen{}
+	s.Write([]byte("abc\x1b["))
+	s.Write([]byte("2K\rX"))
+	s.Write([]byte("\xe6\x97"))
+	s.Write([]byte("\xa5"))
+	if got := s.String(); got != "X日" {
+		t.Errorf("split sequence and rune: %q; want %q", got, "X日")
+	}
+}
