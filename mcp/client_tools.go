@@ -132,7 +132,7 @@ func (r *remote) agentTools() ([]*agents.Tool, error) {
 		original := c.info.Original
 		t, err := agents.NewDynamicTool(agents.Tool{Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags},
 			func(ctx context.Context, call *agents.Call) (agents.Result, error) {
-				return r.call(ctx, original, call.Args)
+				return r.scrubbed(r.call(ctx, original, call.Args))
 			})
 		if err != nil { // converted compiled it already
 			r.notify(fmt.Sprintf("mcp server %s: tool %s left out: %v", r.name, original, err))
