@@ -297,3 +297,17 @@ func isAlnum(ch byte) bool {
 	ch = lower(ch)
 	return 'a' <= ch && ch <= 'z' || '0' <= ch && ch <= '9'
 }
+
+// Exact is New for values a person chose that the text otherwise never
+// holds (a database password in a driver's error): every non-empty value
+// is scrubbed, whatever its length.
+func Exact(values ...string) Secrets {
+	var vals []string
+	for _, v := range values {
+		if v != "" && !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	slices.SortStableFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	return Secrets{vals: vals}
+}

@@ -125,6 +125,10 @@ func TestShortValuesAreNotSecrets(t *testing.T) {
 	if got := s.String("pull ollama first"); got != "pull ollama first" {
 		t.Errorf("String = %q", got)
 	}
+	// A password a person chose is scrubbed whatever its length.
+	if got := Exact("pw1", "").String("auth failed for pw1"); got != "auth failed for [redacted]" {
+		t.Errorf("Exact(pw1).String = %q", got)
+	}
 }
 
 // TestScrubError pins that a scrubbed error keeps its chain for errors.Is
