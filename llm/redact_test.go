@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/yagent/yagent/llm"
@@ -103,10 +104,10 @@ func TestErrorsNeverEchoCredentials(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var seen int
+			var seen atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.Copy(io.Discard, r.Body)
-				seen++
+				seen.Add(1)
 				tc.handler(w, r)
 			}))
 			defer srv.Close()
@@ -126,7 +127,7 @@ func TestErrorsNeverEchoCredentials(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if seen == 0 && tc.mod == nil {
+			if seen.Load() == 0 && tc.mod == nil {
 				t.Fatal("the server was never asked")
 			}
 			texts := chainTexts(err, tc.outer)
