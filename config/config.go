@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -114,6 +116,22 @@ func (m Model) Headers(getenv func(string) string) map[string]string {
 			v = getenv(strings.TrimSuffix(name, "}"))
 		}
 		out[k] = v
+	}
+	return out
+}
+
+// SecretHeaders returns the values of the ExtraHeaders read from the
+// environment ("${VAR}"): credentials the model client scrubs from every
+// error (llm.EndpointConfig.Secrets).
+func (m Model) SecretHeaders(getenv func(string) string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m.ExtraHeaders)) {
+		v := m.ExtraHeaders[k]
+		if name, ok := strings.CutPrefix(v, "${"); ok && strings.HasSuffix(name, "}") {
+			if s := getenv(strings.TrimSuffix(name, "}")); s != "" {
+				out = append(out, s)
+			}
+		}
 	}
 	return out
 }

@@ -39,8 +39,12 @@ var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+
 // xxxxx, in either form PostgreSQL accepts (URL or key=value).
 func MaskDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxxxx")
+		if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+			for _, k := range []string{"password", "sslpassword"} {
+				if q.Has(k) {
+					q.Set(k, "xxxxx")
+				}
+			}
 			u.RawQuery = q.Encode()
 		}
 		return u.Redacted()

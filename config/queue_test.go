@@ -15,6 +15,8 @@ func TestMaskDSN(t *testing.T) {
 		{"postgres://yagent:s3cret@db.internal:5432/yagent", "postgres://yagent:xxxxx@db.internal:5432/yagent"},
 		{"postgresql://yagent@db/yagent?sslmode=require", "postgresql://yagent@db/yagent?sslmode=require"},
 		{"postgres://db/yagent?user=y&password=s3cret", "postgres://db/yagent?password=xxxxx&user=y"},
+		{"postgres://db/yagent?sslpassword=s3cret", "postgres://db/yagent?sslpassword=xxxxx"},
+		{"host=db sslpassword=s3cret", "host=db sslpassword=xxxxx"},
 		{"host=db user=yagent password=s3cret dbname=yagent", "host=db user=yagent password=xxxxx dbname=yagent"},
 		{"host=db password='s3 cret' dbname=yagent", "host=db password=xxxxx dbname=yagent"},
 		{"postgres://yagent:s3cret@[::1", "postgres://xxxxx@[::1"},

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/redact"
 )
 
 // pgSchema is the PostgreSQL schema holding the knowledge base's tables; it
@@ -34,22 +36,6 @@ func IsPostgres(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// MaskDSN is dsn with its password replaced by "***", for messages.
-func MaskDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		if err != nil {
-			return "(a DSN that is not a URL)"
-		}
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxx")
-		return strings.Replace(u.String(), ":xxx@", ":***@", 1)
-	}
-	return u.String()
-}
-
 // OpenPostgres opens the knowledge base in the PostgreSQL database of dsn
 // (postgres://user:password@host:port/db) and brings its schema
 // (yagent_kb) up to date. Several stores — in one process or many, on
@@ -58,7 +44,7 @@ func MaskDSN(dsn string) string {
 // be reached fails with ErrUnreachable; a schema from a newer yagent, or a
 // yagent_kb schema that is not a knowledge base, is refused untouched.
 func OpenPostgres(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	masked := MaskDSN(dsn)
+	masked := config.MaskDSN(dsn)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open kb %s: %w: not a PostgreSQL connection string (want postgres://user:password@host:port/database)", masked, ErrUnreachable)
@@ -78,7 +64,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("open kb %s: %w: %v", masked, ErrUnreachable, errors.Unwrap(err))
+		return nil, fmt.Errorf("open kb %s: %w: %v", masked, ErrUnreachable, redact.Exact(config.DSNPasswords(dsn)...).Error(errors.Unwrap(err)))
 	}
 	s, err := openStore(ctx, db, &pgDialect{}, masked, opts)
 	if err != nil {

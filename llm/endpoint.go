@@ -48,4 +48,9 @@ type EndpointConfig struct {
 	ExtraBody    map[string]any
 	ExtraHeaders map[string]string
 	DropParams   []string
+	// Secrets are values sent with every request, besides APIKey and the
+	// ExtraHeaders named like credentials (Authorization, *key*, *token*,
+	// *secret*, Cookie), that an error must never show: the extra_headers
+	// read from the environment. Errors are scrubbed of all of them.
+	Secrets []string
 }

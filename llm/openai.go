@@ -17,6 +17,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/yagent/yagent/internal/redact"
 )
 
 // OpenAIClient is a [Client] for any OpenAI-compatible endpoint (OpenAI,
@@ -37,6 +39,7 @@ type OpenAIClient struct {
 	api             string
 	reasoningEffort string
 	bodyOpts        bodyOptions
+	secrets         redact.Secrets // what the requests carry that errors must not show
 }
 
 var _ Client = (*OpenAIClient)(nil)
@@ -85,9 +88,14 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 		api:             api,
 		reasoningEffort: cfg.ReasoningEffort,
 		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams, omit: profile.Omit},
+		secrets:         credentials(cfg, u),
 	}
+	// Messages name the endpoint by c.baseURL: a password or a key in it
+	// is scrubbed like any other credential.
+	target := c.baseURL
+	c.baseURL = c.secrets.String(target)
 	if cfg.Timeout < 0 || cfg.MaxRetries < 0 {
-		return nil, fmt.Errorf("model endpoint %s: timeout %v and max_retries %d: want 0 or more (0: no bound, no retry)", cfg.BaseURL, cfg.Timeout, cfg.MaxRetries)
+		return nil, fmt.Errorf("model endpoint %s: timeout %v and max_retries %d: want 0 or more (0: no bound, no retry)", c.baseURL, cfg.Timeout, cfg.MaxRetries)
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -97,7 +105,7 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 		}
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(c.baseURL),
+		option.WithBaseURL(target),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0), // the retry policy is ours
 	}
@@ -269,7 +277,17 @@ func isStreamError(err error) bool {
 // classify turns the failure of one attempt into the error to report and
 // says whether a new attempt may cure it (see retryable). The caller's own
 // cancellation is handled by retry before any of this matters.
+//
+// It is the one place a provider's answer becomes a yagent error, so it is
+// where the request's credentials are taken out (see scrub): whatever
+// prints, records or exports an error of this package (the printer,
+// --json, rollouts and notes, traces, EventRetry) gets scrubbed text.
 func (c *OpenAIClient) classify(actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
+	wait, err := c.classifyAttempt(actx, c.scrubParts(err, out), out, model)
+	return wait, c.scrub(err)
+}
+
+func (c *OpenAIClient) classifyAttempt(actx context.Context, err error, out *httpOutcome, model string) (time.Duration, error) {
 	var fe *finishError
 	if errors.As(err, &fe) {
 		var r *retryableError

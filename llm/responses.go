@@ -136,20 +136,20 @@ func responsesItems(m Message) ([]json.RawMessage, error) {
 // responsesError is a failure the Responses stream reported itself: an
 // error event or a failed response.
 type responsesError struct {
-	code, msg string
+	code, msg string // as the provider sent them: classify scrubs them before they are flattened
 	retryable bool
 }
 
 func (e *responsesError) Error() string {
 	if e.code != "" {
-		return fmt.Sprintf("the model failed (%s: %s)", e.code, e.msg)
+		return fmt.Sprintf("the model failed (%s: %s)", oneLine(e.code), oneLine(e.msg))
 	}
-	return "the model failed: " + e.msg
+	return "the model failed: " + oneLine(e.msg)
 }
 
 func newResponsesError(code, msg string) *responsesError {
 	se := newStreamError([]byte(fmt.Sprintf(`{"error":{"code":%s,"message":%s}}`, quote(code), quote(msg))))
-	return &responsesError{code: code, msg: oneLine(msg), retryable: se.retryable}
+	return &responsesError{code: code, msg: msg, retryable: se.retryable}
 }
 
 func quote(s string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/redact"
 )
 
 // ServersOptions configure the client side.
@@ -52,7 +53,11 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 	}
 	s := &Servers{opts: opts, remotes: map[string]*remote{}}
 	for name, c := range cfg {
-		s.remotes[name] = &remote{name: name, cfg: c, opts: &s.opts}
+		r := &remote{name: name, cfg: c, opts: &s.opts}
+		if c.URL != "" && c.TokenEnv != "" {
+			r.secrets = redact.New(opts.Getenv(c.TokenEnv))
+		}
+		s.remotes[name] = r
 	}
 	s.names = slices.Sorted(maps.Keys(cfg))
 	return s
@@ -138,6 +143,9 @@ type remote struct {
 	name string
 	cfg  config.MCPServer
 	opts *ServersOptions
+	// secrets is the bearer token (token_env), which no error, notice or
+	// result this server brings back may show. Set once, read unlocked.
+	secrets redact.Secrets
 
 	mu       sync.Mutex
 	started  bool // a first start was attempted
@@ -172,8 +180,10 @@ func (r *remote) ensureStarted(ctx context.Context) {
 }
 
 // connectLocked starts the server, runs the handshake and lists its
-// tools, all within the server's timeout.
-func (r *remote) connectLocked(ctx context.Context) error {
+// tools, all within the server's timeout. Its error is scrubbed of the
+// bearer token: it is kept and shown as the server's failure.
+func (r *remote) connectLocked(ctx context.Context) (err error) {
+	defer func() { err = r.secrets.Error(err) }()
 	if err := r.cfg.Check(r.name); err != nil {
 		return err
 	}
@@ -213,7 +223,7 @@ func deadlineHint(ctx context.Context, err error, server string, d time.Duration
 // watch waits for the session to end; an end yagent did not ask for is
 // reported, and the next call restarts the server (once).
 func (r *remote) watch(sess *sdk.ClientSession) {
-	err := sess.Wait()
+	err := r.secrets.Error(sess.Wait())
 	r.mu.Lock()
 	if r.sess != sess || r.closing {
 		r.mu.Unlock()
@@ -275,7 +285,7 @@ func (r *remote) close() error {
 	if errors.As(err, &ee) {
 		return nil // a server killed at shutdown is not a failure of ours
 	}
-	return err
+	return r.secrets.Error(err)
 }
 
 func (r *remote) target() string {
@@ -317,6 +327,14 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(req)
+}
+
+// scrubbed is a tool's result with the bearer token taken out: a server
+// may echo it in an error, or in what a tool returns, and the result goes
+// to the model, the rollout and the screen.
+func (r *remote) scrubbed(res agents.Result, err error) (agents.Result, error) {
+	res.Content, res.Summary = r.secrets.String(res.Content), r.secrets.String(res.Summary)
+	return res, r.secrets.Error(err)
 }
 
 func (r *remote) info() ServerInfo {

@@ -1,7 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
@@ -292,6 +296,67 @@ func TestServerTimeoutAsConfigured(t *testing.T) {
 		cancel()
 		if want := d > 0; ok != want || ok && time.Until(deadline) > d {
 			t.Errorf("timeout %v: deadline %v (set %v); want one %v away", d, deadline, ok, d)
+		}
+	}
+}
+
+// TestClientNeverEchoesBearerToken pins that a url server's bearer token
+// (token_env) never comes back out of yagent: not in a start failure (a
+// 401 whose JSON-RPC error echoes the Authorization header), not in
+// `mcp ls`'s error, not in a tool's result when the server refuses a call
+// with the header echoed.
+func TestClientNeverEchoesBearerToken(t *testing.T) {
+	f := newFixture(t)
+	gw := f.gw.HTTPHandler()
+	echo := func(w http.ResponseWriter, r *http.Request, status int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		msg, _ := json.Marshal("refused, you sent " + r.Header.Get("Authorization"))
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":%s}}`, msg)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		switch {
+		case strings.Contains(r.URL.Path, "/locked"):
+			echo(w, r, http.StatusUnauthorized)
+		case bytes.Contains(body, []byte(`"tools/call"`)):
+			echo(w, r, http.StatusForbidden)
+		default:
+			gw.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	getenv := func(k string) string { return map[string]string{"KB_TOKEN": f.read}[k] }
+	cfg := map[string]config.MCPServer{
+		"kb":     {URL: srv.URL, TokenEnv: "KB_TOKEN", Enabled: true, Timeout: config.Duration(10 * time.Second), Allow: []string{"*"}},
+		"locked": {URL: srv.URL + "/locked", TokenEnv: "KB_TOKEN", Enabled: true, Timeout: config.Duration(10 * time.Second)},
+	}
+	s := NewServers(cfg, ServersOptions{Getenv: getenv})
+	defer s.Close()
+	tools, errs := s.Tools(t.Context(), headless)
+	var texts []string
+	for _, err := range errs {
+		texts = append(texts, err.Error())
+	}
+	for _, info := range s.List(t.Context()) {
+		texts = append(texts, info.Error)
+	}
+	whoami := toolByName(tools, "mcp_kb__whoami")
+	if whoami == nil || len(errs) != 1 {
+		t.Fatalf("tools %v, errs %v; want kb's tools and locked's failure", agents.Names(tools), errs)
+	}
+	res := runExternal(t, whoami, `{}`)
+	texts = append(texts, res.Content, res.Summary)
+	if !res.IsError || !strings.Contains(res.Content, "refused, you sent Bearer [redacted]") {
+		t.Errorf("whoami = %+v; want the refusal with the token redacted", res)
+	}
+	if !strings.Contains(errs[0].Error(), "Bearer [redacted]") {
+		t.Errorf("start failure %q; want the echoed header, redacted", errs[0])
+	}
+	for _, text := range texts {
+		if strings.Contains(text, f.read) {
+			t.Errorf("the token shows in %q", text)
 		}
 	}
 }

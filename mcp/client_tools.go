@@ -138,7 +138,7 @@ func (r *remote) agentTools(policy agents.ShellPolicy) ([]*agents.Tool, error) {
 		ext := agents.External{Server: r.name, Tool: original, ReadOnlyHint: c.info.ReadOnly, Allowed: c.info.Allowed}
 		t, err := agents.NewExternalTool(policy, agents.Tool{Name: c.info.Name, Family: Family(r.name), Description: c.info.Description, Schema: c.schema, Flags: flags}, ext,
 			func(ctx context.Context, call *agents.Call) (agents.Result, error) {
-				return r.call(ctx, original, call.Args)
+				return r.scrubbed(r.call(ctx, original, call.Args))
 			})
 		if err != nil { // converted compiled it already
 			r.notify(fmt.Sprintf("mcp server %s: tool %s left out: %v", r.name, original, err))

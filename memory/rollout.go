@@ -95,6 +95,11 @@ type Item struct {
 	Anchor     *AnchorItem     `json:"anchor,omitempty"`
 	// Upto is the message count a cleared item drops.
 	Upto int `json:"upto,omitempty"`
+
+	// Line and Cut are set by LoadRolloutBounded: the item's line in the
+	// file (1 is session_meta), and the strings it cut short.
+	Line int         `json:"-"`
+	Cut  []CutString `json:"-"`
 }
 
 // RolloutPath is where a session's rollout lives:

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/redact"
 )
 
 // QueueName is the River queue delegations travel on.
@@ -86,7 +85,7 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	cfg.MaxConns = 8
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w: %v", opts.Source, addr, ErrUnreachable, err)
+		return nil, fmt.Errorf("%s %s: %w: %v", opts.Source, addr, ErrUnreachable, scrub(err, opts.DSN))
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -95,7 +94,7 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s %s: %w: %v; start PostgreSQL there or fix %s", opts.Source, addr, ErrUnreachable, redact(err.Error(), opts.DSN), opts.Source)
+		return nil, fmt.Errorf("%s %s: %w: %v; start PostgreSQL there or fix %s", opts.Source, addr, ErrUnreachable, scrub(err, opts.DSN), opts.Source)
 	}
 	var out io.Writer = io.Discard
 	if opts.Log != nil {
@@ -235,13 +234,8 @@ func (q *Queue) client(cfg *river.Config) (*river.Client[pgx.Tx], error) {
 // MaskDSN returns dsn with its password replaced by xxxxx.
 func MaskDSN(dsn string) string { return config.MaskDSN(dsn) }
 
-// redact removes dsn's password from a driver's message, should it quote
+// scrub removes dsn's passwords from a driver's error, should it quote
 // the address.
-func redact(msg, dsn string) string {
-	if u, err := url.Parse(dsn); err == nil {
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
-		}
-	}
-	return msg
+func scrub(err error, dsn string) error {
+	return redact.Exact(config.DSNPasswords(dsn)...).Error(err)
 }

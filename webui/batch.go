@@ -81,7 +81,7 @@ func planOf(in memory.Info) (string, *director.Plan, error) {
 // or when the process that ran it is gone (the rest never started).
 func (s *Server) batchState(in memory.Info, p *director.Plan, resumed map[string]blackboard.NoteMeta) (batchData, error) {
 	d := batchData{Info: in}
-	ro, err := memory.LoadRollout(in.Rollout)
+	ro, err := memory.LoadRolloutBounded(in.Rollout, MaxShown)
 	if err != nil {
 		return d, err
 	}

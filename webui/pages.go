@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
@@ -66,12 +67,94 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) (memory.Info, *
 		s.fail(w, "session "+id, err)
 		return memory.Info{}, nil, false
 	}
-	ro, err := memory.LoadRollout(in.Rollout)
+	ro, err := memory.LoadRolloutBounded(in.Rollout, MaxShown)
 	if err != nil {
 		s.fail(w, "session "+id, err)
 		return memory.Info{}, nil, false
 	}
 	return in, ro, true
+}
+
+// MaxShown bounds every text a page shows: a longer one (a 100 MB message)
+// is cut there, with a link to its whole text (rawText), so what a page
+// costs does not grow with what a model wrote.
+const MaxShown = 64 << 10
+
+// cutLink points at the whole text of a string a page shows cut.
+type cutLink struct {
+	Href string
+	Size int64 // bytes in the rollout
+}
+
+// cutLinks are the links to the whole texts of the strings of it that the
+// bounded read cut, by path ("message.content").
+func cutLinks(id string, it memory.Item) map[string]*cutLink {
+	if len(it.Cut) == 0 {
+		return nil
+	}
+	out := map[string]*cutLink{}
+	for _, c := range it.Cut {
+		out[c.Path] = &cutLink{Href: rawHref(id, it.Line, c.Path), Size: c.Size}
+	}
+	return out
+}
+
+func rawHref(id string, line int, path string) string {
+	return fmt.Sprintf("%s/raw/%d?field=%s", sessionHref(id), line, url.QueryEscape(path))
+}
+
+// rawText serves one string of a session's rollout whole, as plain text
+// (/s/{id}/raw/{line}?field=message.content): the text a page cut. It is
+// streamed from the file, never held in memory.
+func (s *Server) rawText(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	in, err := s.o.Sessions.Get(r.Context(), id)
+	if err != nil {
+		s.fail(w, "session "+id, err)
+		return
+	}
+	line, err := strconv.Atoi(r.PathValue("line"))
+	field := r.URL.Query().Get("field")
+	if field == "" {
+		field = "message.content"
+	}
+	if err != nil || line < 2 {
+		s.notFound(w, fmt.Sprintf("Session %s has no line %q.", id, r.PathValue("line")))
+		return
+	}
+	tw := &textWriter{w: w}
+	_, err = memory.CopyString(tw, in.Rollout, line, field)
+	switch {
+	case tw.started:
+		// A failure past the first byte can only cut the answer short.
+	case errors.Is(err, memory.ErrNoString):
+		s.notFound(w, fmt.Sprintf("Session %s has no text %s on line %d.", id, field, line))
+	case err != nil:
+		s.fail(w, "session "+id, err)
+	default:
+		tw.start() // an empty text
+	}
+}
+
+// textWriter answers plain text once the first byte is ready, so that a
+// text not found is still an error page.
+type textWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (t *textWriter) start() {
+	t.started = true
+	t.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	t.w.Header().Set("X-Content-Type-Options", "nosniff")
+	t.w.WriteHeader(http.StatusOK)
+}
+
+func (t *textWriter) Write(b []byte) (int, error) {
+	if !t.started {
+		t.start()
+	}
+	return t.w.Write(b)
 }
 
 // entry is one line of a transcript.
@@ -90,9 +173,14 @@ type entry struct {
 	Agent     string
 	// SubHref is the sub-agent's own transcript.
 	SubHref string
+	// TextCut and ReasoningCut link the whole text when the page cut it.
+	TextCut, ReasoningCut *cutLink
 }
 
-type call struct{ ID, Name, Args string }
+type call struct {
+	ID, Name, Args string
+	Cut            *cutLink // the whole arguments, when cut
+}
 
 type transcriptData struct {
 	Info     memory.Info
@@ -113,7 +201,7 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 			out = append(out, entry{Kind: "turn", Time: it.Time, Turn: it.Turn})
 		case memory.ItemMessage:
 			if it.Message != nil {
-				out = append(out, s.messageEntry(it, names))
+				out = append(out, s.messageEntry(in.ID, it, names))
 			}
 		case memory.ItemDelegationStarted, memory.ItemDelegationFinished:
 			if d := it.Delegation; d != nil {
@@ -128,7 +216,7 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 			}
 		case memory.ItemCompacted:
 			if it.Compacted != nil {
-				out = append(out, entry{Kind: "compacted", Time: it.Time, Text: it.Compacted.Summary})
+				out = append(out, entry{Kind: "compacted", Time: it.Time, Text: it.Compacted.Summary, TextCut: cutLinks(in.ID, it)["compacted.summary"]})
 			}
 		case memory.ItemCleared:
 			out = append(out, entry{Kind: "cleared", Time: it.Time})
@@ -138,15 +226,21 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 		Data: transcriptData{Info: in, Entries: out, Warnings: ro.Warnings}})
 }
 
-func (s *Server) messageEntry(it memory.Item, names map[string]string) entry {
+func (s *Server) messageEntry(id string, it memory.Item, names map[string]string) entry {
 	m := it.Message
-	e := entry{Kind: string(m.Role), Time: it.Time, Text: m.Content, Reasoning: m.Reasoning}
+	cut := cutLinks(id, it)
+	e := entry{Kind: string(m.Role), Time: it.Time, Text: m.Content, Reasoning: m.Reasoning,
+		TextCut: cut["message.content"], ReasoningCut: cut["message.reasoning"]}
 	switch m.Role {
 	case llm.RoleAssistant:
 		e.HTML = s.markdown(m.Content)
-		for _, c := range m.ToolCalls {
+		for i, c := range m.ToolCalls {
 			names[c.ID] = c.Name
-			e.Calls = append(e.Calls, call{ID: c.ID, Name: c.Name, Args: prettyJSON(c.Arguments)})
+			cc := call{ID: c.ID, Name: c.Name, Cut: cut[fmt.Sprintf("message.tool_calls.%d.arguments", i)]}
+			if cc.Args = prettyJSON(c.Arguments); cc.Cut != nil {
+				cc.Args = c.Arguments // cut JSON does not parse: shown as it is
+			}
+			e.Calls = append(e.Calls, cc)
 		}
 	case llm.RoleTool:
 		e.Name = names[m.ToolCallID]
@@ -366,7 +460,7 @@ func (s *Server) sessionTokens(r *http.Request, id string) tokens {
 	if err != nil {
 		return t
 	}
-	ro, err := memory.LoadRollout(in.Rollout)
+	ro, err := memory.LoadRolloutBounded(in.Rollout, MaxShown)
 	if err != nil {
 		return t
 	}

@@ -89,6 +89,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /s/{id}/batch", s.batchPage)
 	s.mux.HandleFunc("GET /s/{id}/batch/events", s.batchEvents)
 	s.mux.HandleFunc("GET /s/{id}/notebook", s.notebookPage)
+	s.mux.HandleFunc("GET /s/{id}/raw/{line}", s.rawText)
 	s.mux.HandleFunc("GET /b/{board}", s.boardPage)
 	s.mux.HandleFunc("GET /b/{board}/n/{agent}/{stem}", s.notePage)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -207,4 +208,13 @@ var funcs = template.FuncMap{
 		return s
 	},
 	"join": strings.Join,
+	"bytes": func(n int64) string {
+		switch {
+		case n >= 1<<20:
+			return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+		case n >= 1<<10:
+			return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+		}
+		return fmt.Sprintf("%d bytes", n)
+	},
 }

@@ -427,7 +427,7 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 		"kb token ls":     {ok()},
 		"kb token revoke": {ok("claude"), bad("unknown token", `nosuch`, "nosuch")},
 		"kb status": {ok(), {name: "unreachable kb.dsn", config: exitConfig + "kb:\n  dsn: postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5\n",
-			want: 2, stderr: `kb\.dsn: .*postgres://kb:\*\*\*@127\.0\.0\.1:1/team`}},
+			want: 2, stderr: `kb\.dsn: .*postgres://kb:xxxxx@127\.0\.0\.1:1/team`}},
 		"kb migrate": kbMigrateCases(fx, ok, bad),
 		"mcp":        {ok(), unknownCommand("mcp")},
 		"mcp serve": {{name: "good input", env: map[string]string{"YAGENT_KB_TOKEN": fx.token}},
@@ -468,6 +468,6 @@ func kbMigrateCases(fx *exitFixture, ok func(...string) exitCase, bad func(strin
 		cs = []exitCase{ok("--to", fx.pgDSN), bad("target not empty", `not empty`, "--to", fx.pgDSN)}
 	}
 	return append(cs,
-		bad("not a PostgreSQL URL", `--to "mysql://root:\*\*\*@db/kb" is not a PostgreSQL URL`, "--to", "mysql://root:pw@db/kb"),
-		bad("unreachable", `--to: .*postgres://kb:\*\*\*@127\.0\.0\.1:1/team`, "--to", "postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5"))
+		bad("not a PostgreSQL URL", `--to "mysql://xxxxx@db/kb" is not a PostgreSQL URL`, "--to", "mysql://root:pw@db/kb"),
+		bad("unreachable", `--to: .*postgres://kb:xxxxx@127\.0\.0\.1:1/team`, "--to", "postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5"))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -47,7 +48,7 @@ as you like on it.`,
 
 func kbMigrateRun(ctx context.Context, f *Factory, opts *kbMigrateOptions) error {
 	if !kb.IsPostgres(opts.To) {
-		return usagef("--to %q is not a PostgreSQL URL; pass postgres://USER@HOST:PORT/DB", kb.MaskDSN(opts.To))
+		return usagef("--to %q is not a PostgreSQL URL; pass postgres://USER@HOST:PORT/DB", config.MaskDSN(opts.To))
 	}
 	cfg, err := f.Config()
 	if err != nil {

@@ -48,7 +48,8 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 	ep := llm.EndpointConfig{BaseURL: m.BaseURL, APIKey: m.APIKey(c.getenv), Model: id, Timeout: m.Timeout.D(),
 		MaxRetries: m.MaxRetries, Backoff: llm.ExponentialBackoff,
 		Provider: m.Provider, API: m.API, ReasoningEffort: m.ReasoningEffort, APIVersion: m.APIVersion,
-		ExtraBody: m.ExtraBody, ExtraHeaders: m.Headers(c.getenv), DropParams: m.DropParams}
+		ExtraBody: m.ExtraBody, ExtraHeaders: m.Headers(c.getenv), DropParams: m.DropParams,
+		Secrets: m.SecretHeaders(c.getenv)}
 	if c.replay != nil {
 		// A scripted model answers at once and never fails by chance: no
 		// retries, the configured timeout.

@@ -142,6 +142,9 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 		switch f.Kind {
 		case FaultStatus:
 			a.status, a.errBody, a.retryAfter = f.Status, faultBody(f), f.RetryAfter
+			if f.EchoRequest {
+				a.errBody.Error.Message += "; the request was " + echoRequest(r)
+			}
 			return a
 		case FaultSlowFirstByte:
 			a.delay += f.Delay

@@ -34,6 +34,8 @@ func TestParseErrors(t *testing.T) {
 			`parse scenario bad.yaml: line 2: steps[0].fault.status: status 200 is not an HTTP error (400-599)`},
 		{"field of another kind", "steps:\n  - fault: {kind: cut_stream, delay: 1s}\n",
 			`parse scenario bad.yaml: line 2: steps[0].fault.delay: delay applies only to kind slow_first_byte`},
+		{"echo on another kind", "steps:\n  - fault: {kind: cut_stream, echo_request: true}\n",
+			`parse scenario bad.yaml: line 2: steps[0].fault.echo_request: echo_request applies only to kind status`},
 		{"slow without delay", "steps:\n  - fault: {kind: slow_first_byte}\n",
 			`parse scenario bad.yaml: line 2: steps[0].fault.delay: slow_first_byte needs a positive delay, e.g. 3s`},
 		{"duplicate id", "steps:\n  - id: a\n  - id: a\n",

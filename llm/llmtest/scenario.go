@@ -114,6 +114,10 @@ type Fault struct {
 	// gave up) instead of dropping the connection: the client sees a clean
 	// end of body without a finish reason or [DONE].
 	Graceful bool `yaml:"graceful"`
+	// EchoRequest makes a status fault's message repeat the request's
+	// headers (credentials included) and URL, as careless gateways do:
+	// what a client must never show.
+	EchoRequest bool `yaml:"echo_request"`
 }
 
 // Load reads and validates the scenario file at path.

@@ -164,6 +164,7 @@ func (f *Fault) validate(i int) []problem {
 	only("code", f.Code != "", FaultStatus)
 	only("message", f.Message != "", FaultStatus)
 	only("retry_after", f.RetryAfter != 0, FaultStatus)
+	only("echo_request", f.EchoRequest, FaultStatus)
 	only("delay", f.Delay != 0, FaultSlowFirstByte)
 	only("after_bytes", f.AfterBytes != 0, FaultCutStream)
 	only("graceful", f.Graceful, FaultCutStream)

@@ -265,6 +265,20 @@ func faultBody(f *Fault) *errorBody {
 	return newErrorBody(typ, code, fmt.Sprintf("%s (llmtest fault)", msg))
 }
 
+// echoRequest is what a careless gateway says back about a request: its
+// URL and its headers (but the usual ones: Accept*, Content-*, User-Agent,
+// X-Stainless-*, which would push the rest past a one-line message).
+func echoRequest(r *http.Request) string {
+	parts := []string{r.Method + " " + r.URL.RequestURI()}
+	for _, h := range sortedKeys(r.Header) {
+		if strings.HasPrefix(h, "Accept") || strings.HasPrefix(h, "Content-") || h == "User-Agent" || strings.HasPrefix(h, "X-Stainless") {
+			continue
+		}
+		parts = append(parts, h+": "+strings.Join(r.Header[h], ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
 func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
 	writeJSON(w, status, newErrorBody(typ, code, msg))
 }
