@@ -80,13 +80,13 @@ func (w *Workspace) openDirAt(dirfd int, name string) (int, error) {
 			w.noOpenat2.Store(true) // no such call here (or a filter says so)
 		case errors.Is(err, unix.EPERM), errors.Is(err, unix.EINVAL), errors.Is(err, unix.E2BIG):
 			// A filter, or resolve flags the kernel lacks: openat decides,
-			// and when it answers about the file itself (anything but
-			// EPERM), openat2 is given up for good.
-			fd, err := ignoringEINTR(func() (int, error) { return unix.Openat(dirfd, name, flags, 0) })
-			if !errors.Is(err, unix.EPERM) {
+			// and when it answers otherwise (it was openat2 that failed,
+			// not the name), openat2 is given up for good.
+			fd, oerr := ignoringEINTR(func() (int, error) { return unix.Openat(dirfd, name, flags, 0) })
+			if !errors.Is(oerr, err) {
 				w.noOpenat2.Store(true)
 			}
-			return fd, err
+			return fd, oerr
 		default:
 			return -1, err
 		}

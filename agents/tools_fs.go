@@ -259,12 +259,14 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 // was checked and is protected now only if it was then (when it was
 // approved as such).
 func (w *Workspace) atomicWrite(ck checked, data []byte) error {
-	t, err := w.findFile(ck.rel, splitRel(filepath.Dir(ck.resolved)))
+	// Non-nil even for the root: a walk that creates never stops short.
+	create := append([]string{}, splitRel(filepath.Dir(ck.resolved))...)
+	t, err := w.findFile(ck.rel, create)
 	if err != nil {
 		return err
 	}
 	defer t.close()
-	if t.resolved() != ck.resolved {
+	if t.resolved() != ck.resolved || len(t.missing) > 0 {
 		return errPathChanged
 	}
 	if w.protectedReason(ck.rel, t.resolved()) != "" && ck.why == "" {
