@@ -11,8 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/yagent/yagent/internal/atomicfile"
 )
 
 // Limits of the file tools.
@@ -63,12 +66,12 @@ func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
 	}
 }
 
-// permitWrite asks the policy about writing content to rel (old is what is
-// there now); "" means go ahead, else the refusal for the model.
-func (w *Workspace) permitWrite(ctx context.Context, policy ShellPolicy, c *Call, rel, old, content string, created bool) (string, error) {
-	slash := filepath.ToSlash(rel)
-	q := Question{Action: c.Name + " " + slash, Path: slash, Old: old, New: content, Created: created}
-	q.Why, _ = w.Protected(rel)
+// permitWrite asks the policy about writing content to the checked path
+// (old is what is there now); "" means go ahead, else the refusal for the
+// model.
+func (w *Workspace) permitWrite(ctx context.Context, policy ShellPolicy, c *Call, ck checked, old, content string, created bool) (string, error) {
+	slash := filepath.ToSlash(ck.rel)
+	q := Question{Action: c.Name + " " + slash, Path: slash, Old: old, New: content, Created: created, Why: ck.why}
 	ok, why, err := policy.permitWrite(ctx, q, slash)
 	if err != nil || ok {
 		return "", err
@@ -178,21 +181,23 @@ func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, 
 	if rel == "." {
 		return ErrorResult("give a file path, not the workspace root"), nil
 	}
-	existed := true
-	if _, err := w.root.Stat(rel); err != nil {
-		existed = false
+	t, err := w.findFile(rel, nil)
+	if err != nil {
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
+	_, existed, _ := t.stat()
 	old := ""
 	if existed && policy.Ask != nil {
-		if data, err := fs.ReadFile(w.root.FS(), filepath.ToSlash(rel)); err == nil {
+		if data, err := w.read(t); err == nil {
 			old = string(data)
 		}
 	}
-	_, protected := w.Protected(rel)
-	if why, err := w.permitWrite(ctx, policy, c, rel, old, a.Content, !existed); err != nil || why != "" {
+	ck := w.checkFound(rel, t)
+	t.close()
+	if why, err := w.permitWrite(ctx, policy, c, ck, old, a.Content, !existed); err != nil || why != "" {
 		return ErrorResult("%s", why), err
 	}
-	if err := w.atomicWrite(rel, []byte(a.Content), protected); err != nil {
+	if err := w.atomicWrite(ck, []byte(a.Content)); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	verb := "created"
@@ -212,7 +217,16 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 	if err != nil {
 		return ErrorResult("%v", err), nil
 	}
-	data, err := fs.ReadFile(w.root.FS(), filepath.ToSlash(rel))
+	if rel == "." {
+		return ErrorResult("give a file path, not the workspace root"), nil
+	}
+	t, err := w.findFile(rel, nil)
+	if err != nil {
+		return ErrorResult("%v", w.explain(a.Path, err)), nil
+	}
+	data, err := w.read(t)
+	ck := w.checkFound(rel, t)
+	t.close()
 	if err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
@@ -224,11 +238,10 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 		return ErrorResult("old text occurs %d times in %s: include more surrounding lines to make it unique", n, a.Path), nil
 	}
 	out := bytes.Replace(data, []byte(a.Old), []byte(a.New), 1)
-	_, protected := w.Protected(rel)
-	if why, err := w.permitWrite(ctx, policy, c, rel, string(data), string(out), false); err != nil || why != "" {
+	if why, err := w.permitWrite(ctx, policy, c, ck, string(data), string(out), false); err != nil || why != "" {
 		return ErrorResult("%s", why), err
 	}
-	if err := w.atomicWrite(rel, out, protected); err != nil {
+	if err := w.atomicWrite(ck, out); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	return Result{
@@ -238,78 +251,41 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 	}, nil
 }
 
-var tmpSeq atomic.Uint64
-
-// nameMax is the longest file name (bytes) Linux file systems take.
-const nameMax = 255
-
-// tempName names atomicWrite's temporary file for base: hidden, ending in
-// digits (never like the real file), and within nameMax however long base
-// is — a long base is cut at a character boundary.
-func tempName(base string, pid int, seq uint64) string {
-	suffix := fmt.Sprintf(".yagent-tmp-%d-%d", pid, seq)
-	if room := nameMax - 1 - len(suffix); len(base) > room {
-		base = base[:room]
-		// Drop a character the cut split (at most UTFMax-1 bytes).
-		for i := 0; i < utf8.UTFMax-1 && len(base) > 0; i++ {
-			if r, size := utf8.DecodeLastRuneInString(base); r != utf8.RuneError || size != 1 {
-				break
-			}
-			base = base[:len(base)-1]
-		}
-	}
-	return "." + base + suffix
-}
-
-// atomicWrite replaces rel inside the root: a temp file beside it that
-// never looks like the real one, fsync, rename, directory fsync. Parent
-// directories are created. Unless the write was approved as one to a
-// protected path, rel is checked again once its directory exists.
-func (w *Workspace) atomicWrite(rel string, data []byte, approvedProtected bool) error {
-	dir := filepath.Dir(rel)
-	if dir != "." {
-		if err := w.root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	if _, now := w.Protected(rel); now && !approvedProtected {
-		return errBecameProtected
-	}
-	perm := os.FileMode(0o644)
-	if fi, err := w.root.Lstat(rel); err == nil {
-		if fi.Mode()&os.ModeSymlink != 0 {
-			if _, err := w.root.Stat(rel); err != nil {
-				return err // escapes, or dangles
-			}
-			return fmt.Errorf("is a symlink: write to the file it points to instead")
-		}
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("not a regular file")
-		}
-		perm = fi.Mode().Perm()
-	}
-	tmp := filepath.Join(dir, tempName(filepath.Base(rel), os.Getpid(), tmpSeq.Add(1)))
-	f, err := w.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+// atomicWrite replaces the checked path: the walk from the root is made
+// again (creating the missing directories of what was checked, and
+// nothing else), the file is written through the descriptor of its
+// directory (atomicfile.WriteFileAt: a temporary file beside it, fsync,
+// renameat, directory fsync), and only if the path still resolves to what
+// was checked and is protected now only if it was then (when it was
+// approved as such).
+func (w *Workspace) atomicWrite(ck checked, data []byte) error {
+	// Non-nil even for the root: a walk that creates never stops short.
+	create := append([]string{}, splitRel(filepath.Dir(ck.resolved))...)
+	t, err := w.findFile(ck.rel, create)
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
+	defer t.close()
+	if t.resolved() != ck.resolved || len(t.missing) > 0 {
+		return errPathChanged
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if w.protectedReason(ck.rel, t.resolved()) != "" && ck.why == "" {
+		return errBecameProtected
 	}
-	if werr == nil {
-		werr = w.root.Rename(tmp, rel)
+	perm := os.FileMode(0o644)
+	st, exists, err := t.stat()
+	if err != nil {
+		return err
 	}
-	if werr != nil {
-		_ = w.root.Remove(tmp)
-		return werr
+	if exists {
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			return w.linkError(t)
+		case unix.S_IFREG:
+			perm = os.FileMode(st.Mode).Perm()
+		default:
+			return fmt.Errorf("not a regular file")
+		}
 	}
-	if d, err := w.root.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFileAt(t.dir, t.name, data, perm)
 }

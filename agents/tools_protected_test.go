@@ -13,8 +13,16 @@ import (
 // person's explicit approval: refused with the reason when nobody can be
 // asked (whatever --approval and --allow-shell say), asked about with the
 // reason and the change otherwise; other dot-files are written as usual.
+// In each walk mode.
 func TestProtectedPaths(t *testing.T) {
+	for _, mode := range walkModes {
+		t.Run(mode.name, func(t *testing.T) { testProtectedPaths(t, mode.errno) })
+	}
+}
+
+func testProtectedPaths(t *testing.T, errno error) {
 	w := demoWorkspace(t)
+	setWalkMode(t, w, errno)
 	for _, f := range []string{".git/config", ".git/hooks/.keep", "sub/.git/config", ".yagent/config.yaml", ".claude/settings.json", ".envrc"} {
 		if err := writeTestFile(w, f, "original\n"); err != nil {
 			t.Fatal(err)
@@ -142,5 +150,62 @@ func TestUntrustedWriteShowsChange(t *testing.T) {
 	}
 	if q := asked[1]; q.Path != "docs/new.txt" || q.Old != "" || q.New != "fresh\n" || !q.Created {
 		t.Errorf("write question = %+v", q)
+	}
+}
+
+// TestProtectedHooksPath: with core.hooksPath set (husky: `git config
+// core.hooksPath .husky/_`), the hooks under it are protected like .git —
+// in any case, through a link, in a directory not made yet — while the
+// rest of .husky is an ordinary directory. In each walk mode.
+func TestProtectedHooksPath(t *testing.T) {
+	for _, mode := range walkModes {
+		t.Run(mode.name, func(t *testing.T) {
+			w := demoWorkspace(t)
+			setWalkMode(t, w, mode.errno)
+			for p, content := range map[string]string{
+				".git/config":    "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky/_\n[core]\n\thooksPath = " + filepath.Join(w.Dir(), "tools", "hooks") + "\n",
+				".husky/_/h":     "original\n",
+				".husky/_/.keep": "",
+			} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(w.Dir(), p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(w.Dir(), p), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(".husky/_", filepath.Join(w.Dir(), "hk")); err != nil {
+				t.Fatal(err)
+			}
+			headless := FSTools(w, ShellPolicy{Approval: ApproveNever, Allowed: true})
+			for _, tc := range []struct{ tool, path string }{
+				{"write_file", ".husky/_/pre-commit"},
+				{"edit_file", ".husky/_/h"},
+				{"write_file", ".HUSKY/_/pre-push"},
+				{"write_file", "hk/post-checkout"},
+				{"write_file", "tools/hooks/pre-commit"},
+			} {
+				args := map[string]any{"path": tc.path, "content": "evil\n"}
+				if tc.tool == "edit_file" {
+					args = map[string]any{"path": tc.path, "old": "original", "new": "evil"}
+				}
+				r := call(t, headless, tc.tool, args)
+				if !r.IsError || !strings.Contains(r.Content, "protected path") || !strings.Contains(r.Content, "core.hooksPath") {
+					t.Errorf("%s %s = %q; want refused as a hook of core.hooksPath", tc.tool, tc.path, r.Content)
+				}
+			}
+			after := snapshot(t, filepath.Join(w.Dir(), ".husky"))
+			if len(after) != 4 || after["_/h"] != "-rw-r--r-- original\n" {
+				t.Errorf(".husky after the refused writes: %v", after)
+			}
+			if _, err := os.Stat(filepath.Join(w.Dir(), "tools")); err == nil {
+				t.Error("tools/ was created for a refused hook")
+			}
+			for _, p := range []string{".husky/pre-commit", ".husky/install.mjs", "hooks/pre-commit"} {
+				if r := call(t, headless, "write_file", map[string]any{"path": p, "content": "npm test\n"}); r.IsError {
+					t.Errorf("write_file %s = %q; want written (not under core.hooksPath)", p, r.Content)
+				}
+			}
+		})
 	}
 }

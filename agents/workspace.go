@@ -5,20 +5,28 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/yagent/yagent/sandbox"
 )
 
-// Workspace confines file tools to one directory tree. Every access goes
-// through an os.Root, so neither "..", absolute paths nor symlinks that
-// point outside can reach beyond it.
+// Workspace confines file tools to one directory tree. Reads go through an
+// os.Root, so neither "..", absolute paths nor symlinks that point outside
+// can reach beyond it; writes walk the tree from the root's descriptor
+// without letting the kernel follow a link (beneath.go), so what they
+// write is what was checked.
 type Workspace struct {
 	dir  string // absolute, symlinks resolved
 	root *os.Root
+	top  *os.File // the root directory, where the walks of writes start
+
+	// openat2 is sysOpenat2; a test replaces it to force the fallback.
+	openat2   func(dirfd int, name string, flags int) (int, error)
+	noOpenat2 atomic.Bool // openat2 is missing or refused: openat(O_NOFOLLOW)
 }
 
 // OpenWorkspace opens dir as the workspace root.
@@ -34,7 +42,12 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", abs, err)
 	}
-	return &Workspace{dir: abs, root: root}, nil
+	top, err := os.Open(abs)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("open workspace %s: %w", abs, err)
+	}
+	return &Workspace{dir: abs, root: root, top: top, openat2: sysOpenat2}, nil
 }
 
 // Dir returns the workspace's absolute path.
@@ -44,7 +57,10 @@ func (w *Workspace) Dir() string { return w.dir }
 func (w *Workspace) Root() *os.Root { return w.root }
 
 // Close releases the root.
-func (w *Workspace) Close() error { return w.root.Close() }
+func (w *Workspace) Close() error {
+	w.top.Close()
+	return w.root.Close()
+}
 
 // errOutside is the message a model gets for a path outside the workspace.
 func (w *Workspace) errOutside(p string) error {
@@ -79,8 +95,10 @@ func (w *Workspace) explain(p string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
+	case errors.Is(err, errLeadsOutside), strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
 		return fmt.Errorf("path %q leads outside the workspace %s (through a symlink or ..): refused", p, w.dir)
+	case errors.Is(err, errIsSymlink), errors.Is(err, errPathChanged), errors.Is(err, errKeepsChanging), errors.Is(err, errBecameProtected):
+		return fmt.Errorf("%s: %w", p, err)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s does not exist in the workspace", p)
 	case errors.Is(err, fs.ErrPermission):
@@ -100,22 +118,29 @@ func (w *Workspace) explain(p string, err error) error {
 // spaces: ".Git", ".g\u200cit" and ".git." are all .git there), on every
 // filesystem: over-protecting a ".GIT" on a case-sensitive one costs a
 // question, missing it where it is .git costs the person's machine.
-var protectedRules = []struct {
-	match func(parts []string) bool // the path's components, last = the file
-	why   string
-}{
-	{func(parts []string) bool { return slices.ContainsFunc(parts, isName(".git")) },
-		"git's own files: a hook or a config entry (core.fsmonitor, core.hooksPath, an alias) runs code on the person's next git command"},
-	{func(parts []string) bool { return slices.ContainsFunc(parts, isName(".yagent")) },
-		"yagent's workspace settings and agent definitions"},
-	{func(parts []string) bool {
-		n, base := len(parts), foldName(parts[len(parts)-1])
-		return n > 1 && isName(".claude")(parts[n-2]) && strings.HasPrefix(base, "settings") && strings.HasSuffix(base, ".json")
-	}, "Claude Code's settings: its permissions and hooks"},
-	{func(parts []string) bool { return isName(".mcp.json")(parts[len(parts)-1]) },
-		"the MCP servers other agents start from this directory"},
-	{func(parts []string) bool { return isName(".envrc")(parts[len(parts)-1]) },
-		"direnv runs it when the person enters the directory"},
+//
+// protectedPatterns is the README's "Protected paths" list, in its own
+// notation, matched anywhere in the workspace: "NAME/**" is a directory of
+// that name and everything beneath it, "a/b" the last names of a path, "*"
+// any part of one name. It is the sandbox's list, read from one place:
+// sandbox.ProtectedPatterns.
+func protectedPatterns() []string {
+	return sandbox.ProtectedPatterns
+}
+
+// Why each protected path is protected, as the person and the model read it.
+const (
+	whyGit   = "git's own files: a hook or a config entry (core.fsmonitor, core.hooksPath, an alias) runs code on the person's next git command"
+	whyHooks = "git's hooks (core.hooksPath %s): git runs them on the person's next git command"
+	whyOther = "listed under \"Protected paths\" in yagent's README"
+)
+
+var protectedWhy = map[string]string{
+	".git/**":                whyGit,
+	".yagent/**":             "yagent's workspace settings and agent definitions",
+	".claude/settings*.json": "Claude Code's settings: its permissions and hooks",
+	".mcp.json":              "the MCP servers other agents start from this directory",
+	".envrc":                 "direnv runs it when the person enters the directory",
 }
 
 // foldName is a name as a case-insensitive filesystem that ignores some
@@ -137,54 +162,123 @@ func foldName(name string) string {
 	return strings.TrimRight(name, ". ")
 }
 
-// isName matches a component against a lower-case ASCII name.
-func isName(want string) func(string) bool {
-	return func(name string) bool { return foldName(name) == want }
+// matchPattern reports whether the names of a path match a pattern of
+// protectedPatterns.
+func matchPattern(pattern string, parts []string) bool {
+	segs := strings.Split(pattern, "/")
+	if n := len(segs); n > 1 && segs[n-1] == "**" {
+		dir := segs[:n-1]
+		for i := 0; i+len(dir) <= len(parts); i++ {
+			if matchNames(dir, parts[i:i+len(dir)]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(segs) <= len(parts) && matchNames(segs, parts[len(parts)-len(segs):])
+}
+
+// matchNames matches names against pattern segments, folded.
+func matchNames(segs, names []string) bool {
+	for i, s := range segs {
+		if ok, err := path.Match(foldName(s), foldName(names[i])); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// hasFoldedPrefix reports whether parts starts with prefix, names folded.
+func hasFoldedPrefix(parts, prefix []string) bool {
+	if len(prefix) > len(parts) {
+		return false
+	}
+	for i, p := range prefix {
+		if foldName(p) != foldName(parts[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// protectedReason says why writing the file rel (a clean path relative to
+// the root, as given and as resolved) would change a protected path, or
+// "". Besides the patterns: the git directory a .git file names and the
+// hooks directories of core.hooksPath (sandbox.Protected and
+// sandbox.HooksPaths), when they are inside the workspace.
+func (w *Workspace) protectedReason(paths ...string) string {
+	type dir struct {
+		parts []string
+		why   string
+	}
+	var dirs []dir
+	add := func(abs []string, why func(string) string) {
+		for _, a := range abs {
+			if r, err := filepath.Rel(w.dir, a); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				dirs = append(dirs, dir{splitRel(r), why(r)})
+			}
+		}
+	}
+	add(sandbox.Protected(w.dir), func(string) string { return whyGit })
+	add(sandbox.HooksPaths(w.dir), func(r string) string { return fmt.Sprintf(whyHooks, filepath.ToSlash(r)) })
+	for _, p := range paths {
+		parts := splitRel(p)
+		if len(parts) == 0 {
+			continue
+		}
+		for _, pat := range protectedPatterns() {
+			if matchPattern(pat, parts) {
+				if why, ok := protectedWhy[pat]; ok {
+					return why
+				}
+				return whyOther
+			}
+		}
+		for _, d := range dirs {
+			if hasFoldedPrefix(parts, d.parts) {
+				return d.why
+			}
+		}
+	}
+	return ""
+}
+
+// checked is a write's path as it was checked (and perhaps approved):
+// the write happens only if it still resolves to the same place.
+type checked struct {
+	rel      string // clean, relative to the root, as the model gave it
+	resolved string // the real path it led to
+	why      string // why it is protected; "" when it is not
+}
+
+// check resolves rel (a clean path relative to the root, not the root)
+// and says whether writing it would change a protected path; see
+// checkFound.
+func (w *Workspace) check(rel string) (checked, error) {
+	t, err := w.findFile(rel, nil)
+	if err != nil {
+		return checked{}, err
+	}
+	defer t.close()
+	return w.checkFound(rel, t), nil
+}
+
+// checkFound says whether writing rel, found as t, would change a
+// protected path. The path is checked as given and as resolved, so a link
+// to .git (or into it) is .git, and a protected name that is a link
+// protects where it leads.
+func (w *Workspace) checkFound(rel string, t fileTarget) checked {
+	c := checked{rel: rel, resolved: t.resolved()}
+	c.why = w.protectedReason(rel, c.resolved)
+	if c.why != "" && c.resolved != rel {
+		c.why += fmt.Sprintf(" (%s leads to %s)", filepath.ToSlash(rel), filepath.ToSlash(c.resolved))
+	}
+	return c
 }
 
 // Protected reports whether writing rel (a clean path relative to the
-// root) would change a protected path, and why. The path is checked as
-// given and with the symbolic links of its existing part resolved, so a
-// link to .git (or into it) is .git. A git directory that a .git file
-// names inside the workspace (a worktree's or submodule's) is protected
-// too.
+// root) would change a protected path, and why; see check.
 func (w *Workspace) Protected(rel string) (string, bool) {
-	paths := []string{rel}
-	if real, ok := w.resolve(rel); ok && real != rel {
-		paths = append(paths, real)
-	}
-	for _, p := range paths {
-		parts := strings.Split(filepath.ToSlash(p), "/")
-		for _, r := range protectedRules {
-			if r.match(parts) {
-				return r.why, true
-			}
-		}
-		for _, g := range sandbox.Protected(w.dir) {
-			if within(g, filepath.Join(w.dir, p)) {
-				return protectedRules[0].why, true
-			}
-		}
-	}
-	return "", false
-}
-
-// resolve returns rel with the symbolic links of its longest existing
-// prefix resolved, relative to the root; false when that leads outside
-// (the root refuses such a write anyway).
-func (w *Workspace) resolve(rel string) (string, bool) {
-	var rest []string
-	for p := filepath.Join(w.dir, rel); ; p = filepath.Dir(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			r, err := filepath.Rel(w.dir, filepath.Join(append([]string{real}, rest...)...))
-			if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-				return "", false
-			}
-			return r, true
-		}
-		if filepath.Dir(p) == p {
-			return "", false
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-	}
+	c, err := w.check(rel)
+	return c.why, err == nil && c.why != ""
 }

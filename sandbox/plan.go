@@ -93,10 +93,22 @@ func (p *Policy) plan(tmp string) (*plan, error) {
 			pl.protected = append(pl.protected, exe)
 		}
 	}
+	var missingHooks []string
+	if p.mode() == WorkspaceWrite {
+		for _, h := range HooksPaths(p.Workspace) {
+			switch m := firstMissing(h); {
+			case !inWritable(h):
+			case m == "":
+				pl.protected = append(pl.protected, h)
+			case !slices.Contains(missingHooks, m):
+				missingHooks = append(missingHooks, m)
+			}
+		}
+	}
 	switch mech {
 	case View:
 		if p.mode() == WorkspaceWrite {
-			pl.placeholders = missingProtected(p.Workspace)
+			pl.placeholders = append(missingProtected(p.Workspace), missingHooks...)
 			pl.protected = append(pl.protected, pl.placeholders...)
 		}
 		pl.hidden = p.hiddenPaths()

@@ -266,6 +266,7 @@ func (p *Policy) paths() *fixedPaths {
 // .yagent …) or $YAGENT_HOME.
 func (p *Policy) Check() error {
 	shut := append(Protected(p.Workspace), missingProtected(p.Workspace)...)
+	shut = append(shut, HooksPaths(p.Workspace)...)
 	if h := p.paths().home; h != "" {
 		shut = append(shut, h)
 	}

@@ -7,12 +7,20 @@ import (
 	"strings"
 )
 
-// ProtectedNames are the workspace paths a confined command may not
-// change, whoever grants their parent, matched case-insensitively: .git
-// (hooks and config run code on the person's next git command), .yagent
-// (the workspace's yagent settings and agent definitions), Claude Code's
-// settings (permissions and hooks), .mcp.json (servers other agents
-// start here) and .envrc (direnv runs it on entering the directory).
+// ProtectedPatterns are the paths nothing an agent runs may change
+// unasked — a sandboxed command never, the file tools only with the
+// person's answer — in README's notation ("NAME/**": a directory and
+// everything beneath it; "*": any part of one name), matched
+// case-insensitively: .git (hooks and config run code on the person's
+// next git command), .yagent (the workspace's yagent settings and agent
+// definitions), Claude Code's settings (permissions and hooks), .mcp.json
+// (servers other agents start here) and .envrc (direnv runs it on
+// entering the directory). Hooks under core.hooksPath too (HooksPaths).
+var ProtectedPatterns = []string{".git/**", ".yagent/**", ".claude/settings*.json", ".mcp.json", ".envrc"}
+
+// ProtectedNames are the workspace paths of ProtectedPatterns that a
+// view keeps from being created when the workspace lacks them (the
+// settings files Claude Code reads).
 var ProtectedNames = []string{".git", ".yagent", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc"}
 
 // Protected returns the paths of a workspace (absolute, symlinks resolved)
@@ -97,6 +105,22 @@ func missingProtected(workspace string) []string {
 		}
 	}
 	return out
+}
+
+// firstMissing is the first component of p (absolute) that does not exist
+// ("" when p exists).
+func firstMissing(p string) string {
+	if _, err := os.Lstat(p); err == nil {
+		return ""
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return ""
+	}
+	if m := firstMissing(parent); m != "" {
+		return m
+	}
+	return p
 }
 
 // lookupFold finds name in dir case-insensitively: its path and whether it

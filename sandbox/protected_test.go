@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,4 +117,52 @@ func TestProtectedYagentAndWorktree(t *testing.T) {
 			t.Errorf("Explain(%q) = %q; want it to name .yagent", out, e)
 		}
 	})
+}
+
+// Hooks under core.hooksPath (husky's .husky/_) are protected like .git:
+// a command cannot write one; in a view it cannot create a missing hooks
+// directory either.
+func TestHooksPathProtected(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		mustWrite(t, filepath.Join(b.ws, ".git", "config"), "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = more.config\n")
+		mustWrite(t, filepath.Join(b.ws, ".git", "more.config"), "[core]\n\thooksPath = .githooks\n")
+		mustMkdir(t, filepath.Join(b.ws, ".husky", "_"))
+		mustWrite(t, filepath.Join(b.ws, ".husky", "pre-commit"), "npm test\n")
+		p := b.policy(t, WorkspaceWrite)
+		if out, ok := run(t, p, b.ws, "echo evil > .husky/_/pre-commit"); ok {
+			t.Errorf("a command wrote a hook under core.hooksPath: %q", out)
+		}
+		if mech == View {
+			if out, ok := run(t, p, b.ws, "mkdir -p .githooks && echo evil > .githooks/pre-commit"); ok {
+				t.Errorf("a command created the missing hooks directory: %q", out)
+			}
+			if _, err := os.Stat(filepath.Join(b.ws, ".githooks")); err == nil {
+				t.Error(".githooks is left in the workspace")
+			}
+			if out, ok := run(t, p, b.ws, "echo ok >> .husky/pre-commit"); !ok {
+				t.Errorf("the rest of .husky stays writable: %q", out)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(b.ws, ".husky", "_", "pre-commit")); err == nil {
+			t.Error("the hook exists")
+		}
+	})
+}
+
+// ProtectedNames, the paths a view keeps from being created, are among
+// ProtectedPatterns, the one list the file tools read too.
+func TestProtectedNamesArePatterns(t *testing.T) {
+	for _, name := range ProtectedNames {
+		ok := slices.ContainsFunc(ProtectedPatterns, func(pat string) bool {
+			if dir, isDir := strings.CutSuffix(pat, "/**"); isDir {
+				return name == dir
+			}
+			m, _ := filepath.Match(pat, name)
+			return m
+		})
+		if !ok {
+			t.Errorf("%s is in ProtectedNames but matches no pattern of ProtectedPatterns", name)
+		}
+	}
 }
