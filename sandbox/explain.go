@@ -21,10 +21,11 @@ var denied = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|\bEACCES\b|\bEPERM\b|\bEROFS\b|errno 13\b|errno 1\b|errno 30\b|failed to connect|couldn't connect|could not connect|network is unreachable|\bENETUNREACH\b|temporary failure in name resolution|could not resolve host|no such host`)
 })
 
-// missing finds lines reporting a path that does not exist: explained
-// only when the path is one the sandbox hides.
+// missing finds lines reporting a path that does not exist, or a
+// directory where a file was meant: explained only when the path is one
+// the sandbox hides or holds (a placeholder).
 var missing = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)no such file or directory|directory nonexistent|nonexistent directory|\bENOENT\b`)
+	return regexp.MustCompile(`(?i)no such file or directory|directory nonexistent|nonexistent directory|is a directory|\bENOENT\b|\bEISDIR\b`)
 })
 
 // reason texts the model gets for one refused line.
@@ -125,12 +126,16 @@ func target(line, dir string) (string, bool) {
 	return resolveExisting(filepath.Clean(t)), false
 }
 
-// whyMissing explains a "no such file" line when its path is hidden, or
-// in the system temp dir a view replaces.
+// whyMissing explains a "no such file" (or "is a directory") line when its
+// path is hidden, in the system temp dir a view replaces, or a protected
+// name the sandbox holds.
 func (p *Policy) whyMissing(pl *plan, line, dir string) (string, bool) {
 	t, _ := target(line, dir)
 	if t == "" {
 		return "", false
+	}
+	if slices.ContainsFunc(pl.protected, func(prot string) bool { return within(prot, t) }) {
+		return p.why(pl, line, dir), true // a placeholder or a protected path
 	}
 	if pl.mech == View && within("/tmp", t) && !slices.ContainsFunc(pl.writable, func(w string) bool { return within(w, t) }) {
 		return t + " " + whyHostTemp, true
@@ -215,7 +220,7 @@ var (
 		return regexp.MustCompile(`(?i)\b(connect|bind|listen|socket|dial|tcp|port|network)\b`)
 	})
 	phrase = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i):?\s*(permission denied|operation not permitted|read-only file system|no such file or directory|directory nonexistent)`)
+		return regexp.MustCompile(`(?i):?\s*(permission denied|operation not permitted|read-only file system|no such file or directory|directory nonexistent|is a directory)`)
 	})
 )
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Placeholders. A view keeps a protected path read-only by binding it
@@ -24,11 +25,21 @@ import (
 // checked for a live pid under a lock) — and only while it is still an
 // empty directory: rmdir never takes anything a person put there. An empty
 // directory named .git or .yagent changes nothing for git or yagent.
+//
+// An unheld placeholder lingers a little before it goes: an agent runs its
+// commands in bursts, and making and removing five directories for each
+// command costs more than the command's sandbox (a millisecond a pair on
+// some filesystems). Policy.Close removes the lingering ones at once.
+
+// placeholderLinger is how long an unheld placeholder stays.
+var placeholderLinger = 2 * time.Second
 
 var placeholders = struct {
 	sync.Mutex
-	refs map[string]int
-}{refs: map[string]int{}}
+	refs   map[string]int
+	linger map[string]*time.Timer // unheld, waiting to be removed
+	owner  map[string]*Policy     // whose marker directory records it
+}{refs: map[string]int{}, linger: map[string]*time.Timer{}, owner: map[string]*Policy{}}
 
 // hold makes the paths exist as empty directories until release is
 // called; on error it has released what it took.
@@ -65,6 +76,14 @@ func (p *Policy) holdPlaceholder(path string) error {
 		placeholders.refs[path]++
 		return nil
 	}
+	if t, ok := placeholders.linger[path]; ok {
+		t.Stop() // if it fired already, its removal finds the path held
+		delete(placeholders.linger, path)
+		if _, err := os.Lstat(path); err == nil {
+			placeholders.refs[path] = 1
+			return nil
+		}
+	}
 	dir := p.markerDir(path)
 	unlock, err := lockDir(dir)
 	if err != nil {
@@ -80,6 +99,7 @@ func (p *Policy) holdPlaceholder(path string) error {
 		return fmt.Errorf("sandbox: keep %s read-only (a command must not create it): %w", path, err)
 	}
 	placeholders.refs[path] = 1
+	placeholders.owner[path] = p
 	return nil
 }
 
@@ -90,6 +110,42 @@ func (p *Policy) releasePlaceholder(path string) {
 		return
 	}
 	delete(placeholders.refs, path)
+	if placeholderLinger <= 0 {
+		p.removePlaceholder(path)
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(placeholderLinger, func() {
+		placeholders.Lock()
+		defer placeholders.Unlock()
+		if placeholders.linger[path] != t || placeholders.refs[path] > 0 {
+			return // held again since
+		}
+		delete(placeholders.linger, path)
+		p.removePlaceholder(path)
+	})
+	placeholders.linger[path] = t
+}
+
+// flushPlaceholders removes at once the unheld placeholders still
+// lingering.
+func flushPlaceholders() {
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	for path, t := range placeholders.linger {
+		t.Stop()
+		delete(placeholders.linger, path)
+		if p := placeholders.owner[path]; p != nil {
+			p.removePlaceholder(path)
+		}
+	}
+}
+
+// removePlaceholder removes this process's marker of path and, when no
+// live process has one left, the placeholder itself. Called with
+// placeholders locked.
+func (p *Policy) removePlaceholder(path string) {
+	delete(placeholders.owner, path)
 	dir := p.markerDir(path)
 	unlock, err := lockDir(dir)
 	if err != nil {

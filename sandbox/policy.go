@@ -237,6 +237,7 @@ func (p *Policy) Close() error {
 	if p == nil {
 		return nil
 	}
+	flushPlaceholders()
 	return p.scope.Close()
 }
 

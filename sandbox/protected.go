@@ -26,14 +26,19 @@ var ProtectedNames = []string{".git", ".yagent", ".claude/settings.json", ".clau
 // Protected returns the paths of a workspace (absolute, symlinks resolved)
 // that stay read-only under workspace-write: each existing path named
 // like one of ProtectedNames (".claude/settings*.json" for any settings
-// file there), compared case-insensitively so that a case-insensitive
-// filesystem cannot reopen .git as .GIT; and, when .git is a file (a
+// file there, compared case-insensitively); and, when .git is a file (a
 // linked worktree or a submodule: "gitdir: PATH"), the git directory it
 // names and that directory's common directory (the main repository's
 // .git, where hooks and config live) — wherever they are, so a writable
 // root that holds them is covered too; a protected name that is a
 // symbolic link protects its target as well. A .git file that cannot be
 // read or names nothing that exists protects only itself.
+//
+// The names are looked up as the filesystem resolves them, never by
+// listing the workspace root (whose size then costs nothing): where it
+// folds case (a case-insensitive mount, an ext4 casefold directory) .GIT
+// is .git and is found as .git; where it does not, a .GIT is not what git
+// or yagent read.
 func Protected(workspace string) []string {
 	var out []string
 	add := func(p string, isLink, gitFile bool) {
@@ -47,31 +52,24 @@ func Protected(workspace string) []string {
 			out = append(out, gitFileDirs(workspace, p)...)
 		}
 	}
-	entries, err := os.ReadDir(workspace)
-	if err != nil {
-		return nil
+	for _, name := range []string{".git", ".yagent", ".mcp.json", ".envrc"} {
+		p := filepath.Join(workspace, name)
+		if fi, err := os.Lstat(p); err == nil {
+			add(p, fi.Mode()&os.ModeSymlink != 0, name == ".git" && fi.Mode().IsRegular())
+		}
 	}
-	for _, e := range entries {
-		name := strings.ToLower(e.Name())
-		p := filepath.Join(workspace, e.Name())
-		isLink := e.Type()&os.ModeSymlink != 0
-		switch name {
-		case ".git", ".yagent", ".mcp.json", ".envrc":
-			add(p, isLink, name == ".git" && e.Type().IsRegular())
-		case ".claude":
-			if isLink {
-				add(p, true, false) // all of it: where it leads is not known
-				continue
-			}
-			sub, err := os.ReadDir(p)
-			if err != nil {
-				continue
-			}
-			for _, s := range sub {
-				n := strings.ToLower(s.Name())
-				if strings.HasPrefix(n, "settings") && strings.HasSuffix(n, ".json") {
-					add(filepath.Join(p, s.Name()), s.Type()&os.ModeSymlink != 0, false)
-				}
+	claude := filepath.Join(workspace, ".claude")
+	fi, err := os.Lstat(claude)
+	switch {
+	case err != nil:
+	case fi.Mode()&os.ModeSymlink != 0:
+		add(claude, true, false) // all of it: where it leads is not known
+	case fi.IsDir():
+		sub, _ := os.ReadDir(claude)
+		for _, s := range sub {
+			n := strings.ToLower(s.Name())
+			if strings.HasPrefix(n, "settings") && strings.HasSuffix(n, ".json") {
+				add(filepath.Join(claude, s.Name()), s.Type()&os.ModeSymlink != 0, false)
 			}
 		}
 	}
@@ -90,7 +88,7 @@ func missingProtected(workspace string) []string {
 	for _, name := range ProtectedNames {
 		dir := workspace
 		for _, part := range strings.Split(name, "/") {
-			found, isDir := lookupFold(dir, part)
+			found, isDir := lookup(dir, part)
 			if found == "" {
 				if p := filepath.Join(dir, part); !seen[p] {
 					seen[p] = true
@@ -123,22 +121,15 @@ func firstMissing(p string) string {
 	return p
 }
 
-// lookupFold finds name in dir case-insensitively: its path and whether it
-// is a directory (not a link); "" when dir has no such entry.
-func lookupFold(dir, name string) (string, bool) {
-	if fi, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-		return filepath.Join(dir, name), fi.IsDir()
-	}
-	entries, err := os.ReadDir(dir)
+// lookup finds name in dir as the filesystem resolves it: its path and
+// whether it is a directory (not a link); "" when dir has no such entry.
+func lookup(dir, name string) (string, bool) {
+	p := filepath.Join(dir, name)
+	fi, err := os.Lstat(p)
 	if err != nil {
 		return "", false
 	}
-	for _, e := range entries {
-		if strings.EqualFold(e.Name(), name) {
-			return filepath.Join(dir, e.Name()), e.IsDir()
-		}
-	}
-	return "", false
+	return p, fi.IsDir()
 }
 
 // gitFileDirs reads a .git file and returns the real paths of the git

@@ -25,10 +25,11 @@ func worktree(t *testing.T, ws, root string) (gitDir, common string) {
 	return gitDir, common
 }
 
-// Protected names the protected paths by their names on disk (any case),
-// a protected symlink's target, and for a .git file the git directory and
-// common directory it leads to; missingProtected the first missing
-// component of each absent one.
+// Protected names the protected paths as the filesystem resolves them (a
+// .YAgent on a filesystem that does not fold case is not yagent's; the
+// settings of .claude in any case), a protected symlink's target, and for
+// a .git file the git directory and common directory it leads to;
+// missingProtected the first missing component of each absent one.
 func TestProtected(t *testing.T) {
 	ws, root := t.TempDir(), t.TempDir()
 	gitDir, common := worktree(t, ws, root)
@@ -43,8 +44,8 @@ func TestProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Protected(ws)
-	want := []string{filepath.Join(ws, ".YAgent"), filepath.Join(ws, ".git"), gitDir, common, filepath.Join(ws, ".yagent"), elsewhere,
-		filepath.Join(ws, ".claude", "Settings.json"), filepath.Join(ws, ".ENVRC")}
+	want := []string{filepath.Join(ws, ".git"), gitDir, common, filepath.Join(ws, ".yagent"), elsewhere,
+		filepath.Join(ws, ".claude", "Settings.json")}
 	slices.Sort(got)
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -52,7 +53,7 @@ func TestProtected(t *testing.T) {
 	}
 	missing := missingProtected(ws)
 	slices.Sort(missing)
-	wantMissing := []string{filepath.Join(ws, ".claude", "settings.local.json"), filepath.Join(ws, ".mcp.json")}
+	wantMissing := []string{filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json"), filepath.Join(ws, ".envrc"), filepath.Join(ws, ".mcp.json")}
 	if diff := cmp.Diff(wantMissing, missing); diff != "" {
 		t.Errorf("missingProtected (-want +got):\n%s", diff)
 	}
@@ -137,6 +138,7 @@ func TestHooksPathProtected(t *testing.T) {
 			if out, ok := run(t, p, b.ws, "mkdir -p .githooks && echo evil > .githooks/pre-commit"); ok {
 				t.Errorf("a command created the missing hooks directory: %q", out)
 			}
+			flushPlaceholders()
 			if _, err := os.Stat(filepath.Join(b.ws, ".githooks")); err == nil {
 				t.Error(".githooks is left in the workspace")
 			}

@@ -24,7 +24,8 @@ func needView(t *testing.T) {
 // In a trusted workspace with neither .git nor .yagent, a command must not
 // create .yagent/config.yaml (it would apply on the next run), nor .git,
 // .mcp.json, .envrc or .claude/settings.json; the empty placeholders the
-// view uses for that are gone once the command ends.
+// view uses for that go once the commands end (after lingering a little,
+// or at once when the session ends).
 func TestMissingProtectedNotCreated(t *testing.T) {
 	needView(t)
 	b := newBox(t, View)
@@ -32,17 +33,24 @@ func TestMissingProtectedNotCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := b.policy(t, WorkspaceWrite)
-	out, _ := run(t, p, b.ws, `mkdir -p .yagent && echo 'agents: {sandbox: off}' > .yagent/config.yaml && echo made-yagent
+	cmd, err := p.Command(t.Context(), b.ws, "sh", "-c", `mkdir -p .yagent && echo 'agents: {sandbox: off}' > .yagent/config.yaml && echo made-yagent
 mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json && echo made-claude
 echo '{}' > .mcp.json && echo made-mcp
 echo 'rm -rf ~' > .envrc && echo made-envrc
 git init -q . 2>/dev/null && echo made-git
 echo fine > new.txt`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outb, _ := cmd.CombinedOutput()
+	out := string(outb)
 	for _, bad := range []string{"made-yagent", "made-claude", "made-mcp", "made-envrc", "made-git"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("a command could %s:\n%s", bad, out)
 		}
 	}
+	explained := cmd.Explain(out)
+	p.Close()
 	var names []string
 	entries, _ := os.ReadDir(b.ws)
 	for _, e := range entries {
@@ -51,8 +59,8 @@ echo fine > new.txt`)
 	if want := []string{"README", "new.txt", "src"}; !slices.Equal(names, want) {
 		t.Errorf("the workspace holds %v after the command; want %v (no protected name, no placeholder left)", names, want)
 	}
-	if e := p.Explain(out, b.ws); !strings.Contains(e, "the sandbox keeps commands from creating it") {
-		t.Errorf("Explain(%q) = %q; want it to name the protected name", out, e)
+	if !strings.Contains(explained, "the sandbox keeps commands from creating it") || strings.Count(explained, "protected name") < 4 {
+		t.Errorf("Explain(%q) = %q; want it to name each protected name", out, explained)
 	}
 }
 
@@ -82,8 +90,21 @@ func TestPlaceholdersShared(t *testing.T) {
 	if err := long.Wait(); err != nil || !strings.Contains(out.String(), "held") {
 		t.Errorf("first command: %v %q", err, out.String())
 	}
+	flushPlaceholders() // what Close does; otherwise it lingers a little
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("the placeholder outlived the last command")
+	}
+	// Unheld, it lingers for the next command of a burst, then goes by
+	// itself.
+	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
+	placeholderLinger = 300 * time.Millisecond
+	run(t, p, b.ws, "true")
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("the placeholder did not linger after the command: %v", err)
+	}
+	time.Sleep(time.Second)
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("the placeholder outlived its linger")
 	}
 	// A person's own .yagent, made while a command runs, stays.
 	c, _ := p.Command(t.Context(), b.ws, "sleep", "0.5")
@@ -93,6 +114,7 @@ func TestPlaceholdersShared(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	mustWrite(t, filepath.Join(yagent, "config.yaml"), "agents: {}\n")
 	c.Wait()
+	flushPlaceholders()
 	if _, err := os.Stat(filepath.Join(yagent, "config.yaml")); err != nil {
 		t.Errorf("a person's .yagent/config.yaml went with the placeholder: %v", err)
 	}

@@ -128,7 +128,7 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 
 // writablePaths are the paths Landlock grants writes under: the spec's
 // writable ops (as the view shows them: the private temp dir at /tmp),
-// the devices and, in a view, its own /dev/pts, /dev/shm and /dev/tty.
+// the devices and, in a view, its own /dev/pts and /dev/shm.
 func writablePaths(s *Spec) []string {
 	out := append([]string(nil), devices...)
 	for _, op := range s.Ops {
@@ -140,7 +140,7 @@ func writablePaths(s *Spec) []string {
 		}
 	}
 	if s.Mechanism == View {
-		out = append(out, "/dev/pts", "/dev/shm", "/dev/tty")
+		out = append(out, "/dev/pts", "/dev/shm")
 	}
 	return out
 }

@@ -19,7 +19,7 @@ import (
 //     the private temp dir at /tmp, writable roots, read-only protected
 //     paths on top, hidden paths masked; a mount point that the view no
 //     longer has (under /tmp or a mask) is made there;
-//  5. a minimal /dev (null, zero, full, random, urandom, tty, a private
+//  5. a minimal /dev (null, zero, full, random, urandom, a private
 //     devpts and shm) and the /proc of the new pid namespace (an empty
 //     mask where the kernel refuses to mount one);
 //  6. the masks become read-only, and loopback comes up in the new
@@ -48,7 +48,8 @@ func buildView(s *Spec) error {
 			clones[i] = fd
 		}
 	}
-	devs := []string{"null", "zero", "full", "random", "urandom", "tty"}
+	// (No tty: a command has no controlling terminal to open through it.)
+	devs := []string{"null", "zero", "full", "random", "urandom"}
 	devClones := make([]int, len(devs))
 	for i, d := range devs {
 		fd, err := cloneTree("/dev/"+d, false)
@@ -279,7 +280,8 @@ func parent(path string) string {
 }
 
 // makeDev mounts a fresh /dev: a small tmpfs holding the host's harmless
-// devices (bound from clones made before it covered them), the usual
+// devices (never a disk, which root could read and write through a
+// read-only view) (bound from clones made before it covered them), the usual
 // links, a private devpts and a private shm; then the tmpfs itself
 // becomes read-only.
 func makeDev(devs []string, clones []int) error {
