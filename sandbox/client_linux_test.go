@@ -19,9 +19,12 @@ import (
 //	listen           listen on 127.0.0.1:0
 //	loopback[6]      serve on 127.0.0.1 (::1) and talk to itself
 //	abstract NAME    connect to the abstract Unix socket @NAME
+//	abstract-self    serve an abstract Unix socket and connect to it
 //	socket FAMILY    create a socket: packet, vsock, netlink-route, netlink-audit
 //	syscall NAME     unshare-user, clone-user, mount, chroot, sethostname,
-//	                 settimeofday, io_uring, ptrace, bpf, keyctl, tiocsti
+//	                 settimeofday, io_uring, io_uring_enter, io_uring_register,
+//	                 ptrace, bpf, keyctl, tiocsti, x32 (getpid through the
+//	                 x32 ABI: amd64's number | 0x40000000)
 func netClient(spec string) error {
 	kind, arg, _ := strings.Cut(spec, " ")
 	switch kind {
@@ -87,6 +90,22 @@ func netClient(spec string) error {
 			return err
 		}
 		return c.Close()
+	case "abstract-self":
+		l, err := net.Listen("unix", fmt.Sprintf("@yagent-sandbox-self-%d", os.Getpid()))
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		go func() {
+			if c, err := l.Accept(); err == nil {
+				c.Close()
+			}
+		}()
+		c, err := net.DialTimeout("unix", l.Addr().String(), 5*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
 	case "socket":
 		family, proto := map[string][2]int{
 			"packet":        {unix.AF_PACKET, 0},
@@ -132,6 +151,28 @@ func trySyscall(name string) error {
 	case "io_uring":
 		var params [120]byte
 		_, _, e := unix.RawSyscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params[0])), 0)
+		if e != 0 {
+			return e
+		}
+		return nil
+	case "io_uring_enter", "io_uring_register":
+		// On no ring (fd -1): EBADF when the kernel sees the call at all.
+		nr := uintptr(unix.SYS_IO_URING_ENTER)
+		if name == "io_uring_register" {
+			nr = unix.SYS_IO_URING_REGISTER
+		}
+		if _, _, e := unix.RawSyscall6(nr, ^uintptr(0), 0, 0, 0, 0, 0); e != 0 {
+			return e
+		}
+		return nil
+	case "x32":
+		if runtime.GOARCH != "amd64" {
+			return fmt.Errorf("no x32 ABI on %s", runtime.GOARCH)
+		}
+		// The kernel answers ENOSYS where it was built without x32, a pid
+		// where it has it; only the sandbox's filter says EPERM.
+		const x32Bit = 0x40000000
+		_, _, e := unix.RawSyscall(x32Bit|unix.SYS_GETPID, 0, 0, 0)
 		if e != 0 {
 			return e
 		}
