@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -24,7 +25,11 @@ import (
 //	syscall NAME     unshare-user, clone-user, mount, chroot, sethostname,
 //	                 settimeofday, io_uring, io_uring_enter, io_uring_register,
 //	                 ptrace, bpf, keyctl, tiocsti, x32 (getpid through the
-//	                 x32 ABI: amd64's number | 0x40000000)
+//	                 x32 ABI: amd64's number | 0x40000000), rndgetentcnt
+//	                 (a device's own ioctl, on /dev/urandom)
+//	truncate PATH    truncate(2) PATH to nothing (no open for writing)
+//	securebits       print the securebits (prctl PR_GET_SECUREBITS)
+//	shm ID           attach the System V shared memory segment ID
 func netClient(spec string) error {
 	kind, arg, _ := strings.Cut(spec, " ")
 	switch kind {
@@ -124,6 +129,25 @@ func netClient(spec string) error {
 		return unix.Close(fd)
 	case "syscall":
 		return trySyscall(arg)
+	case "truncate":
+		return unix.Truncate(arg, 0)
+	case "securebits":
+		bits, err := unix.PrctlRetInt(unix.PR_GET_SECUREBITS, 0, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("securebits %#x\n", bits)
+		return nil
+	case "shm":
+		id, err := strconv.Atoi(arg)
+		if err != nil {
+			return err
+		}
+		addr, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY)
+		if err != nil {
+			return err
+		}
+		return unix.SysvShmDetach(addr)
 	}
 	return fmt.Errorf("SANDBOXTEST_NET %q", spec)
 }
@@ -177,6 +201,14 @@ func trySyscall(name string) error {
 			return e
 		}
 		return nil
+	case "rndgetentcnt":
+		f, err := os.Open("/dev/urandom")
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = unix.IoctlGetInt(int(f.Fd()), unix.RNDGETENTCNT)
+		return err
 	case "ptrace":
 		return unix.PtraceAttach(1)
 	case "bpf":

@@ -163,3 +163,42 @@ touch "$H/../other" || echo refused-system-temp`, "H="+home)
 		}
 	})
 }
+
+// TestYagentHomeInWorkspace: $YAGENT_HOME inside the workspace (a person's
+// YAGENT_HOME=./.state) stays out of a command's reach: hidden in a view,
+// kept read-only under Landlock alone; the rest of the workspace stays
+// writable.
+func TestYagentHomeInWorkspace(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		ws := visibleDir(t)
+		home := filepath.Join(ws, "state")
+		mustMkdir(t, filepath.Join(home, "sessions"))
+		mustWrite(t, filepath.Join(home, "config.yaml"), "agents:\n  sandbox: workspace-write\n")
+		mustMkdir(t, filepath.Join(ws, "src"))
+		p, err := New(WorkspaceWrite, ws, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Home = home
+		force(p, mech)
+		defer p.Close()
+		out, _ := run(t, p, ws, `echo 'agents: {sandbox: off}' > state/config.yaml && echo wrote-config
+touch state/sessions/x && echo wrote-session
+rm -rf state/sessions
+echo ok > src/f && echo wrote-src`)
+		for _, bad := range []string{"wrote-config", "wrote-session"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("a command %s in $YAGENT_HOME inside the workspace:\n%s", bad, out)
+			}
+		}
+		if !strings.Contains(out, "wrote-src") {
+			t.Errorf("the workspace around $YAGENT_HOME is not writable:\n%s", out)
+		}
+		if data, _ := os.ReadFile(filepath.Join(home, "config.yaml")); strings.Contains(string(data), "off") {
+			t.Errorf("config.yaml rewritten: %q", data)
+		}
+		if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
+			t.Errorf("a command removed $YAGENT_HOME/sessions: %v\n%s", err, out)
+		}
+	})
+}

@@ -3,9 +3,14 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/yagent/yagent/sandbox/helper"
 )
 
 // Where commands can get neither a view nor Landlock ABI 4, a confining
@@ -67,6 +72,41 @@ func TestHelperFailsClosed(t *testing.T) {
 	})
 }
 
+// A view step that fails stops the command before it runs (exit 126,
+// the step named), whatever the steps before it did.
+func TestViewFailsClosed(t *testing.T) {
+	needView(t)
+	ws := visibleDir(t)
+	spec := helper.Spec{Mechanism: helper.View, ABI: probeABI(), Dir: ws, Argv: []string{"sh", "-c", "echo ran"},
+		Ops: []helper.Op{{Kind: helper.Tmp, Path: t.TempDir()}, {Kind: helper.Bind, Path: ws, At: "/nonexistent-yagent-test/ws"}}}
+	cmd := exec.Command(selfExe, spec.Args()...)
+	cmd.SysProcAttr = nsAttr()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.WaitDelay = time.Minute
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || strings.Contains(string(out), "ran") ||
+		!containsAll(string(out), "could not build the sandbox's view", "/nonexistent-yagent-test/ws") {
+		t.Errorf("a view step failed: %v, %q; want exit 126 naming the step, the command not run", err, out)
+	}
+}
+
+// The probe that chooses the view fails where a user namespace has no
+// power over mounts (here: one without a mount namespace of its own, as
+// Ubuntu's AppArmor restriction leaves it), so the Landlock mechanism is
+// chosen rather than a view that cannot be built.
+func TestProbeFailsClosed(t *testing.T) {
+	needView(t)
+	attr := nsAttr()
+	attr.Cloneflags = syscall.CLONE_NEWUSER
+	if err := probeView(attr); err == nil || !strings.Contains(err.Error(), "make the mounts private") {
+		t.Errorf("probe in a user namespace that cannot mount: %v; want the failed step named", err)
+	}
+	if err := probeView(nsAttr()); err != nil {
+		t.Errorf("probe in the namespaces a command gets: %v", err)
+	}
+}
+
 // Describe names the mode and the mechanism in force.
 func TestDescribe(t *testing.T) {
 	if !osSupported {
@@ -115,7 +155,9 @@ func TestNewWritableRoots(t *testing.T) {
 	home := t.TempDir()
 	mustMkdir(t, filepath.Join(ws, ".git", "hooks"))
 	mustMkdir(t, filepath.Join(home, "sessions"))
-	for _, root := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(home, "sessions")} {
+	mustMkdir(t, filepath.Join(ws, ".husky", "_"))
+	mustWrite(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = .husky/_\n")
+	for _, root := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(home, "sessions"), filepath.Join(ws, ".husky", "_")} {
 		p, err := New(WorkspaceWrite, ws, []string{root})
 		if err != nil {
 			t.Fatal(err)
@@ -123,6 +165,16 @@ func TestNewWritableRoots(t *testing.T) {
 		p.Home = home
 		if err := p.Check(); err == nil || !containsAll(err.Error(), "agents.sandbox_writable", root) {
 			t.Errorf("writable root %s: Check = %v", root, err)
+		}
+	}
+	for _, root := range []string{filepath.Join(ws, ".husky"), home} {
+		p, err := New(WorkspaceWrite, ws, []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Home = filepath.Join(home, "sessions")
+		if err := p.Check(); err != nil {
+			t.Errorf("writable root %s, around what is kept shut: Check = %v", root, err)
 		}
 	}
 }

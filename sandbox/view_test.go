@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -204,6 +205,9 @@ func TestHiddenPaths(t *testing.T) {
 		if out, ok := run(t, p, b.ws, "cat "+path); ok || strings.Contains(out, "secret") {
 			t.Errorf("%s is readable: %q", path, out)
 		}
+	}
+	if out, ok := run(t, p, b.ws, "find /run/ /var/run/ -mindepth 1"); !ok || strings.TrimSpace(out) != "" {
+		t.Errorf("/run is not empty in a view (daemons' sockets): %q", out)
 	}
 	if out, ok := run(t, p, b.ws, "cat "+filepath.Join(b.outside, ".aws/credentials")); !ok {
 		t.Errorf("agents.sandbox_visible did not show ~/.aws: %q", out)
@@ -502,11 +506,12 @@ func TestAbstractSocket(t *testing.T) {
 // Where the kernel would answer otherwise without the sandbox's seccomp
 // filter the answer must be the filter's own: EACCES for a socket, EPERM
 // for io_uring (whose operations bypass the socket and file checks) and
-// the x32 ABI (whose calls the filter's numbers do not name) — which the
-// same probes run unconfined show they are not.
+// the x32 ABI (whose calls the filter's numbers do not name); a device's
+// own ioctl is Landlock's (ABI 5) — and the same probes run unconfined
+// show the kernel would not refuse them.
 func TestSyscallsRefused(t *testing.T) {
 	const eperm, eacces = "operation not permitted", "permission denied"
-	filterOnly := []string{"syscall io_uring", "syscall io_uring_enter", "syscall io_uring_register"}
+	filterOnly := []string{"syscall io_uring", "syscall io_uring_enter", "syscall io_uring_register", "syscall rndgetentcnt"}
 	if runtime.GOARCH == "amd64" {
 		filterOnly = append(filterOnly, "syscall x32")
 	}
@@ -520,9 +525,10 @@ func TestSyscallsRefused(t *testing.T) {
 			{"syscall bpf", ""}, {"syscall keyctl", eperm},
 			{"syscall io_uring", eperm}, {"syscall io_uring_enter", eperm}, {"syscall io_uring_register", eperm},
 			{"syscall x32", eperm},
+			{"syscall rndgetentcnt", eacces}, // Landlock ABI 5's ioctl right on devices
 		} {
-			if c.spec == "syscall x32" && runtime.GOARCH != "amd64" {
-				continue // the x32 ABI is amd64's
+			if c.spec == "syscall x32" && runtime.GOARCH != "amd64" || c.spec == "syscall rndgetentcnt" && probeABI() < 5 {
+				continue // the x32 ABI is amd64's; device ioctls are Landlock ABI 5's
 			}
 			if out, ok := tryNet(t, p, b.ws, c.spec); ok || !strings.Contains(out, c.want) {
 				t.Errorf("%s: ok = %v, %q; want it refused (%q)", c.spec, ok, out, c.want)
@@ -533,7 +539,7 @@ func TestSyscallsRefused(t *testing.T) {
 		}
 		off := b.policy(t, Off)
 		for _, spec := range filterOnly {
-			if out, _ := tryNet(t, off, b.ws, spec); strings.Contains(out, eperm) {
+			if out, _ := tryNet(t, off, b.ws, spec); strings.Contains(out, eperm) || strings.Contains(out, eacces) {
 				t.Errorf("%s unconfined: %q; this kernel refuses it itself, so the test cannot tell the filter's refusal", spec, out)
 			}
 		}
@@ -541,11 +547,15 @@ func TestSyscallsRefused(t *testing.T) {
 }
 
 // Every capability is gone, also for root: a command keeping one could
-// unmount the view's read-only binds.
+// unmount the view's read-only binds; the securebits that keep root from
+// regaining any at exec are set and locked. Run as root, the test runs
+// again as an unprivileged user (whose helper gets ambient capabilities
+// to build the view, and must drop them).
 func TestCapabilitiesDropped(t *testing.T) {
 	eachMechanism(t, func(t *testing.T, mech Mechanism) {
 		b := newBox(t, mech)
-		out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; grep NoNewPrivs /proc/self/status")
+		p := b.policy(t, WorkspaceWrite)
+		out, ok := run(t, p, b.ws, "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; grep NoNewPrivs /proc/self/status")
 		if !ok {
 			t.Fatalf("%q", out)
 		}
@@ -560,6 +570,16 @@ func TestCapabilitiesDropped(t *testing.T) {
 				t.Errorf("%s: %s", name, val)
 			}
 		}
+		// (Unprivileged under Landlock alone they cannot change, and
+		// need not: there is no capability to regain.)
+		if mech == View || os.Getuid() == 0 {
+			const locked = 0xef // NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE and their locks, KEEP_CAPS_LOCKED
+			out, ok := tryNet(t, p, b.ws, "securebits")
+			var bits int
+			if _, err := fmt.Sscanf(strings.TrimSpace(out), "securebits %v", &bits); !ok || err != nil || bits&locked != locked {
+				t.Errorf("securebits: %q; want %#x set", out, locked)
+			}
+		}
 		if os.Getuid() == 0 {
 			mustWrite(t, filepath.Join(b.ws, "src", "mine"), "x")
 			if out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "chown 1234 src/mine"); ok {
@@ -567,6 +587,88 @@ func TestCapabilitiesDropped(t *testing.T) {
 			}
 		}
 	})
+	asNobody(t)
+}
+
+// asNobody runs the calling test again in a copy of this test binary as
+// the unprivileged user 65534, when the tests run as root, and fails with
+// its output if it fails (or has not ended within two minutes).
+func asNobody(t *testing.T) {
+	t.Helper()
+	if os.Getuid() != 0 || !osSupported {
+		return
+	}
+	home, err := os.MkdirTemp("/var/tmp", "yagent-sandbox-nobody-")
+	if err != nil {
+		t.Skipf("no /var/tmp for an unprivileged run: %v", err)
+	}
+	defer removeTree(home)
+	if err := os.Chown(home, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client(t), "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Dir = home
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Errorf("%s as uid 65534: %v (deadline: %v)\n%s", t.Name(), err, ctx.Err(), out)
+	}
+}
+
+// A view holds without Landlock (a kernel with namespaces but no Landlock,
+// 5.12 and older, or one built without it): each of its own steps
+// confines by itself — the read-only root, the protected paths, a minimal
+// read-only /dev, read-only masks, a visible path read-only, and the
+// read-only skeleton around a workspace under the system temp dir.
+func TestViewAlone(t *testing.T) {
+	needView(t)
+	b := newBox(t, View)
+	mustMkdir(t, filepath.Join(b.outside, ".ssh"))
+	mustMkdir(t, filepath.Join(b.outside, ".aws"))
+	mustWrite(t, filepath.Join(b.outside, ".aws", "config"), "[default]\n")
+	p := b.policy(t, WorkspaceWrite)
+	p.ABI = func() int { return 0 }
+	p.Visible = []string{filepath.Join(b.outside, ".aws")}
+	if d := p.Describe(); !strings.Contains(d, "no Landlock") {
+		t.Fatalf("not a view without Landlock: %s", d)
+	}
+	for _, c := range []struct{ name, script string }{
+		{"outside every root", "echo x > " + filepath.Join(b.outside, "o")},
+		{".git", "echo x >> .git/config"},
+		{"a new device node's place", "touch /dev/evil"},
+		{"a hidden directory's mask", "mkdir " + filepath.Join(b.outside, ".ssh", "x")},
+		{"a visible path", "echo x >> " + filepath.Join(b.outside, ".aws", "config")},
+		{"the root", "mkdir /evil"},
+	} {
+		if out, ok := run(t, p, b.ws, c.script+" && echo wrote"); ok || strings.Contains(out, "wrote") {
+			t.Errorf("%s: %q wrote (%q)", c.name, c.script, out)
+		}
+	}
+	if out, ok := run(t, p, b.ws, "ls -A /dev | tr '\\n' ' '"); !ok || strings.TrimSpace(out) != "fd full null ptmx pts random shm stderr stdin stdout urandom zero" {
+		t.Errorf("/dev holds %q; want the few harmless devices only", out)
+	}
+	if out, ok := run(t, p, b.ws, "echo x > src/ok && cat .git/config"); !ok {
+		t.Errorf("the workspace is not writable, or .git not readable: %q", out)
+	}
+	// A workspace under the system temp dir: the directories on the way
+	// to it in the private /tmp are read-only.
+	ws := filepath.Join(t.TempDir(), "deep", "ws")
+	mustMkdir(t, ws)
+	q, err := New(WorkspaceWrite, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Home, q.UserHome, q.ABI = b.home, b.outside, p.ABI
+	defer q.Close()
+	if out, ok := run(t, q, ws, "touch ../escape && echo wrote; mkdir ../../x && echo made; echo x > mine"); strings.Contains(out, "wrote") || strings.Contains(out, "made") || !ok {
+		t.Errorf("around a workspace under the system temp dir: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "mine")); err != nil {
+		t.Errorf("the workspace under the system temp dir is not writable: %v", err)
+	}
 }
 
 // Metadata outside the writable roots, on .git and under read-only stays:
@@ -604,6 +706,9 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("LC_MESSAGES", "C")
 	t.Setenv("LC_SECRET_TOKEN", "nope")
 	t.Setenv("GOFLAGS", "-mod=mod")
+	hostTmp := t.TempDir()
+	t.Setenv("TMPDIR", hostTmp)
+	t.Setenv("XDG_CACHE_HOME", hostTmp)
 	for _, mode := range []Mode{WorkspaceWrite, Off} {
 		t.Run(string(mode), func(t *testing.T) {
 			if mode != Off {
@@ -628,6 +733,11 @@ func TestEnvironment(t *testing.T) {
 				if !strings.Contains(out, good) {
 					t.Errorf("%s missing:\n%s", good, out)
 				}
+			}
+			// The command's temp dir and cache are the sandbox's, never
+			// the host's, whatever yagent's environment says.
+			if out, _ := run(t, p, b.ws, "printenv TMPDIR XDG_CACHE_HOME"); mode != Off && strings.Contains(out, hostTmp) || mode == Off && !strings.Contains(out, hostTmp) {
+				t.Errorf("TMPDIR, XDG_CACHE_HOME: %q (yagent's: %s)", out, hostTmp)
 			}
 			p.Env = []string{"GOFLAGS", "GITHUB_TOKEN"}
 			if out, _ := run(t, p, b.ws, "env"); !containsAll(out, "GOFLAGS=-mod=mod", "GITHUB_TOKEN=ghp-secret") || strings.Contains(out, "sk-test-secret") {

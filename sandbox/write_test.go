@@ -59,6 +59,22 @@ func TestWorkspaceWrite(t *testing.T) {
 				}
 			})
 		}
+		// truncate(2) needs no open for writing: Landlock's own right
+		// (ABI 3+), or the view's read-only mounts, refuse it.
+		keep := filepath.Join(b.outside, "keep")
+		mustWrite(t, keep, "data")
+		mustWrite(t, filepath.Join(b.ws, "src", "t"), "data")
+		for _, c := range []struct {
+			path   string
+			wantOK bool
+		}{{keep, false}, {filepath.Join(b.ws, ".git", "config"), false}, {filepath.Join(b.ws, "src", "t"), true}} {
+			if out, ok := tryNet(t, p, b.ws, "truncate "+c.path); ok != c.wantOK {
+				t.Errorf("truncate(2) %s: ok = %v, %q; want %v", c.path, ok, out, c.wantOK)
+			}
+		}
+		if data, _ := os.ReadFile(keep); string(data) != "data" {
+			t.Errorf("%s was truncated: %q", keep, data)
+		}
 		if data, _ := os.ReadFile(filepath.Join(b.ws, ".git", "config")); string(data) != "[core]\n" {
 			t.Errorf(".git/config changed: %q", data)
 		}

@@ -105,10 +105,14 @@ for pkg in "${pkgs[@]}"; do
     exit 1
   fi
   limit=$(( ($(date +%s) - start + 10) * ${GREMLINS_TIMEOUT:-10} ))
-  # run_tests: the judging packages' tests pass (the mutant lived); past
-  # the limit the run counts as killed, as gremlins counts TIMED OUT.
+  # run_tests: the judging packages' tests pass, one package after the
+  # other (the first to fail ends the run), so the mutant lived; past the
+  # limit a run counts as killed, as gremlins counts TIMED OUT.
   run_tests() {
-    timeout "$limit" go test -count=1 -failfast "${testpkgs[@]}" >/dev/null 2>&1
+    local t
+    for t in "${testpkgs[@]}"; do
+      timeout "$limit" go test -count=1 -failfast "$t" >/dev/null 2>&1 || return 1
+    done
   }
   # viable: the mutated package still compiles.
   viable() { go build "$pkg" >/dev/null 2>&1; }
