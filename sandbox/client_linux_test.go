@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -22,7 +24,7 @@ import (
 //	abstract NAME    connect to the abstract Unix socket @NAME
 //	abstract-self    serve an abstract Unix socket and connect to it
 //	socket FAMILY    create a socket: packet, vsock, netlink-route, netlink-audit
-//	syscall NAME     unshare-user, clone-user, mount, chroot, sethostname,
+//	syscall NAME     (each harmless where it succeeds) unshare-user, clone-user, mount, chroot, sethostname,
 //	                 settimeofday, io_uring, io_uring_enter, io_uring_register,
 //	                 ptrace, bpf, keyctl, tiocsti, x32 (getpid through the
 //	                 x32 ABI: amd64's number | 0x40000000), rndgetentcnt
@@ -30,6 +32,7 @@ import (
 //	truncate PATH    truncate(2) PATH to nothing (no open for writing)
 //	securebits       print the securebits (prctl PR_GET_SECUREBITS)
 //	shm ID           attach the System V shared memory segment ID
+//	connect-fd3 ADDR connect the inherited socket fd 3 to ADDR (IPv4)
 func netClient(spec string) error {
 	kind, arg, _ := strings.Cut(spec, " ")
 	switch kind {
@@ -138,6 +141,12 @@ func netClient(spec string) error {
 		}
 		fmt.Printf("securebits %#x\n", bits)
 		return nil
+	case "connect-fd3":
+		ap, err := netip.ParseAddrPort(arg)
+		if err != nil {
+			return err
+		}
+		return unix.Connect(3, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()})
 	case "shm":
 		id, err := strconv.Atoi(arg)
 		if err != nil {
@@ -163,13 +172,29 @@ func trySyscall(name string) error {
 			return e
 		}
 		return nil // (the child, if any, returns here too and exits with it)
+	// Each probe is harmless where it succeeds (a sandbox broken on
+	// purpose, as mutation testing breaks it, run by root): what it
+	// changes is the test's own, or set back as it was.
 	case "mount":
-		return unix.Mount("tmpfs", "/tmp", "tmpfs", 0, "")
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if err := unix.Mount("tmpfs", wd, "tmpfs", 0, "size=4k"); err != nil {
+			return err
+		}
+		unix.Unmount(wd, unix.MNT_DETACH)
+		return nil
 	case "chroot":
 		return unix.Chroot("/")
 	case "sethostname":
-		return unix.Sethostname([]byte("evil"))
+		name, err := os.Hostname()
+		if err != nil {
+			return err
+		}
+		return unix.Sethostname([]byte(name))
 	case "settimeofday":
+		// The time it is (a few microseconds behind, at worst).
 		tv := unix.NsecToTimeval(time.Now().UnixNano())
 		return unix.Settimeofday(&tv)
 	case "io_uring":
@@ -210,7 +235,18 @@ func trySyscall(name string) error {
 		_, err = unix.IoctlGetInt(int(f.Fd()), unix.RNDGETENTCNT)
 		return err
 	case "ptrace":
-		return unix.PtraceAttach(1)
+		// Its own child, which ptrace may always reach but for the
+		// filter (and Yama's strictest modes).
+		child := exec.Command("sleep", "5")
+		if err := child.Start(); err != nil {
+			return err
+		}
+		defer func() { child.Process.Kill(); child.Wait() }()
+		if err := unix.PtraceAttach(child.Process.Pid); err != nil {
+			return err
+		}
+		unix.PtraceDetach(child.Process.Pid)
+		return nil
 	case "bpf":
 		_, _, e := unix.RawSyscall(unix.SYS_BPF, 0, 0, 0)
 		if e != 0 {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -76,9 +77,10 @@ func TestHelperFailsClosed(t *testing.T) {
 // the step named), whatever the steps before it did.
 func TestViewFailsClosed(t *testing.T) {
 	needView(t)
-	ws := visibleDir(t)
+	ws, outside := visibleDir(t), visibleDir(t)
+	at := filepath.Join(outside, "missing", "ws") // on the read-only root
 	spec := helper.Spec{Mechanism: helper.View, ABI: probeABI(), Dir: ws, Argv: []string{"sh", "-c", "echo ran"},
-		Ops: []helper.Op{{Kind: helper.Tmp, Path: t.TempDir()}, {Kind: helper.Bind, Path: ws, At: "/nonexistent-yagent-test/ws"}}}
+		Ops: []helper.Op{{Kind: helper.Tmp, Path: t.TempDir()}, {Kind: helper.Bind, Path: ws, At: at}}}
 	cmd := exec.Command(selfExe, spec.Args()...)
 	cmd.SysProcAttr = nsAttr()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
@@ -86,7 +88,7 @@ func TestViewFailsClosed(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 126 || strings.Contains(string(out), "ran") ||
-		!containsAll(string(out), "could not build the sandbox's view", "/nonexistent-yagent-test/ws") {
+		!containsAll(string(out), "could not build the sandbox's view", at) {
 		t.Errorf("a view step failed: %v, %q; want exit 126 naming the step, the command not run", err, out)
 	}
 }
@@ -119,10 +121,66 @@ func TestDescribe(t *testing.T) {
 	if d := p.Describe(); !containsAll(d, "sandbox: workspace-write (a view", "Landlock ABI 7", "own loopback only") {
 		t.Errorf("view: %q", d)
 	}
+	if d := p.Describe(); !strings.Contains(d, "write only in the workspace (not .git") || strings.Contains(d, "write nowhere") {
+		t.Errorf("view, workspace-write: %q", d)
+	}
+	p.ABI = func() int { return 1 }
+	if d := p.Describe(); !strings.Contains(d, "Landlock ABI 1 and seccomp inside") {
+		t.Errorf("view on Landlock ABI 1: %q", d)
+	}
+	ro := b.policy(t, ReadOnly)
+	ro.Namespaces, ro.ABI = p.Namespaces, p.ABI
+	if d := ro.Describe(); !containsAll(d, "sandbox: read-only (a view", "write nowhere of yours") {
+		t.Errorf("view, read-only: %q", d)
+	}
+	p.ABI = func() int { return 7 }
 	force(p, LandlockOnly)
 	if d := p.Describe(); !containsAll(d, "sandbox: workspace-write (Landlock ABI 7 only: user namespaces are unavailable", errNoNamespaces.Error(), "no network", "nothing can be created directly in a workspace root that holds .git") {
 		t.Errorf("landlock: %q", d)
 	}
+	if d := b.policy(t, Off).Describe(); d != "sandbox: off — shell commands run with all of your permissions" {
+		t.Errorf("off: %q", d)
+	}
+}
+
+// Cancelling a command's context kills everything it started, not only
+// its first process: under Landlock alone its process group, in a view
+// its pid namespace.
+func TestCancelKillsGroup(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		p := b.policy(t, WorkspaceWrite)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		cmd, err := p.Command(ctx, b.ws, "sh", "-c", "(trap '' TERM HUP; i=0; while [ $i -lt 400 ] && echo x >> src/tick; do i=$((i+1)); sleep 0.05; done) & wait")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tick := filepath.Join(b.ws, "src", "tick")
+		size := func() int64 {
+			fi, err := os.Stat(tick)
+			if err != nil {
+				return 0
+			}
+			return fi.Size()
+		}
+		for deadline := time.Now().Add(10 * time.Second); size() == 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command's child never ticked")
+			}
+		}
+		cancel()
+		cmd.Wait()
+		time.Sleep(200 * time.Millisecond)
+		before := size()
+		time.Sleep(300 * time.Millisecond)
+		if after := size(); after != before {
+			t.Errorf("a child of the cancelled command still runs (%d → %d bytes)", before, after)
+		}
+	})
 }
 
 func TestParseMode(t *testing.T) {
