@@ -219,6 +219,18 @@ func TestParseGitConfigLine(t *testing.T) {
 	}
 }
 
+// Section and key names are lower-cased as git compares them, every
+// letter and digit included (as git config -l prints them).
+func TestParseGitConfigNames(t *testing.T) {
+	var got []string
+	err := parseGitConfig([]byte("[AZaz09-Sub.Z]\n\tzKey09-Z = 1\n\tA0 = 2\n\tz9 = 3\n"), func(name, value string) {
+		got = append(got, name+"="+value)
+	})
+	if want := []string{"azaz09-sub.z.zkey09-z=1", "azaz09-sub.z.a0=2", "azaz09-sub.z.z9=3"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("names: %q, %v; want %q", got, err, want)
+	}
+}
+
 // quoteGitValue writes v as a quoted git config value.
 func quoteGitValue(v string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\b", `\b`)
