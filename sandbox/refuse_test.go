@@ -236,3 +236,26 @@ func TestNewWritableRoots(t *testing.T) {
 		}
 	}
 }
+
+// The usable Landlock ABI: none when the kernel has none; 6 and newer
+// only with the signal-scoping erratum fixed.
+func TestUsableABI(t *testing.T) {
+	errNo := errors.New("no")
+	fixed := func() (int, error) { return 0x3, nil }
+	unfixed := func() (int, error) { return 0x1, nil }
+	unknown := func() (int, error) { return 0, errNo }
+	for _, c := range []struct {
+		v      int
+		err    error
+		errata func() (int, error)
+		want   int
+	}{
+		{0, errNo, fixed, 0}, {-1, nil, fixed, 0}, {0, nil, fixed, 0}, {4, nil, unknown, 4},
+		{5, nil, unfixed, 5}, {6, nil, fixed, 6}, {6, nil, unfixed, 5}, {7, nil, fixed, 7},
+		{7, nil, unfixed, 5}, {7, nil, unknown, 5},
+	} {
+		if got := usableABI(c.v, c.err, c.errata); got != c.want {
+			t.Errorf("usableABI(%d, %v, errata) = %d; want %d", c.v, c.err, got, c.want)
+		}
+	}
+}

@@ -68,12 +68,37 @@ echo fine > new.txt`)
 
 // Placeholders are shared: while one command holds .yagent, another's end
 // does not remove it; the last one does, and never a directory a person
-// filled meanwhile.
+// filled meanwhile. Each process records its hold under $YAGENT_HOME. An
+// unheld placeholder lingers a little for the next command of a burst (2 s
+// by default), and is made again if it went meanwhile.
 func TestPlaceholdersShared(t *testing.T) {
 	needView(t)
 	b := newBox(t, View)
 	p := b.policy(t, WorkspaceWrite)
 	yagent := filepath.Join(b.ws, ".yagent")
+	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
+	// By default it lingers after the command.
+	if placeholderLinger < time.Second {
+		t.Errorf("placeholders linger %v by default; want a second or more", placeholderLinger)
+	}
+	run(t, p, b.ws, "true")
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("the placeholder did not linger after the command: %v", err)
+	}
+	// Gone meanwhile (a person removed it): the next command makes it
+	// again.
+	if err := os.Remove(yagent); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := run(t, p, b.ws, "mkdir -p .yagent/x && echo made"); strings.Contains(o, "made") {
+		t.Errorf("a lingering placeholder removed meanwhile was not made again: %q", o)
+	}
+	flushPlaceholders()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("flushPlaceholders left the placeholder")
+	}
+
+	placeholderLinger = 0 // removed as soon as unheld
 	long, err := p.Command(t.Context(), b.ws, "sh", "-c", "sleep 1; test -d .yagent && echo held")
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +107,9 @@ func TestPlaceholdersShared(t *testing.T) {
 	long.Stdout = &out
 	if err := long.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if markers, _ := filepath.Glob(filepath.Join(b.home, "sandbox", "placeholders", "*", fmt.Sprint(os.Getpid()))); len(markers) == 0 {
+		t.Error("no marker of this process's hold under $YAGENT_HOME/sandbox/placeholders")
 	}
 	if o, ok := run(t, p, b.ws, "mkdir .yagent/x || echo refused"); !ok || !strings.Contains(o, "refused") {
 		t.Errorf("second command: %q", o)
@@ -92,13 +120,11 @@ func TestPlaceholdersShared(t *testing.T) {
 	if err := long.Wait(); err != nil || !strings.Contains(out.String(), "held") {
 		t.Errorf("first command: %v %q", err, out.String())
 	}
-	flushPlaceholders() // what Close does; otherwise it lingers a little
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("the placeholder outlived the last command")
 	}
 	// Unheld, it lingers for the next command of a burst, then goes by
 	// itself.
-	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
 	placeholderLinger = 300 * time.Millisecond
 	run(t, p, b.ws, "true")
 	if _, err := os.Stat(yagent); err != nil {
@@ -119,6 +145,35 @@ func TestPlaceholdersShared(t *testing.T) {
 	flushPlaceholders()
 	if _, err := os.Stat(filepath.Join(yagent, "config.yaml")); err != nil {
 		t.Errorf("a person's .yagent/config.yaml went with the placeholder: %v", err)
+	}
+}
+
+// Two holds of one placeholder (two commands planned at once, before
+// either made it) keep it until both are released.
+func TestPlaceholderHolds(t *testing.T) {
+	if !osSupported {
+		t.Skip("no placeholders here")
+	}
+	b := newBox(t, View)
+	p := b.policy(t, WorkspaceWrite)
+	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
+	placeholderLinger = 0
+	yagent := filepath.Join(b.ws, ".yagent")
+	r1, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1()
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("released once of two holds, the placeholder went: %v", err)
+	}
+	r2()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("released twice, the placeholder stays")
 	}
 }
 
@@ -615,6 +670,24 @@ func asNobody(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
 		t.Errorf("%s as uid 65534: %v (deadline: %v)\n%s", t.Name(), err, ctx.Err(), out)
+	}
+}
+
+// Run by root, a view maps every user and group id as it is: files keep
+// their owners (a root command still cannot chown: it has no capability).
+func TestOwnersKept(t *testing.T) {
+	needView(t)
+	if os.Getuid() != 0 {
+		t.Skip("an unprivileged person's view maps their own ids only")
+	}
+	b := newBox(t, View)
+	f := filepath.Join(b.ws, "src", "owned")
+	mustWrite(t, f, "x")
+	if err := os.Chown(f, 1234, 5678); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "stat -c '%u %g' src/owned; id -u"); !ok || strings.Join(strings.Fields(out), " ") != "1234 5678 0" {
+		t.Errorf("owner in the view, and the command's uid: %q; want 1234 5678, 0", out)
 	}
 }
 
