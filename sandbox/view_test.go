@@ -175,6 +175,36 @@ func TestPlaceholderHolds(t *testing.T) {
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("released twice, the placeholder stays")
 	}
+	// Another yagent process (a live pid's marker) still holds it; a
+	// dead one's marker does not.
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	r3, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherMarker := filepath.Join(p.markerDir(yagent), fmt.Sprint(other.Process.Pid))
+	mustWrite(t, otherMarker, yagent+"\n")
+	r3()
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("released here while another process holds it, the placeholder went: %v", err)
+	}
+	other.Process.Kill()
+	other.Wait()
+	r4, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r4()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("the marker of a process that ended keeps the placeholder")
+	}
+	if _, err := os.Stat(otherMarker); err == nil {
+		t.Error("the marker of a process that ended stays")
+	}
 }
 
 // Existing protected paths stay as they are: Claude Code's settings,
