@@ -186,11 +186,18 @@ func TestLandlockRules(t *testing.T) {
 }
 
 // The view's steps go shallow first: the private /tmp, then the workspace,
-// then what is protected inside it; the workspace's cache lands in the
-// private /tmp, wherever $YAGENT_HOME is.
+// then what is protected inside it; at one path a mask first, a grant
+// over it next, a read-only bind last; the workspace's cache, kept under
+// $YAGENT_HOME, lands in the private /tmp.
 func TestViewOps(t *testing.T) {
 	b := newBox(t, View)
+	docker := filepath.Join(b.outside, ".docker") // a credential store the person made writable
+	mustMkdir(t, docker)
+	keys := filepath.Join(b.outside, ".ssh", "keys") // visible inside a hidden one, and writable
+	mustMkdir(t, keys)
 	p := b.policy(t, WorkspaceWrite)
+	p.Writable = append(p.Writable, docker, keys)
+	p.Visible = []string{keys}
 	p.Namespaces = func() error { return nil }
 	p.TempDir = filepath.Join(b.home, "tmp", "x")
 	mustMkdir(t, p.TempDir)
@@ -219,6 +226,17 @@ func TestViewOps(t *testing.T) {
 		t.Errorf("the cache is not bound at %s inside the private /tmp", viewCache)
 	}
 	index("hide " + b.home)
+	if !within(filepath.Join(b.home, "cache"), pl.cache) {
+		t.Errorf("the workspace's cache %s is not under $YAGENT_HOME/cache", pl.cache)
+	}
+	// At one path the mask comes first, the grant over it after.
+	if index("hide "+docker) > index("rw "+docker) {
+		t.Errorf("a writable root that is also hidden is masked after it is bound:\n%s", strings.Join(got, "\n"))
+	}
+	// … and a read-only bind last.
+	if index("rw "+keys) > index("ro "+keys) {
+		t.Errorf("at one path the read-only bind is not the last:\n%s", strings.Join(got, "\n"))
+	}
 	for _, name := range []string{".yagent", ".mcp.json", ".envrc", ".claude"} {
 		index("ro " + filepath.Join(b.ws, name)) // placeholders
 	}
