@@ -259,3 +259,28 @@ func TestUsableABI(t *testing.T) {
 		}
 	}
 }
+
+// resolved resolves the symbolic links of a path's longest existing part
+// (a path that may not exist yet, under a linked directory).
+func TestResolved(t *testing.T) {
+	dir, err := realPath(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(dir, "real", "sub"))
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{filepath.Join(dir, "link"), filepath.Join(dir, "real")},
+		{filepath.Join(dir, "link", "sub") + "/", filepath.Join(dir, "real", "sub")},
+		{filepath.Join(dir, "link", "missing", "x"), filepath.Join(dir, "real", "missing", "x")},
+		{filepath.Join(dir, "none", "..", "link", "y"), filepath.Join(dir, "real", "y")},
+		{"/", "/"},
+	} {
+		if got := resolved(c.in); got != c.want {
+			t.Errorf("resolved(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
