@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +29,12 @@ func TestUnavailableRefuses(t *testing.T) {
 			p.ABI = func() int { return abi }
 			_, err := p.Command(t.Context(), b.ws, "sh", "-c", "echo x > ran")
 			var ue *UnavailableError
-			if !errors.As(err, &ue) || !containsAll(err.Error(), "--sandbox off", "refused", "user namespaces") {
-				t.Errorf("ABI %d, %s: Command err = %v; want a refusal naming --sandbox off", abi, mode, err)
+			has := "this kernel has no Landlock"
+			if abi > 0 {
+				has = fmt.Sprintf("this kernel has only Landlock ABI %d", abi)
+			}
+			if !errors.As(err, &ue) || !containsAll(err.Error(), "--sandbox off", "refused", "user namespaces are unavailable ("+errNoNamespaces.Error()+")", has) {
+				t.Errorf("ABI %d, %s: Command err = %v; want a refusal naming --sandbox off, why and what the kernel has", abi, mode, err)
 			}
 			if d := p.Describe(); !containsAll(d, "unavailable", "--sandbox off") {
 				t.Errorf("ABI %d, %s: Describe = %q", abi, mode, d)
@@ -52,6 +57,23 @@ func TestUnavailableRefuses(t *testing.T) {
 		}
 		if d := v.Describe(); !strings.Contains(d, "no Landlock") {
 			t.Errorf("Describe = %q; want it to say there is no Landlock layer", d)
+		}
+	}
+}
+
+// A system can confine commands with namespaces for a view, or with
+// Landlock alone from MinABI on.
+func TestConfinable(t *testing.T) {
+	for _, c := range []struct {
+		ns   error
+		abi  int
+		want bool
+	}{
+		{nil, 0, true}, {errNoNamespaces, MinABI, true}, {errNoNamespaces, MinABI + 3, true},
+		{errNoNamespaces, MinABI - 1, false}, {errNoNamespaces, 0, false},
+	} {
+		if got := confinable(c.ns, c.abi); got != c.want {
+			t.Errorf("confinable(%v, %d) = %v; want %v", c.ns, c.abi, got, c.want)
 		}
 	}
 }
