@@ -352,12 +352,45 @@ func TestPrivateTmp(t *testing.T) {
 				t.Errorf("in a view /tmp is the private temp dir; got %q", out)
 			}
 		}
+		// What a command made unreadable or unwritable goes too.
+		if out, ok := in(a, `mkdir -p "$TMPDIR/locked/sub" && touch "$TMPDIR/locked/sub/f" && chmod 0 "$TMPDIR/locked/sub" "$TMPDIR/locked"`); !ok {
+			t.Fatalf("scope a: %q", out)
+		}
 		dir := a.dir
-		a.Close()
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("Close left %s", dir)
 		}
+		if _, err := a.tempDir(p.tempRoot()); err == nil {
+			t.Error("a closed scope gave a temp dir")
+		}
 	})
+	asNobody(t) // (root removes what a command locked anyway)
+}
+
+// A scope's temp dir is a real path, links resolved, wherever the system
+// temp dir leads.
+func TestScopeDirResolved(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", link)
+	p := &Policy{Mode: WorkspaceWrite}
+	defer p.Close()
+	dir, err := p.tempDir(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(dir); err != nil || r != dir || !strings.HasPrefix(dir, real) {
+		t.Errorf("scope dir %s (real %s, %v); want it resolved, under %s", dir, r, err, real)
+	}
+	if again, _ := p.tempDir(t.Context()); again != dir {
+		t.Errorf("a scope's second command got %s, not %s", again, dir)
+	}
 }
 
 // In a view a command sees its own processes only.
@@ -675,17 +708,18 @@ func TestCapabilitiesDropped(t *testing.T) {
 	asNobody(t)
 }
 
-// asNobody runs the calling test again in a copy of this test binary as
-// the unprivileged user 65534, when the tests run as root, and fails with
-// its output if it fails (or has not ended within two minutes).
+// asNobody runs the calling test (one of eachMechanism's) again in a copy
+// of this test binary as the unprivileged user 65534, when the tests run
+// as root, and fails with its output if it fails, skips every mechanism,
+// or has not ended within two minutes.
 func asNobody(t *testing.T) {
 	t.Helper()
 	if os.Getuid() != 0 || !osSupported {
 		return
 	}
-	home, err := os.MkdirTemp("/var/tmp", "yagent-sandbox-nobody-")
+	home, err := os.MkdirTemp("", "yagent-sandbox-nobody-") // its TMPDIR: in the system temp dir
 	if err != nil {
-		t.Skipf("no /var/tmp for an unprivileged run: %v", err)
+		t.Fatal(err)
 	}
 	defer removeTree(home)
 	if err := os.Chown(home, 65534, 65534); err != nil {
@@ -693,12 +727,13 @@ func asNobody(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, client(t), "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd := exec.CommandContext(ctx, client(t), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
 	cmd.Dir = home
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "PASS") {
+	// (A run whose every subtest skipped proves nothing.)
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()+"/") {
 		t.Errorf("%s as uid 65534: %v (deadline: %v)\n%s", t.Name(), err, ctx.Err(), out)
 	}
 }

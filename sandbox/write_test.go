@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -242,4 +243,22 @@ func TestViewOps(t *testing.T) {
 	}
 	index("hide " + filepath.Join(b.outside, ".ssh"))
 	index("hide /run")
+}
+
+// A split that would need more than maxRules Landlock rules is refused
+// (naming what to do), not applied in part.
+func TestGrantRulesBounded(t *testing.T) {
+	ws := t.TempDir()
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	for i := range maxRules + 4 {
+		mustWrite(t, filepath.Join(ws, fmt.Sprintf("f%05d", i)), "")
+	}
+	_, err := grantRules([]string{ws}, []string{filepath.Join(ws, ".git")})
+	// (The count stops one past the bound.)
+	if err == nil || !containsAll(err.Error(), fmt.Sprintf("would need %d rules", maxRules+1), "agents.sandbox_writable", "--sandbox off") {
+		t.Errorf("a root of %d entries around .git: %v; want a refusal", maxRules+4, err)
+	}
+	if r, err := grantRules([]string{filepath.Join(ws, "f00000"), filepath.Join(ws, "f00001")}, nil); err != nil || len(r.Files) != 2 {
+		t.Errorf("two files: %+v, %v", r, err)
+	}
 }
