@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -19,9 +22,17 @@ import (
 //	listen           listen on 127.0.0.1:0
 //	loopback[6]      serve on 127.0.0.1 (::1) and talk to itself
 //	abstract NAME    connect to the abstract Unix socket @NAME
+//	abstract-self    serve an abstract Unix socket and connect to it
 //	socket FAMILY    create a socket: packet, vsock, netlink-route, netlink-audit
-//	syscall NAME     unshare-user, clone-user, mount, chroot, sethostname,
-//	                 settimeofday, io_uring, ptrace, bpf, keyctl, tiocsti
+//	syscall NAME     (each harmless where it succeeds) unshare-user, clone-user, mount, chroot, sethostname,
+//	                 settimeofday, io_uring, io_uring_enter, io_uring_register,
+//	                 ptrace, bpf, keyctl, tiocsti, x32 (getpid through the
+//	                 x32 ABI: amd64's number | 0x40000000), rndgetentcnt
+//	                 (a device's own ioctl, on /dev/urandom)
+//	truncate PATH    truncate(2) PATH to nothing (no open for writing)
+//	securebits       print the securebits (prctl PR_GET_SECUREBITS)
+//	shm ID           attach the System V shared memory segment ID
+//	connect-fd3 ADDR connect the inherited socket fd 3 to ADDR (IPv4)
 func netClient(spec string) error {
 	kind, arg, _ := strings.Cut(spec, " ")
 	switch kind {
@@ -87,6 +98,22 @@ func netClient(spec string) error {
 			return err
 		}
 		return c.Close()
+	case "abstract-self":
+		l, err := net.Listen("unix", fmt.Sprintf("@yagent-sandbox-self-%d", os.Getpid()))
+		if err != nil {
+			return err
+		}
+		defer l.Close()
+		go func() {
+			if c, err := l.Accept(); err == nil {
+				c.Close()
+			}
+		}()
+		c, err := net.DialTimeout("unix", l.Addr().String(), 5*time.Second)
+		if err != nil {
+			return err
+		}
+		return c.Close()
 	case "socket":
 		family, proto := map[string][2]int{
 			"packet":        {unix.AF_PACKET, 0},
@@ -105,6 +132,31 @@ func netClient(spec string) error {
 		return unix.Close(fd)
 	case "syscall":
 		return trySyscall(arg)
+	case "truncate":
+		return unix.Truncate(arg, 0)
+	case "securebits":
+		bits, err := unix.PrctlRetInt(unix.PR_GET_SECUREBITS, 0, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("securebits %#x\n", bits)
+		return nil
+	case "connect-fd3":
+		ap, err := netip.ParseAddrPort(arg)
+		if err != nil {
+			return err
+		}
+		return unix.Connect(3, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()})
+	case "shm":
+		id, err := strconv.Atoi(arg)
+		if err != nil {
+			return err
+		}
+		addr, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY)
+		if err != nil {
+			return err
+		}
+		return unix.SysvShmDetach(addr)
 	}
 	return fmt.Errorf("SANDBOXTEST_NET %q", spec)
 }
@@ -120,13 +172,29 @@ func trySyscall(name string) error {
 			return e
 		}
 		return nil // (the child, if any, returns here too and exits with it)
+	// Each probe is harmless where it succeeds (a sandbox broken on
+	// purpose, as mutation testing breaks it, run by root): what it
+	// changes is the test's own, or set back as it was.
 	case "mount":
-		return unix.Mount("tmpfs", "/tmp", "tmpfs", 0, "")
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if err := unix.Mount("tmpfs", wd, "tmpfs", 0, "size=4k"); err != nil {
+			return err
+		}
+		unix.Unmount(wd, unix.MNT_DETACH)
+		return nil
 	case "chroot":
 		return unix.Chroot("/")
 	case "sethostname":
-		return unix.Sethostname([]byte("evil"))
+		name, err := os.Hostname()
+		if err != nil {
+			return err
+		}
+		return unix.Sethostname([]byte(name))
 	case "settimeofday":
+		// The time it is (a few microseconds behind, at worst).
 		tv := unix.NsecToTimeval(time.Now().UnixNano())
 		return unix.Settimeofday(&tv)
 	case "io_uring":
@@ -136,8 +204,49 @@ func trySyscall(name string) error {
 			return e
 		}
 		return nil
+	case "io_uring_enter", "io_uring_register":
+		// On no ring (fd -1): EBADF when the kernel sees the call at all.
+		nr := uintptr(unix.SYS_IO_URING_ENTER)
+		if name == "io_uring_register" {
+			nr = unix.SYS_IO_URING_REGISTER
+		}
+		if _, _, e := unix.RawSyscall6(nr, ^uintptr(0), 0, 0, 0, 0, 0); e != 0 {
+			return e
+		}
+		return nil
+	case "x32":
+		if runtime.GOARCH != "amd64" {
+			return fmt.Errorf("no x32 ABI on %s", runtime.GOARCH)
+		}
+		// The kernel answers ENOSYS where it was built without x32, a pid
+		// where it has it; only the sandbox's filter says EPERM.
+		const x32Bit = 0x40000000
+		_, _, e := unix.RawSyscall(x32Bit|unix.SYS_GETPID, 0, 0, 0)
+		if e != 0 {
+			return e
+		}
+		return nil
+	case "rndgetentcnt":
+		f, err := os.Open("/dev/urandom")
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = unix.IoctlGetInt(int(f.Fd()), unix.RNDGETENTCNT)
+		return err
 	case "ptrace":
-		return unix.PtraceAttach(1)
+		// Its own child, which ptrace may always reach but for the
+		// filter (and Yama's strictest modes).
+		child := exec.Command("sleep", "5")
+		if err := child.Start(); err != nil {
+			return err
+		}
+		defer func() { child.Process.Kill(); child.Wait() }()
+		if err := unix.PtraceAttach(child.Process.Pid); err != nil {
+			return err
+		}
+		unix.PtraceDetach(child.Process.Pid)
+		return nil
 	case "bpf":
 		_, _, e := unix.RawSyscall(unix.SYS_BPF, 0, 0, 0)
 		if e != 0 {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -117,4 +118,58 @@ func FuzzRefusedTarget(f *testing.F) {
 			t.Fatalf("refusedTarget(%q) = %q, not in the line", line, target)
 		}
 	})
+}
+
+// refusedTarget takes the refused path from the usual spellings of a
+// refusal, a quoted name holding ": " included, or says the line is about
+// a connection.
+func TestRefusedTarget(t *testing.T) {
+	for _, c := range []struct {
+		line, want string
+		network    bool
+	}{
+		{"touch: cannot touch 'a: b': Permission denied", "a: b", false},
+		{"sh: 1: cannot create /etc/x: Permission denied", "/etc/x", false},
+		{"open /etc/x: permission denied", "/etc/x", false},
+		{"x: Permission denied", "x", false},
+		{"cannot write x: Permission denied", "", false},
+		{"PermissionError: [Errno 13] Permission denied: '/etc/x'", "/etc/x", false},
+		{"dial tcp 127.0.0.1:80: connect: permission denied", "", true},
+		{": Permission denied", "", false},
+		{"Permission denied", "", false},
+	} {
+		got, network := refusedTarget(c.line)
+		if got != c.want || network != c.network {
+			t.Errorf("refusedTarget(%q) = %q, %v; want %q, %v", c.line, got, network, c.want, c.network)
+		}
+	}
+}
+
+// The footer names each writable root once, with what is kept read-only
+// inside it and, under Landlock alone, where nothing can be created.
+func TestWritableList(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		pl   *plan
+		want []string
+	}{
+		{"plain roots", &plan{writable: []string{"/w", "/e"}}, []string{"/w", "/e"}},
+		{"a protected path inside", &plan{writable: []string{"/w", "/e"}, protected: []string{"/w/.git"}}, []string{"/w (except /w/.git)", "/e"}},
+		{"split under Landlock", &plan{writable: []string{"/w"}, protected: []string{"/w/.git"}, rules: &rules{Split: []string{"/w"}}},
+			[]string{"/w (except /w/.git; nothing created or removed directly in /w)"}},
+		{"protected, not split", &plan{writable: []string{"/w"}, protected: []string{"/w"}, rules: &rules{}}, []string{"/w (except /w)"}},
+		{"temp dir and cache", &plan{writable: []string{"/t", "/c"}, tmp: "/t", cache: "/c", mech: View, protected: []string{"/t/x"}},
+			[]string{"/t (the commands' private temp dir, $TMPDIR, seen as /tmp)", "/c (the workspace's cache for commands, $XDG_CACHE_HOME)"}},
+	} {
+		var p *Policy
+		if got := p.writableList(c.pl); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q; want %q", c.name, got, c.want)
+		}
+	}
+	if got := clip("abc", 3); got != "abc" {
+		t.Errorf("clip at its length: %q", got)
+	}
+	if got := clip("abcd", 3); got != "abc…" {
+		t.Errorf("clip past its length: %q", got)
+	}
 }

@@ -173,10 +173,17 @@ type gitConfigParser struct {
 	i    int
 	line int
 	eof  bool
+	nl   bool // the last byte read ended a line
 }
 
+// err is errGitConfig with the number git gives the line: a refusal at
+// the newline that ends a line is that line's.
 func (p *gitConfigParser) err() error {
-	return fmt.Errorf("%w %d", errGitConfig, p.line)
+	line := p.line
+	if p.nl {
+		line--
+	}
+	return fmt.Errorf("%w %d", errGitConfig, line)
 }
 
 // next returns the next byte, "\r\n" as '\n', and '\n' at the end (eof set).
@@ -191,7 +198,8 @@ func (p *gitConfigParser) next() byte {
 		p.i++
 		c = '\n'
 	}
-	if c == '\n' {
+	p.nl = c == '\n'
+	if p.nl {
 		p.line++
 	}
 	return c

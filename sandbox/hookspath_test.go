@@ -3,9 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +70,20 @@ func TestHooksPaths(t *testing.T) {
 			write(t, filepath.Join(ws, ".git", "loop.inc"), "[include]\n\tpath = loop.inc\n")
 		}, func(ws string) []string {
 			return []string{filepath.Join(ws, "cond-hooks"), filepath.Join(ws, "inc-hooks")}
+		}},
+		{"include depth", func(t *testing.T, ws string) {
+			// git reads includes 10 deep (and dies past that).
+			write(t, filepath.Join(ws, ".git", "config"), "[include]\n\tpath = i1\n")
+			for i := 1; i <= 11; i++ {
+				write(t, filepath.Join(ws, ".git", fmt.Sprintf("i%d", i)), fmt.Sprintf("[core]\n\thooksPath = depth%d\n[include]\n\tpath = i%d\n", i, i+1))
+			}
+		}, func(ws string) []string {
+			var want []string
+			for i := 1; i <= 10; i++ {
+				want = append(want, filepath.Join(ws, fmt.Sprintf("depth%d", i)))
+			}
+			slices.Sort(want)
+			return want
 		}},
 		{"linked worktree", func(t *testing.T, ws string) {
 			common := filepath.Join(filepath.Dir(ws), "main.git")
@@ -142,6 +158,10 @@ func TestParseGitConfigAgreesWithGit(t *testing.T) {
 		"[]\n[core]\n\thooksPath = x\n",
 		"[core]\n\f\n\thooksPath = x\n",
 		"[core]\n\thooksPath = v\v\n",
+		"\xef\xbb\xbf",
+		"[core]\n\thooksPath = cr at the end\r",
+		"[core]\rhooksPath = after a lone cr\n",
+		"[core]\n\tZ = 1\n\thooksPathZ = 2\n\thooksPath = zZ\n",
 	}
 	dir := t.TempDir()
 	for i, cfg := range configs {
@@ -167,8 +187,11 @@ func TestParseGitConfigAgreesWithGit(t *testing.T) {
 		}
 		got, perr := hooksPathValues([]byte(cfg))
 		if gitRefused {
-			if perr == nil {
-				t.Errorf("config %d %q: git refuses it (%s), parseGitConfig = %q, nil", i, cfg, strings.TrimSpace(stderr.String()), got)
+			// git: "fatal: bad config line N in file F"
+			msg := strings.TrimSpace(stderr.String())
+			line, _, _ := strings.Cut(strings.TrimPrefix(msg, "fatal: bad config "), " in file ")
+			if perr == nil || perr.Error() != "bad git config "+line {
+				t.Errorf("config %d %q: git refuses it (%s), parseGitConfig = %q, %v", i, cfg, msg, got, perr)
 			}
 			continue
 		}
@@ -178,6 +201,33 @@ func TestParseGitConfigAgreesWithGit(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("config %d %q: values (-git +parseGitConfig):\n%s", i, cfg, diff)
 		}
+	}
+}
+
+// A line git refuses is named by its number, lines ending in "\n" or
+// "\r\n".
+func TestParseGitConfigLine(t *testing.T) {
+	for _, c := range []struct{ cfg, want string }{
+		{"[broken\n", "bad git config line 1"},
+		{"[core]\n\thooksPath = a\n[broken\n", "bad git config line 3"},
+		{"[core]\r\n\r\n\thooksPath = a\r\n\r\n[broken\r\n", "bad git config line 5"},
+		{"# a\n# b\n# c\n[core]\n\t9 = x\n", "bad git config line 5"},
+	} {
+		if _, err := hooksPathValues([]byte(c.cfg)); err == nil || err.Error() != c.want {
+			t.Errorf("%q: %v; want %s", c.cfg, err, c.want)
+		}
+	}
+}
+
+// Section and key names are lower-cased as git compares them, every
+// letter and digit included (as git config -l prints them).
+func TestParseGitConfigNames(t *testing.T) {
+	var got []string
+	err := parseGitConfig([]byte("[AZaz09-Sub.Z]\n\tzKey09-Z = 1\n\tA0 = 2\n\tz9 = 3\n"), func(name, value string) {
+		got = append(got, name+"="+value)
+	})
+	if want := []string{"azaz09-sub.z.zkey09-z=1", "azaz09-sub.z.a0=2", "azaz09-sub.z.z9=3"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("names: %q, %v; want %q", got, err, want)
 	}
 }
 

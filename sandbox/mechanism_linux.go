@@ -51,11 +51,14 @@ func nsAttr() *syscall.SysProcAttr {
 // namespaces (user.max_user_namespaces, kernel.unprivileged_userns_clone),
 // or let one be made with no power in it (Ubuntu's AppArmor restriction).
 // The probe takes every step a view takes, so either may show.
-var probeNamespaces = sync.OnceValue(func() error {
+var probeNamespaces = sync.OnceValue(func() error { return probeView(nsAttr()) })
+
+// probeView runs the helper's probe in the namespaces attr makes.
+func probeView(attr *syscall.SysProcAttr) error {
 	spec := helper.Spec{Mechanism: helper.Probe}
 	cmd := exec.Command(selfExe, spec.Args()...)
 	cmd.Args[0] = "yagent"
-	cmd.SysProcAttr = nsAttr()
+	cmd.SysProcAttr = attr
 	cmd.Env = []string{}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -67,7 +70,7 @@ var probeNamespaces = sync.OnceValue(func() error {
 		return errors.New(msg)
 	}
 	return nil
-})
+}
 
 // selfExe names the running image of this process: the kernel resolves it
 // to the file this process was started from even after that file was

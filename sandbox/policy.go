@@ -197,8 +197,12 @@ func Available() bool {
 	if !osSupported {
 		return false
 	}
-	return probeNamespaces() == nil || probeABI() >= MinABI
+	return confinable(probeNamespaces(), probeABI())
 }
+
+// confinable: a view (ns, why commands cannot get namespaces, is nil) or
+// Landlock alone (abi, the usable ABI, is MinABI or newer).
+func confinable(ns error, abi int) bool { return ns == nil || abi >= MinABI }
 
 // UnavailableError refuses a command because the system can confine it
 // neither in a view nor with Landlock alone.

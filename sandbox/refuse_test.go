@@ -1,11 +1,18 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/yagent/yagent/sandbox/helper"
 )
 
 // Where commands can get neither a view nor Landlock ABI 4, a confining
@@ -22,8 +29,12 @@ func TestUnavailableRefuses(t *testing.T) {
 			p.ABI = func() int { return abi }
 			_, err := p.Command(t.Context(), b.ws, "sh", "-c", "echo x > ran")
 			var ue *UnavailableError
-			if !errors.As(err, &ue) || !containsAll(err.Error(), "--sandbox off", "refused", "user namespaces") {
-				t.Errorf("ABI %d, %s: Command err = %v; want a refusal naming --sandbox off", abi, mode, err)
+			has := "this kernel has no Landlock"
+			if abi > 0 {
+				has = fmt.Sprintf("this kernel has only Landlock ABI %d", abi)
+			}
+			if !errors.As(err, &ue) || !containsAll(err.Error(), "--sandbox off", "refused", "user namespaces are unavailable ("+errNoNamespaces.Error()+")", has) {
+				t.Errorf("ABI %d, %s: Command err = %v; want a refusal naming --sandbox off, why and what the kernel has", abi, mode, err)
 			}
 			if d := p.Describe(); !containsAll(d, "unavailable", "--sandbox off") {
 				t.Errorf("ABI %d, %s: Describe = %q", abi, mode, d)
@@ -50,6 +61,23 @@ func TestUnavailableRefuses(t *testing.T) {
 	}
 }
 
+// A system can confine commands with namespaces for a view, or with
+// Landlock alone from MinABI on.
+func TestConfinable(t *testing.T) {
+	for _, c := range []struct {
+		ns   error
+		abi  int
+		want bool
+	}{
+		{nil, 0, true}, {errNoNamespaces, MinABI, true}, {errNoNamespaces, MinABI + 3, true},
+		{errNoNamespaces, MinABI - 1, false}, {errNoNamespaces, 0, false},
+	} {
+		if got := confinable(c.ns, c.abi); got != c.want {
+			t.Errorf("confinable(%v, %d) = %v; want %v", c.ns, c.abi, got, c.want)
+		}
+	}
+}
+
 // The helper never downgrades: rules the kernel cannot enforce stop the
 // command before it runs.
 func TestHelperFailsClosed(t *testing.T) {
@@ -67,6 +95,42 @@ func TestHelperFailsClosed(t *testing.T) {
 	})
 }
 
+// A view step that fails stops the command before it runs (exit 126,
+// the step named), whatever the steps before it did.
+func TestViewFailsClosed(t *testing.T) {
+	needView(t)
+	ws, outside := visibleDir(t), visibleDir(t)
+	at := filepath.Join(outside, "missing", "ws") // on the read-only root
+	spec := helper.Spec{Mechanism: helper.View, ABI: probeABI(), Dir: ws, Argv: []string{"sh", "-c", "echo ran"},
+		Ops: []helper.Op{{Kind: helper.Tmp, Path: t.TempDir()}, {Kind: helper.Bind, Path: ws, At: at}}}
+	cmd := exec.Command(selfExe, spec.Args()...)
+	cmd.SysProcAttr = nsAttr()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.WaitDelay = time.Minute
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || strings.Contains(string(out), "ran") ||
+		!containsAll(string(out), "could not build the sandbox's view", at) {
+		t.Errorf("a view step failed: %v, %q; want exit 126 naming the step, the command not run", err, out)
+	}
+}
+
+// The probe that chooses the view fails where a user namespace has no
+// power over mounts (here: one without a mount namespace of its own, as
+// Ubuntu's AppArmor restriction leaves it), so the Landlock mechanism is
+// chosen rather than a view that cannot be built.
+func TestProbeFailsClosed(t *testing.T) {
+	needView(t)
+	attr := nsAttr()
+	attr.Cloneflags = syscall.CLONE_NEWUSER
+	if err := probeView(attr); err == nil || !strings.Contains(err.Error(), "make the mounts private") {
+		t.Errorf("probe in a user namespace that cannot mount: %v; want the failed step named", err)
+	}
+	if err := probeView(nsAttr()); err != nil {
+		t.Errorf("probe in the namespaces a command gets: %v", err)
+	}
+}
+
 // Describe names the mode and the mechanism in force.
 func TestDescribe(t *testing.T) {
 	if !osSupported {
@@ -79,10 +143,66 @@ func TestDescribe(t *testing.T) {
 	if d := p.Describe(); !containsAll(d, "sandbox: workspace-write (a view", "Landlock ABI 7", "own loopback only") {
 		t.Errorf("view: %q", d)
 	}
+	if d := p.Describe(); !strings.Contains(d, "write only in the workspace (not .git") || strings.Contains(d, "write nowhere") {
+		t.Errorf("view, workspace-write: %q", d)
+	}
+	p.ABI = func() int { return 1 }
+	if d := p.Describe(); !strings.Contains(d, "Landlock ABI 1 and seccomp inside") {
+		t.Errorf("view on Landlock ABI 1: %q", d)
+	}
+	ro := b.policy(t, ReadOnly)
+	ro.Namespaces, ro.ABI = p.Namespaces, p.ABI
+	if d := ro.Describe(); !containsAll(d, "sandbox: read-only (a view", "write nowhere of yours") {
+		t.Errorf("view, read-only: %q", d)
+	}
+	p.ABI = func() int { return 7 }
 	force(p, LandlockOnly)
 	if d := p.Describe(); !containsAll(d, "sandbox: workspace-write (Landlock ABI 7 only: user namespaces are unavailable", errNoNamespaces.Error(), "no network", "nothing can be created directly in a workspace root that holds .git") {
 		t.Errorf("landlock: %q", d)
 	}
+	if d := b.policy(t, Off).Describe(); d != "sandbox: off — shell commands run with all of your permissions" {
+		t.Errorf("off: %q", d)
+	}
+}
+
+// Cancelling a command's context kills everything it started, not only
+// its first process: under Landlock alone its process group, in a view
+// its pid namespace.
+func TestCancelKillsGroup(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		p := b.policy(t, WorkspaceWrite)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		cmd, err := p.Command(ctx, b.ws, "sh", "-c", "(trap '' TERM HUP; i=0; while [ $i -lt 400 ] && echo x >> src/tick; do i=$((i+1)); sleep 0.05; done) & wait")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tick := filepath.Join(b.ws, "src", "tick")
+		size := func() int64 {
+			fi, err := os.Stat(tick)
+			if err != nil {
+				return 0
+			}
+			return fi.Size()
+		}
+		for deadline := time.Now().Add(10 * time.Second); size() == 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command's child never ticked")
+			}
+		}
+		cancel()
+		cmd.Wait()
+		time.Sleep(200 * time.Millisecond)
+		before := size()
+		time.Sleep(300 * time.Millisecond)
+		if after := size(); after != before {
+			t.Errorf("a child of the cancelled command still runs (%d → %d bytes)", before, after)
+		}
+	})
 }
 
 func TestParseMode(t *testing.T) {
@@ -115,7 +235,9 @@ func TestNewWritableRoots(t *testing.T) {
 	home := t.TempDir()
 	mustMkdir(t, filepath.Join(ws, ".git", "hooks"))
 	mustMkdir(t, filepath.Join(home, "sessions"))
-	for _, root := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(home, "sessions")} {
+	mustMkdir(t, filepath.Join(ws, ".husky", "_"))
+	mustWrite(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = .husky/_\n")
+	for _, root := range []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(home, "sessions"), filepath.Join(ws, ".husky", "_")} {
 		p, err := New(WorkspaceWrite, ws, []string{root})
 		if err != nil {
 			t.Fatal(err)
@@ -123,6 +245,64 @@ func TestNewWritableRoots(t *testing.T) {
 		p.Home = home
 		if err := p.Check(); err == nil || !containsAll(err.Error(), "agents.sandbox_writable", root) {
 			t.Errorf("writable root %s: Check = %v", root, err)
+		}
+	}
+	for _, root := range []string{filepath.Join(ws, ".husky"), home} {
+		p, err := New(WorkspaceWrite, ws, []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Home = filepath.Join(home, "sessions")
+		if err := p.Check(); err != nil {
+			t.Errorf("writable root %s, around what is kept shut: Check = %v", root, err)
+		}
+	}
+}
+
+// The usable Landlock ABI: none when the kernel has none; 6 and newer
+// only with the signal-scoping erratum fixed.
+func TestUsableABI(t *testing.T) {
+	errNo := errors.New("no")
+	fixed := func() (int, error) { return 0x3, nil }
+	unfixed := func() (int, error) { return 0x1, nil }
+	unknown := func() (int, error) { return 0, errNo }
+	for _, c := range []struct {
+		v      int
+		err    error
+		errata func() (int, error)
+		want   int
+	}{
+		{0, errNo, fixed, 0}, {-1, nil, fixed, 0}, {0, nil, fixed, 0}, {4, nil, unknown, 4},
+		{5, nil, unfixed, 5}, {6, nil, fixed, 6}, {6, nil, unfixed, 5}, {7, nil, fixed, 7},
+		{7, nil, unfixed, 5}, {7, nil, unknown, 5},
+	} {
+		if got := usableABI(c.v, c.err, c.errata); got != c.want {
+			t.Errorf("usableABI(%d, %v, errata) = %d; want %d", c.v, c.err, got, c.want)
+		}
+	}
+}
+
+// resolved resolves the symbolic links of a path's longest existing part
+// (a path that may not exist yet, under a linked directory).
+func TestResolved(t *testing.T) {
+	dir, err := realPath(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(dir, "real", "sub"))
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{filepath.Join(dir, "link"), filepath.Join(dir, "real")},
+		{filepath.Join(dir, "link", "sub") + "/", filepath.Join(dir, "real", "sub")},
+		{filepath.Join(dir, "link", "missing", "x"), filepath.Join(dir, "real", "missing", "x")},
+		{filepath.Join(dir, "none", "..", "link", "y"), filepath.Join(dir, "real", "y")},
+		{"/", "/"},
+	} {
+		if got := resolved(c.in); got != c.want {
+			t.Errorf("resolved(%q) = %q; want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -66,12 +68,37 @@ echo fine > new.txt`)
 
 // Placeholders are shared: while one command holds .yagent, another's end
 // does not remove it; the last one does, and never a directory a person
-// filled meanwhile.
+// filled meanwhile. Each process records its hold under $YAGENT_HOME. An
+// unheld placeholder lingers a little for the next command of a burst (2 s
+// by default), and is made again if it went meanwhile.
 func TestPlaceholdersShared(t *testing.T) {
 	needView(t)
 	b := newBox(t, View)
 	p := b.policy(t, WorkspaceWrite)
 	yagent := filepath.Join(b.ws, ".yagent")
+	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
+	// By default it lingers after the command.
+	if placeholderLinger < time.Second {
+		t.Errorf("placeholders linger %v by default; want a second or more", placeholderLinger)
+	}
+	run(t, p, b.ws, "true")
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("the placeholder did not linger after the command: %v", err)
+	}
+	// Gone meanwhile (a person removed it): the next command makes it
+	// again.
+	if err := os.Remove(yagent); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := run(t, p, b.ws, "mkdir -p .yagent/x && echo made"); strings.Contains(o, "made") {
+		t.Errorf("a lingering placeholder removed meanwhile was not made again: %q", o)
+	}
+	flushPlaceholders()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("flushPlaceholders left the placeholder")
+	}
+
+	placeholderLinger = 0 // removed as soon as unheld
 	long, err := p.Command(t.Context(), b.ws, "sh", "-c", "sleep 1; test -d .yagent && echo held")
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +107,9 @@ func TestPlaceholdersShared(t *testing.T) {
 	long.Stdout = &out
 	if err := long.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if markers, _ := filepath.Glob(filepath.Join(b.home, "sandbox", "placeholders", "*", fmt.Sprint(os.Getpid()))); len(markers) == 0 {
+		t.Error("no marker of this process's hold under $YAGENT_HOME/sandbox/placeholders")
 	}
 	if o, ok := run(t, p, b.ws, "mkdir .yagent/x || echo refused"); !ok || !strings.Contains(o, "refused") {
 		t.Errorf("second command: %q", o)
@@ -90,13 +120,11 @@ func TestPlaceholdersShared(t *testing.T) {
 	if err := long.Wait(); err != nil || !strings.Contains(out.String(), "held") {
 		t.Errorf("first command: %v %q", err, out.String())
 	}
-	flushPlaceholders() // what Close does; otherwise it lingers a little
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("the placeholder outlived the last command")
 	}
 	// Unheld, it lingers for the next command of a burst, then goes by
 	// itself.
-	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
 	placeholderLinger = 300 * time.Millisecond
 	run(t, p, b.ws, "true")
 	if _, err := os.Stat(yagent); err != nil {
@@ -117,6 +145,65 @@ func TestPlaceholdersShared(t *testing.T) {
 	flushPlaceholders()
 	if _, err := os.Stat(filepath.Join(yagent, "config.yaml")); err != nil {
 		t.Errorf("a person's .yagent/config.yaml went with the placeholder: %v", err)
+	}
+}
+
+// Two holds of one placeholder (two commands planned at once, before
+// either made it) keep it until both are released.
+func TestPlaceholderHolds(t *testing.T) {
+	if !osSupported {
+		t.Skip("no placeholders here")
+	}
+	b := newBox(t, View)
+	p := b.policy(t, WorkspaceWrite)
+	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
+	placeholderLinger = 0
+	yagent := filepath.Join(b.ws, ".yagent")
+	r1, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1()
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("released once of two holds, the placeholder went: %v", err)
+	}
+	r2()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("released twice, the placeholder stays")
+	}
+	// Another yagent process (a live pid's marker) still holds it; a
+	// dead one's marker does not.
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	r3, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherMarker := filepath.Join(p.markerDir(yagent), fmt.Sprint(other.Process.Pid))
+	mustWrite(t, otherMarker, yagent+"\n")
+	r3()
+	if _, err := os.Stat(yagent); err != nil {
+		t.Errorf("released here while another process holds it, the placeholder went: %v", err)
+	}
+	other.Process.Kill()
+	other.Wait()
+	r4, err := p.hold([]string{yagent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r4()
+	if _, err := os.Stat(yagent); err == nil {
+		t.Error("the marker of a process that ended keeps the placeholder")
+	}
+	if _, err := os.Stat(otherMarker); err == nil {
+		t.Error("the marker of a process that ended stays")
 	}
 }
 
@@ -204,6 +291,9 @@ func TestHiddenPaths(t *testing.T) {
 			t.Errorf("%s is readable: %q", path, out)
 		}
 	}
+	if out, ok := run(t, p, b.ws, "find /run/ /var/run/ -mindepth 1"); !ok || strings.TrimSpace(out) != "" {
+		t.Errorf("/run is not empty in a view (daemons' sockets): %q", out)
+	}
 	if out, ok := run(t, p, b.ws, "cat "+filepath.Join(b.outside, ".aws/credentials")); !ok {
 		t.Errorf("agents.sandbox_visible did not show ~/.aws: %q", out)
 	}
@@ -262,12 +352,45 @@ func TestPrivateTmp(t *testing.T) {
 				t.Errorf("in a view /tmp is the private temp dir; got %q", out)
 			}
 		}
+		// What a command made unreadable or unwritable goes too.
+		if out, ok := in(a, `mkdir -p "$TMPDIR/locked/sub" && touch "$TMPDIR/locked/sub/f" && chmod 0 "$TMPDIR/locked/sub" "$TMPDIR/locked"`); !ok {
+			t.Fatalf("scope a: %q", out)
+		}
 		dir := a.dir
-		a.Close()
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("Close left %s", dir)
 		}
+		if _, err := a.tempDir(p.tempRoot()); err == nil {
+			t.Error("a closed scope gave a temp dir")
+		}
 	})
+	asNobody(t) // (root removes what a command locked anyway)
+}
+
+// A scope's temp dir is a real path, links resolved, wherever the system
+// temp dir leads.
+func TestScopeDirResolved(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", link)
+	p := &Policy{Mode: WorkspaceWrite}
+	defer p.Close()
+	dir, err := p.tempDir(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(dir); err != nil || r != dir || !strings.HasPrefix(dir, real) {
+		t.Errorf("scope dir %s (real %s, %v); want it resolved, under %s", dir, r, err, real)
+	}
+	if again, _ := p.tempDir(t.Context()); again != dir {
+		t.Errorf("a scope's second command got %s, not %s", again, dir)
+	}
 }
 
 // In a view a command sees its own processes only.
@@ -318,70 +441,125 @@ func TestSignalsScoped(t *testing.T) {
 	})
 }
 
+// hostListeners serve on the host's loopback, IPv4 and (where the host
+// has it) IPv6, over TCP and UDP: what a confined command must never
+// reach. reached reports a connection accepted or a datagram received
+// since the last call.
+type hostListeners struct {
+	tcp, udp []string // addresses
+	accepted chan string
+	packets  []net.PacketConn
+}
+
+func listenOnHost(t *testing.T) *hostListeners {
+	t.Helper()
+	h := &hostListeners{accepted: make(chan string, 64)}
+	for _, host := range []string{"127.0.0.1", "[::1]"} {
+		l, err := net.Listen("tcp", host+":0")
+		if err != nil {
+			if host == "[::1]" {
+				t.Logf("no IPv6 loopback on this host: %v", err)
+				continue
+			}
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				h.accepted <- "tcp " + l.Addr().String() + " from " + c.RemoteAddr().String()
+				c.Close()
+			}
+		}()
+		u, err := net.ListenPacket("udp", host+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { u.Close() })
+		h.tcp = append(h.tcp, l.Addr().String())
+		h.udp = append(h.udp, u.LocalAddr().String())
+		h.packets = append(h.packets, u)
+	}
+	return h
+}
+
+// reached returns what reached the listeners: connections accepted and
+// datagrams received (waiting a little for those in flight).
+func (h *hostListeners) reached() []string {
+	var got []string
+	deadline := time.After(200 * time.Millisecond)
+	for done := false; !done; {
+		select {
+		case a := <-h.accepted:
+			got = append(got, a)
+		case <-deadline:
+			done = true
+		}
+	}
+	for _, u := range h.packets {
+		buf := make([]byte, 64)
+		for {
+			u.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			n, from, err := u.ReadFrom(buf)
+			if err != nil {
+				break
+			}
+			got = append(got, fmt.Sprintf("udp %s: %q from %s", u.LocalAddr(), buf[:n], from))
+		}
+	}
+	return got
+}
+
+// tryNet runs the network client (netClient) confined under p and
+// returns its output and whether it succeeded.
+func tryNet(t *testing.T, p *Policy, dir, spec string) (string, bool) {
+	t.Helper()
+	if !slices.Contains(p.Env, "SANDBOXTEST_NET") {
+		p.Env = append(p.Env, "SANDBOXTEST_NET")
+	}
+	cmd, err := p.Command(t.Context(), dir, client(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, "SANDBOXTEST_NET="+spec)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
 // A view's network is its own loopback: a test's local server works (IPv4
 // and IPv6), nothing outside is reachable — not the host's loopback
-// listeners over TCP or UDP, nor an abstract Unix socket served outside.
-// Landlock alone refuses every IP socket.
+// listeners, IPv4 or IPv6, over TCP, MPTCP or UDP. Landlock alone refuses
+// every IP socket, IPv6 included (the seccomp filter: Landlock does not
+// see UDP), with EACCES.
 func TestNetwork(t *testing.T) {
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tcp.Close()
-	accepted := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := tcp.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			accepted <- struct{}{}
-		}
-	}()
-	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer udp.Close()
-	abstract, err := net.Listen("unix", "@yagent-sandbox-test-"+fmt.Sprint(os.Getpid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer abstract.Close()
-	go func() {
-		for {
-			c, err := abstract.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	host := listenOnHost(t)
 	eachMechanism(t, func(t *testing.T, mech Mechanism) {
-		exe := client(t)
 		b := newBox(t, mech)
-		try := func(mode Mode, spec string) (string, bool) {
-			p := b.policy(t, mode)
-			p.Env = []string{"SANDBOXTEST_NET"}
-			cmd, err := p.Command(t.Context(), b.ws, exe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Env = append(cmd.Env, "SANDBOXTEST_NET="+spec)
-			out, err := cmd.CombinedOutput()
-			return string(out), err == nil
-		}
 		for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
-			outside := []string{"tcp " + tcp.Addr().String(), "mptcp " + tcp.Addr().String(), "abstract " + strings.TrimPrefix(abstract.Addr().String(), "@")}
+			p := b.policy(t, mode)
+			var outside []string
+			for _, a := range host.tcp {
+				outside = append(outside, "tcp "+a, "mptcp "+a)
+			}
+			for _, a := range host.udp {
+				outside = append(outside, "udp "+a)
+			}
 			for _, spec := range outside {
-				if out, ok := try(mode, spec); ok {
+				out, ok := tryNet(t, p, b.ws, spec)
+				// UDP is sent into a view's own loopback (which
+				// no one serves), or refused.
+				if ok && !strings.HasPrefix(spec, "udp ") {
 					t.Errorf("%s: %s: reached outside (%q)", mode, spec, out)
 				}
+				if mech == LandlockOnly && (ok || !strings.Contains(out, "permission denied")) {
+					t.Errorf("%s: %s: ok = %v, %q; want the socket refused with EACCES", mode, spec, ok, out)
+				}
 			}
-			try(mode, "udp "+udp.LocalAddr().String()) // sent into its own loopback, or refused
 			for _, spec := range []string{"loopback", "loopback6", "listen"} {
-				out, ok := try(mode, spec)
+				out, ok := tryNet(t, p, b.ws, spec)
 				if want := mech == View; ok != want {
 					t.Errorf("%s: %s: ok = %v; want %v (%q)", mode, spec, ok, want, out)
 				}
@@ -389,59 +567,113 @@ func TestNetwork(t *testing.T) {
 					t.Errorf("%s: %s failed, but not with EACCES: %q", mode, spec, out)
 				}
 			}
+			if got := host.reached(); len(got) > 0 {
+				t.Errorf("%s: a confined command reached the host's loopback: %q", mode, got)
+			}
+		}
+	})
+}
+
+// An abstract Unix socket served outside the sandbox (as D-Bus, X11 or a
+// container runtime serve theirs) is unreachable: a view has its own
+// network namespace, whose abstract names are its own; Landlock alone
+// scopes abstract sockets from ABI 6 on. A socket the command serves
+// itself stays usable.
+func TestAbstractSocket(t *testing.T) {
+	name := fmt.Sprintf("yagent-sandbox-test-%d", os.Getpid())
+	l, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			accepted <- struct{}{}
+		}
+	}()
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		if mech == LandlockOnly && probeABI() < 6 {
+			t.Skipf("Landlock ABI %d cannot scope abstract Unix sockets (a limit of Landlock alone before ABI 6)", probeABI())
+		}
+		b := newBox(t, mech)
+		for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
+			p := b.policy(t, mode)
+			if out, ok := tryNet(t, p, b.ws, "abstract "+name); ok {
+				t.Errorf("%s: connected to @%s served outside (%q)", mode, name, out)
+			}
+			if out, ok := tryNet(t, p, b.ws, "abstract-self"); !ok {
+				t.Errorf("%s: a command could not use an abstract socket of its own: %q", mode, out)
+			}
 		}
 		select {
 		case <-accepted:
-			t.Error("a confined command reached the host's listener")
+			t.Error("a confined command reached an abstract socket outside")
 		case <-time.After(100 * time.Millisecond):
-		}
-		udp.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		buf := make([]byte, 16)
-		if _, from, err := udp.ReadFrom(buf); err == nil {
-			t.Errorf("a datagram arrived from %s: a confined command sent it", from)
 		}
 	})
 }
 
 // System calls that would reach outside, or give back what was dropped,
 // are refused in both mechanisms; reading addresses over netlink works.
+// Where the kernel would answer otherwise without the sandbox's seccomp
+// filter the answer must be the filter's own: EACCES for a socket, EPERM
+// for io_uring (whose operations bypass the socket and file checks) and
+// the x32 ABI (whose calls the filter's numbers do not name); a device's
+// own ioctl is Landlock's (ABI 5) — and the same probes run unconfined
+// show the kernel would not refuse them.
 func TestSyscallsRefused(t *testing.T) {
+	const eperm, eacces = "operation not permitted", "permission denied"
+	filterOnly := []string{"syscall io_uring", "syscall io_uring_enter", "syscall io_uring_register", "syscall rndgetentcnt", "syscall ptrace"}
+	if runtime.GOARCH == "amd64" {
+		filterOnly = append(filterOnly, "syscall x32")
+	}
 	eachMechanism(t, func(t *testing.T, mech Mechanism) {
-		exe := client(t)
 		b := newBox(t, mech)
 		p := b.policy(t, WorkspaceWrite)
-		p.Env = []string{"SANDBOXTEST_NET"}
-		try := func(spec string) (string, bool) {
-			cmd, err := p.Command(t.Context(), b.ws, exe)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Env = append(cmd.Env, "SANDBOXTEST_NET="+spec)
-			out, err := cmd.CombinedOutput()
-			return string(out), err == nil
-		}
-		for _, spec := range []string{
-			"socket packet", "socket vsock", "socket netlink-audit",
-			"syscall unshare-user", "syscall clone-user", "syscall mount", "syscall chroot",
-			"syscall sethostname", "syscall settimeofday", "syscall io_uring", "syscall ptrace",
-			"syscall bpf", "syscall keyctl",
+		for _, c := range []struct{ spec, want string }{
+			{"socket packet", eacces}, {"socket vsock", eacces}, {"socket netlink-audit", eacces},
+			{"syscall unshare-user", eperm}, {"syscall clone-user", eperm}, {"syscall mount", ""}, {"syscall chroot", ""},
+			{"syscall sethostname", ""}, {"syscall settimeofday", ""}, {"syscall ptrace", eperm},
+			{"syscall bpf", ""}, {"syscall keyctl", eperm},
+			{"syscall io_uring", eperm}, {"syscall io_uring_enter", eperm}, {"syscall io_uring_register", eperm},
+			{"syscall x32", eperm},
+			{"syscall rndgetentcnt", eacces}, // Landlock ABI 5's ioctl right on devices
 		} {
-			if out, ok := try(spec); ok {
-				t.Errorf("%s: allowed (%q)", spec, out)
+			if c.spec == "syscall x32" && runtime.GOARCH != "amd64" || c.spec == "syscall rndgetentcnt" && probeABI() < 5 {
+				continue // the x32 ABI is amd64's; device ioctls are Landlock ABI 5's
+			}
+			if out, ok := tryNet(t, p, b.ws, c.spec); ok || !strings.Contains(out, c.want) {
+				t.Errorf("%s: ok = %v, %q; want it refused (%q)", c.spec, ok, out, c.want)
 			}
 		}
-		if out, ok := try("socket netlink-route"); !ok {
+		if out, ok := tryNet(t, p, b.ws, "socket netlink-route"); !ok {
 			t.Errorf("reading addresses over netlink refused: %q", out)
+		}
+		off := b.policy(t, Off)
+		for _, spec := range filterOnly {
+			if out, _ := tryNet(t, off, b.ws, spec); strings.Contains(out, eperm) || strings.Contains(out, eacces) {
+				t.Logf("%s unconfined: %q: this system refuses it itself, so here the test cannot tell the sandbox's refusal", spec, out)
+			}
 		}
 	})
 }
 
 // Every capability is gone, also for root: a command keeping one could
-// unmount the view's read-only binds.
+// unmount the view's read-only binds; the securebits that keep root from
+// regaining any at exec are set and locked. Run as root, the test runs
+// again as an unprivileged user (whose helper gets ambient capabilities
+// to build the view, and must drop them).
 func TestCapabilitiesDropped(t *testing.T) {
 	eachMechanism(t, func(t *testing.T, mech Mechanism) {
 		b := newBox(t, mech)
-		out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; grep NoNewPrivs /proc/self/status")
+		p := b.policy(t, WorkspaceWrite)
+		out, ok := run(t, p, b.ws, "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status; grep NoNewPrivs /proc/self/status")
 		if !ok {
 			t.Fatalf("%q", out)
 		}
@@ -456,6 +688,16 @@ func TestCapabilitiesDropped(t *testing.T) {
 				t.Errorf("%s: %s", name, val)
 			}
 		}
+		// (Unprivileged under Landlock alone they cannot change, and
+		// need not: there is no capability to regain.)
+		if mech == View || os.Getuid() == 0 {
+			const locked = 0xef // NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE and their locks, KEEP_CAPS_LOCKED
+			out, ok := tryNet(t, p, b.ws, "securebits")
+			var bits int
+			if _, err := fmt.Sscanf(strings.TrimSpace(out), "securebits %v", &bits); !ok || err != nil || bits&locked != locked {
+				t.Errorf("securebits: %q; want %#x set", out, locked)
+			}
+		}
 		if os.Getuid() == 0 {
 			mustWrite(t, filepath.Join(b.ws, "src", "mine"), "x")
 			if out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "chown 1234 src/mine"); ok {
@@ -463,6 +705,111 @@ func TestCapabilitiesDropped(t *testing.T) {
 			}
 		}
 	})
+	asNobody(t)
+}
+
+// asNobody runs the calling test (one of eachMechanism's) again in a copy
+// of this test binary as the unprivileged user 65534, when the tests run
+// as root, and fails with its output if it fails, skips every mechanism,
+// or has not ended within two minutes.
+func asNobody(t *testing.T) {
+	t.Helper()
+	if os.Getuid() != 0 || !osSupported {
+		return
+	}
+	home, err := os.MkdirTemp("", "yagent-sandbox-nobody-") // its TMPDIR: in the system temp dir
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeTree(home)
+	if err := os.Chown(home, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client(t), "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Dir = home
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	// (A run whose every subtest skipped proves nothing.)
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()+"/") {
+		t.Errorf("%s as uid 65534: %v (deadline: %v)\n%s", t.Name(), err, ctx.Err(), out)
+	}
+}
+
+// Run by root, a view maps every user and group id as it is: files keep
+// their owners (a root command still cannot chown: it has no capability).
+func TestOwnersKept(t *testing.T) {
+	needView(t)
+	if os.Getuid() != 0 {
+		t.Skip("an unprivileged person's view maps their own ids only")
+	}
+	b := newBox(t, View)
+	f := filepath.Join(b.ws, "src", "owned")
+	mustWrite(t, f, "x")
+	if err := os.Chown(f, 1234, 5678); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := run(t, b.policy(t, WorkspaceWrite), b.ws, "stat -c '%u %g' src/owned; id -u"); !ok || strings.Join(strings.Fields(out), " ") != "1234 5678 0" {
+		t.Errorf("owner in the view, and the command's uid: %q; want 1234 5678, 0", out)
+	}
+}
+
+// A view holds without Landlock (a kernel with namespaces but no Landlock,
+// 5.12 and older, or one built without it): each of its own steps
+// confines by itself — the read-only root, the protected paths, a minimal
+// read-only /dev, read-only masks, a visible path read-only, and the
+// read-only skeleton around a workspace under the system temp dir.
+func TestViewAlone(t *testing.T) {
+	needView(t)
+	b := newBox(t, View)
+	mustMkdir(t, filepath.Join(b.outside, ".ssh"))
+	mustWrite(t, filepath.Join(b.outside, ".ssh", "known_hosts"), "host key\n")
+	mustMkdir(t, filepath.Join(b.outside, ".aws"))
+	mustWrite(t, filepath.Join(b.outside, ".aws", "config"), "[default]\n")
+	p := b.policy(t, WorkspaceWrite)
+	p.ABI = func() int { return 0 }
+	// One visible path is a hidden one itself, the other inside one.
+	p.Visible = []string{filepath.Join(b.outside, ".aws"), filepath.Join(b.outside, ".ssh", "known_hosts")}
+	if d := p.Describe(); !strings.Contains(d, "no Landlock") {
+		t.Fatalf("not a view without Landlock: %s", d)
+	}
+	for _, c := range []struct{ name, script string }{
+		{"outside every root", "echo x > " + filepath.Join(b.outside, "o")},
+		{".git", "echo x >> .git/config"},
+		{"a new device node's place", "touch /dev/yagent-sandbox-probe-$$ && rm /dev/yagent-sandbox-probe-$$"},
+		{"a hidden directory's mask", "mkdir " + filepath.Join(b.outside, ".ssh", "x")},
+		{"a visible path", "echo x >> " + filepath.Join(b.outside, ".aws", "config")},
+		{"a visible path inside a hidden one", "echo x >> " + filepath.Join(b.outside, ".ssh", "known_hosts")},
+		{"the root", "mkdir /yagent-sandbox-probe-$$ && rmdir /yagent-sandbox-probe-$$"},
+	} {
+		if out, ok := run(t, p, b.ws, c.script+" && echo wrote"); ok || strings.Contains(out, "wrote") {
+			t.Errorf("%s: %q wrote (%q)", c.name, c.script, out)
+		}
+	}
+	if out, ok := run(t, p, b.ws, "ls -A /dev | tr '\\n' ' '"); !ok || strings.TrimSpace(out) != "fd full null ptmx pts random shm stderr stdin stdout urandom zero" {
+		t.Errorf("/dev holds %q; want the few harmless devices only", out)
+	}
+	if out, ok := run(t, p, b.ws, "echo x > src/ok && cat .git/config "+filepath.Join(b.outside, ".ssh", "known_hosts")); !ok || !strings.Contains(out, "host key") {
+		t.Errorf("the workspace is not writable, or .git or a visible path not readable: %q", out)
+	}
+	// A workspace under the system temp dir: the directories on the way
+	// to it in the private /tmp are read-only.
+	ws := filepath.Join(t.TempDir(), "deep", "ws")
+	mustMkdir(t, ws)
+	q, err := New(WorkspaceWrite, ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Home, q.UserHome, q.ABI = b.home, b.outside, p.ABI
+	defer q.Close()
+	if out, ok := run(t, q, ws, "touch ../escape && echo wrote; mkdir ../../x && echo made; echo x > mine"); strings.Contains(out, "wrote") || strings.Contains(out, "made") || !ok {
+		t.Errorf("around a workspace under the system temp dir: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "mine")); err != nil {
+		t.Errorf("the workspace under the system temp dir is not writable: %v", err)
+	}
 }
 
 // Metadata outside the writable roots, on .git and under read-only stays:
@@ -500,6 +847,9 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("LC_MESSAGES", "C")
 	t.Setenv("LC_SECRET_TOKEN", "nope")
 	t.Setenv("GOFLAGS", "-mod=mod")
+	hostTmp := t.TempDir()
+	t.Setenv("TMPDIR", hostTmp)
+	t.Setenv("XDG_CACHE_HOME", hostTmp)
 	for _, mode := range []Mode{WorkspaceWrite, Off} {
 		t.Run(string(mode), func(t *testing.T) {
 			if mode != Off {
@@ -524,6 +874,11 @@ func TestEnvironment(t *testing.T) {
 				if !strings.Contains(out, good) {
 					t.Errorf("%s missing:\n%s", good, out)
 				}
+			}
+			// The command's temp dir and cache are the sandbox's, never
+			// the host's, whatever yagent's environment says.
+			if out, _ := run(t, p, b.ws, "printenv TMPDIR XDG_CACHE_HOME"); mode != Off && strings.Contains(out, hostTmp) || mode == Off && !strings.Contains(out, hostTmp) {
+				t.Errorf("TMPDIR, XDG_CACHE_HOME: %q (yagent's: %s)", out, hostTmp)
 			}
 			p.Env = []string{"GOFLAGS", "GITHUB_TOKEN"}
 			if out, _ := run(t, p, b.ws, "env"); !containsAll(out, "GOFLAGS=-mod=mod", "GITHUB_TOKEN=ghp-secret") || strings.Contains(out, "sk-test-secret") {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -58,6 +59,22 @@ func TestWorkspaceWrite(t *testing.T) {
 					t.Errorf("%q: %s exists = %v; want %v", tt.script, path, err == nil, tt.wantOK)
 				}
 			})
+		}
+		// truncate(2) needs no open for writing: Landlock's own right
+		// (ABI 3+), or the view's read-only mounts, refuse it.
+		keep := filepath.Join(b.outside, "keep")
+		mustWrite(t, keep, "data")
+		mustWrite(t, filepath.Join(b.ws, "src", "t"), "data")
+		for _, c := range []struct {
+			path   string
+			wantOK bool
+		}{{keep, false}, {filepath.Join(b.ws, ".git", "config"), false}, {filepath.Join(b.ws, "src", "t"), true}} {
+			if out, ok := tryNet(t, p, b.ws, "truncate "+c.path); ok != c.wantOK {
+				t.Errorf("truncate(2) %s: ok = %v, %q; want %v", c.path, ok, out, c.wantOK)
+			}
+		}
+		if data, _ := os.ReadFile(keep); string(data) != "data" {
+			t.Errorf("%s was truncated: %q", keep, data)
 		}
 		if data, _ := os.ReadFile(filepath.Join(b.ws, ".git", "config")); string(data) != "[core]\n" {
 			t.Errorf(".git/config changed: %q", data)
@@ -170,11 +187,18 @@ func TestLandlockRules(t *testing.T) {
 }
 
 // The view's steps go shallow first: the private /tmp, then the workspace,
-// then what is protected inside it; the workspace's cache lands in the
-// private /tmp, wherever $YAGENT_HOME is.
+// then what is protected inside it; at one path a mask first, a grant
+// over it next, a read-only bind last; the workspace's cache, kept under
+// $YAGENT_HOME, lands in the private /tmp.
 func TestViewOps(t *testing.T) {
 	b := newBox(t, View)
+	docker := filepath.Join(b.outside, ".docker") // a credential store the person made writable
+	mustMkdir(t, docker)
+	keys := filepath.Join(b.outside, ".ssh", "keys") // visible inside a hidden one, and writable
+	mustMkdir(t, keys)
 	p := b.policy(t, WorkspaceWrite)
+	p.Writable = append(p.Writable, docker, keys)
+	p.Visible = []string{keys}
 	p.Namespaces = func() error { return nil }
 	p.TempDir = filepath.Join(b.home, "tmp", "x")
 	mustMkdir(t, p.TempDir)
@@ -203,9 +227,38 @@ func TestViewOps(t *testing.T) {
 		t.Errorf("the cache is not bound at %s inside the private /tmp", viewCache)
 	}
 	index("hide " + b.home)
+	if !within(filepath.Join(b.home, "cache"), pl.cache) {
+		t.Errorf("the workspace's cache %s is not under $YAGENT_HOME/cache", pl.cache)
+	}
+	// At one path the mask comes first, the grant over it after.
+	if index("hide "+docker) > index("rw "+docker) {
+		t.Errorf("a writable root that is also hidden is masked after it is bound:\n%s", strings.Join(got, "\n"))
+	}
+	// … and a read-only bind last.
+	if index("rw "+keys) > index("ro "+keys) {
+		t.Errorf("at one path the read-only bind is not the last:\n%s", strings.Join(got, "\n"))
+	}
 	for _, name := range []string{".yagent", ".mcp.json", ".envrc", ".claude"} {
 		index("ro " + filepath.Join(b.ws, name)) // placeholders
 	}
 	index("hide " + filepath.Join(b.outside, ".ssh"))
 	index("hide /run")
+}
+
+// A split that would need more than maxRules Landlock rules is refused
+// (naming what to do), not applied in part.
+func TestGrantRulesBounded(t *testing.T) {
+	ws := t.TempDir()
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	for i := range maxRules + 4 {
+		mustWrite(t, filepath.Join(ws, fmt.Sprintf("f%05d", i)), "")
+	}
+	_, err := grantRules([]string{ws}, []string{filepath.Join(ws, ".git")})
+	// (The count stops one past the bound.)
+	if err == nil || !containsAll(err.Error(), fmt.Sprintf("would need %d rules", maxRules+1), "agents.sandbox_writable", "--sandbox off") {
+		t.Errorf("a root of %d entries around .git: %v; want a refusal", maxRules+4, err)
+	}
+	if r, err := grantRules([]string{filepath.Join(ws, "f00000"), filepath.Join(ws, "f00001")}, nil); err != nil || len(r.Files) != 2 {
+		t.Errorf("two files: %+v, %v", r, err)
+	}
 }

@@ -3,12 +3,19 @@
 # named): gremlins (pinned) over each package's listed files, then every
 # hand-written mutant under scripts/mutants/<package>/ (a patch, applied
 # to a scratch worktree, the package's tests run, the patch reverted).
-# A mutant no test covers counts as a survivor. Prints one line per
-# package: package, mutants, killed, efficacy, date.
+# A mutant no test covers counts as a survivor; one that does not compile
+# (gremlins turns a string's + into -) is no mutant and is not counted.
+# Prints one line per package: package, mutants, killed, efficacy, date.
 #
 #   scripts/mutation.sh                 # every package of the table
 #   scripts/mutation.sh ./webui ./sleep # some
 #   GREMLINS_WORKERS=1 scripts/mutation.sh ./sandbox
+#
+# A package whose code runs in a child process its tests start (the
+# sandbox's helper, in the re-executed test binary's init) names the
+# packages whose tests judge its mutants (tests=A,B in mutation.conf):
+# coverage cannot see a child's code, so every mutant gremlins finds there
+# is applied here and those packages' tests run.
 #
 # It changes nothing in your checkout: it works in a scratch worktree of
 # HEAD (commit what you want measured).
@@ -27,36 +34,148 @@ if [ ${#pkgs[@]} -eq 0 ]; then
   mapfile -t pkgs < <(grep -v '^#' scripts/mutation.conf | awk 'NF {print $1}')
 fi
 
+# mutate_at FILE LINE COL TYPE: gremlins' mutation TYPE of the operator at
+# LINE:COL (a byte column, as go/token counts), in place; false when there
+# is no such operator there.
+mutate_at() {
+  perl -i -e '
+    my ($line, $col, $typ) = splice(@ARGV, 0, 3);
+    my %to = (
+      CONDITIONALS_NEGATION => {"==" => "!=", "!=" => "==", ">=" => "<", ">" => "<=", "<=" => ">", "<" => ">="},
+      CONDITIONALS_BOUNDARY => {">=" => ">", ">" => ">=", "<=" => "<", "<" => "<="},
+      ARITHMETIC_BASE       => {"+" => "-", "-" => "+", "*" => "/", "/" => "*", "%" => "*"},
+      INVERT_NEGATIVES      => {"-" => "+"},
+      INCREMENT_DECREMENT   => {"++" => "--", "--" => "++"},
+    );
+    my $done = 0;
+    while (<>) {
+      if ($. == $line && !$done) {
+        for my $op (sort { length($b) <=> length($a) } keys %{$to{$typ} || {}}) {
+          if (substr($_, $col - 1, length $op) eq $op) {
+            substr($_, $col - 1, length $op) = $to{$typ}{$op};
+            $done = 1;
+            last;
+          }
+        }
+      }
+      print;
+    }
+    exit($done ? 0 : 1);
+  ' "$2" "$3" "$4" "$1"
+}
+
 # A mutant whose tests time out counts as killed (listed on stderr: rerun
 # with a larger GREMLINS_TIMEOUT when the machine was busy).
 printf '%-18s %8s %7s %9s  %s\n' package mutants killed efficacy date
 for pkg in "${pkgs[@]}"; do
-  files=$(awk -v p="$pkg" '$1 == p {$1 = ""; print}' scripts/mutation.conf)
-  if [ -z "$files" ]; then
+  line=$(awk -v p="$pkg" '$1 == p {$1 = ""; print}' scripts/mutation.conf)
+  if [ -z "$line" ]; then
     echo "mutation.sh: $pkg is not in scripts/mutation.conf" >&2
     exit 2
   fi
-  excludes=()
-  if [ "$(echo $files)" != "*" ]; then
-    for f in "$pkg"/*.go; do
-      base=$(basename "$f")
-      case "$base" in *_test.go) continue ;; esac
-      if ! [[ " $files " == *" $base "* ]]; then
-        excludes+=(--exclude-files "^${pkg#./}/${base//./\\.}$")
-      fi
-    done
+  files="" testpkgs=("$pkg")
+  read -r -a words <<<"$line" # (no glob: "*" stays itself)
+  for w in "${words[@]}"; do
+    case "$w" in
+      tests=*) IFS=, read -r -a testpkgs <<<"${w#tests=}" ;;
+      *) files="$files $w" ;;
+    esac
+  done
+  files="${files# }"
+  # gremlins walks the package's directory and its subdirectories, and
+  # matches --exclude-files against paths relative to the package: keep
+  # the files listed ("*": those built on this system) and nothing below.
+  built=" $(go list -f '{{join .GoFiles " "}}' "$pkg") "
+  excludes=(--exclude-files /)
+  for f in "$pkg"/*.go; do
+    base=$(basename "$f")
+    case "$base" in *_test.go) continue ;; esac
+    if [ "$files" = "*" ]; then
+      [[ "$built" == *" $base "* ]] && continue
+    elif [[ " $files " == *" $base "* ]]; then
+      continue
+    fi
+    excludes+=(--exclude-files "^${base//./\\.}$")
+  done
+  # Test timeout: ten times (GREMLINS_TIMEOUT) a clean run, which must pass.
+  start=$(date +%s)
+  if ! go test -count=1 "${testpkgs[@]}" >"$scratch/baseline.log" 2>&1; then
+    echo "mutation.sh: the tests of ${testpkgs[*]} fail without a mutant:" >&2
+    cat "$scratch/baseline.log" >&2
+    exit 1
   fi
+  limit=$(( ($(date +%s) - start + 10) * ${GREMLINS_TIMEOUT:-10} ))
+  # run_tests: the judging packages' tests pass, one package after the
+  # other (the first to fail ends the run), so the mutant lived; past the
+  # limit a run counts as killed, as gremlins counts TIMED OUT.
+  run_tests() {
+    local t
+    for t in "${testpkgs[@]}"; do
+      timeout "$limit" go test -count=1 -failfast "$t" >/dev/null 2>&1 || return 1
+    done
+  }
+  # viable: the mutated package still compiles.
+  viable() { go build "$pkg" >/dev/null 2>&1; }
+
   out="$scratch/.gremlins-$(echo "${pkg#./}" | tr / _).json"
-  "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
-  num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
-  killed=$(num Killed) lived=$(num Lived) notcov=$(num 'Not covered') timedout=$(num 'Timed out')
+  killed=0 lived=0 notcov=0 timedout=0 nonviable=0
+  mutants() { sed -nE "s/^ *($1) ([A-Z_]+) at ([^:]+):([0-9]+):([0-9]+).*/\2 \3 \4 \5/p" "$out.log"; }
+  if [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
+    # Every mutant, covered or not, applied here and judged by testpkgs.
+    "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    while read -r typ file ln col; do
+      if ! mutate_at "$pkg/$file" "$ln" "$col" "$typ"; then
+        notcov=$((notcov + 1))
+        echo "  $pkg LIVED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
+      elif ! viable; then
+        nonviable=$((nonviable + 1))
+      elif run_tests; then
+        lived=$((lived + 1))
+        echo "  $pkg LIVED $typ at $file:$ln:$col" >&2
+      else
+        killed=$((killed + 1))
+      fi
+      git checkout -q -- "$pkg/$file"
+    done < <(mutants 'RUNNABLE|NOT COVERED')
+  else
+    "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
+    killed=$(num Killed) lived=$(num Lived) timedout=$(num 'Timed out')
+    grep -E '^ *(LIVED|TIMED OUT)' "$out.log" | sed "s|^|  $pkg |" >&2 || true
+    # gremlins v0.6.0 counts a mutant that does not compile as killed (go
+    # test exits 1 on a build failure too): check the ones that may not.
+    while read -r typ file ln col; do
+      if mutate_at "$pkg/$file" "$ln" "$col" "$typ" && ! viable; then
+        killed=$((killed - 1)) nonviable=$((nonviable + 1))
+      fi
+      git checkout -q -- "$pkg/$file"
+    done < <(mutants KILLED | grep -E '^(ARITHMETIC_BASE|INVERT_NEGATIVES) ')
+    # gremlins v0.6.0 calls every condition of a tagless switch NOT
+    # COVERED (go-gremlins/gremlins#298: Go's coverage blocks start after
+    # the case's colon), covered or not. Each NOT COVERED mutant is
+    # applied here and the package's tests run: one no test reaches lives.
+    while read -r typ file ln col; do
+      if ! mutate_at "$pkg/$file" "$ln" "$col" "$typ"; then
+        notcov=$((notcov + 1))
+        echo "  $pkg NOT COVERED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
+      elif ! viable; then
+        nonviable=$((nonviable + 1))
+      elif run_tests; then
+        notcov=$((notcov + 1))
+        echo "  $pkg NOT COVERED $typ at $file:$ln:$col (applied by mutation.sh: it lived)" >&2
+      else
+        killed=$((killed + 1))
+      fi
+      git checkout -q -- "$pkg/$file"
+    done < <(mutants 'NOT COVERED')
+  fi
   hk=0 hs=0
   dir="scripts/mutants/$(echo "${pkg#./}" | tr / _)"
   if [ -d "$dir" ]; then
     for patch in "$dir"/*.patch; do
       [ -e "$patch" ] || continue
       git apply "$patch"
-      if go test -count=1 "$pkg" >/dev/null 2>&1; then
+      if run_tests; then
         hs=$((hs + 1))
         echo "  survived: $patch" >&2
       else
@@ -65,9 +184,9 @@ for pkg in "${pkgs[@]}"; do
       git apply -R "$patch"
     done
   fi
-  grep -E '^ *(LIVED|NOT COVERED|TIMED OUT)' "$out.log" | sed "s|^|  $pkg |" >&2 || true
   k=$((killed + timedout + hk))
   total=$((k + lived + notcov + hs))
   eff=$(awk -v k=$k -v t=$total 'BEGIN { if (t == 0) print "n/a"; else printf "%.1f%%", 100 * k / t }')
+  [ "$nonviable" -eq 0 ] || echo "  $pkg: $nonviable mutants did not compile (not counted)" >&2
   printf '%-18s %8d %7d %9s  %s\n' "$pkg" "$total" "$k" "$eff" "$(date +%F)"
 done
