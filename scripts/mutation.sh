@@ -42,7 +42,8 @@ for pkg in "${pkgs[@]}"; do
       base=$(basename "$f")
       case "$base" in *_test.go) continue ;; esac
       if ! [[ " $files " == *" $base "* ]]; then
-        excludes+=(--exclude-files "^${pkg#./}/${base//./\\.}$")
+        # gremlins matches paths relative to the package it mutates.
+        excludes+=(--exclude-files "^${base//./\\.}$")
       fi
     done
   fi
