@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"reflect"
 	"slices"
@@ -131,13 +132,47 @@ func TestCurationEmptyAndNothing(t *testing.T) {
 	}
 }
 
+// TestCurationDryRunAppliesNothing: a dry run writes its plan to the
+// journal and touches nothing else (seed 001): no profile, no gates reset,
+// and the schedule stays where it was — neither the next due time nor the
+// latch move, so a dry run does not put off the session's curation. A
+// real manual run after it does move the schedule.
 func TestCurationDryRunAppliesNothing(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
+	if err := f.st.SaveEnv(t.Context(), f.chatID, Env{Gates: GateMaster | GateNotesIndexed, Window: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	due := f.now.Add(3 * time.Hour)
+	f.setDue(due)
 	r := f.run(Options{DryRun: true})
 	runs, _ := f.st.Runs(t.Context(), f.chatID, 1)
-	if r.Status != "ok" || !r.DryRun || len(r.Removed) == 0 || f.profile().Curated || !runs[0].DryRun {
-		t.Errorf("dry run = %+v, profile %+v", r, f.profile())
+	if r.Status != "ok" || !r.DryRun || len(r.Removed) == 0 || f.profile().Curated || len(runs) != 1 || !runs[0].DryRun || runs[0].Plan == "" {
+		t.Errorf("dry run = %+v, profile %+v, journal %+v", r, f.profile(), runs)
+	}
+	if got := f.due(); !got.Equal(due) {
+		t.Errorf("next curation after a dry run = %v; want it left at %v", got, due)
+	}
+	var started sql.NullInt64
+	if err := f.db.QueryRow(`SELECT sleep_started FROM chats WHERE id = ?`, f.chatID).Scan(&started); err != nil || started.Valid {
+		t.Errorf("sleep_started after a dry run = %v, %v; want NULL", started, err)
+	}
+	if env, _, _ := f.st.LoadEnv(t.Context(), f.chatID); env.Gates != GateMaster|GateNotesIndexed {
+		t.Errorf("gates after a dry run = %b; want them left alone", env.Gates)
+	}
+	// A dry run while a sleep runs is refused like any other.
+	if ok, err := f.cur.capture(t.Context(), f.chatID, true, false); !ok || err != nil {
+		t.Fatalf("capture = %v, %v", ok, err)
+	}
+	if _, err := f.cur.Run(t.Context(), f.chatID, Options{DryRun: true, Manual: true}); err != ErrRunning {
+		t.Errorf("a dry run over a running sleep = %v; want ErrRunning", err)
+	}
+	f.now = f.now.Add(2 * time.Hour) // the dead capture expired
+	if r := f.run(Options{}); r.Status != "ok" || r.DryRun {
+		t.Fatalf("the real run = %+v", r)
+	}
+	if got := f.due(); !got.Equal(f.now.Add(24 * time.Hour)) {
+		t.Errorf("next curation after a real manual run = %v; want an interval later, %v", got, f.now.Add(24*time.Hour))
 	}
 }
 
@@ -181,7 +216,7 @@ func TestCurationLatchAndCrash(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
 	// Simulate a process that captured the session and died.
-	if ok, err := f.cur.capture(t.Context(), f.chatID, true); !ok || err != nil {
+	if ok, err := f.cur.capture(t.Context(), f.chatID, true, false); !ok || err != nil {
 		t.Fatalf("capture = %v, %v", ok, err)
 	}
 	if _, err := f.cur.Run(t.Context(), f.chatID, Options{Manual: true}); err != ErrRunning {
