@@ -295,12 +295,13 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 		return finish("failed", err.Error())
 	}
 	run.Added, run.Removed = plan.Added, plan.Removed
-	switch {
-	case plan.Status == "dropped":
+	if plan.Status == "dropped" {
 		return finish("dropped", strings.Join(plan.Notes, "; "))
-	case plan.Status == "unchanged":
+	}
+	if plan.Status == "unchanged" {
 		return finish("ok", "no change: "+reason)
-	case o.DryRun:
+	}
+	if o.DryRun {
 		return finish("ok", "dry run, nothing applied: "+reason)
 	}
 	profile.Visible, profile.Curated, profile.LastCurated = plan.Visible, true, c.Store.Now().UTC()
