@@ -35,7 +35,9 @@ func TestNotebookToolsQuietAndUneventful(t *testing.T) {
 		}
 	}
 	probe, err := agents.NewDynamicTool(agents.Tool{Name: "probe", Family: "test", Description: "Probe.", Schema: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)},
-		func(context.Context, *agents.Call) (agents.Result, error) { return agents.Result{Content: "probed", Summary: "probed"}, nil })
+		func(context.Context, *agents.Call) (agents.Result, error) {
+			return agents.Result{Content: "probed", Summary: "probed"}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
