@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +17,7 @@ import (
 // for its tool curation during a turn (the clock passes the due time while
 // the model answers); the check after that turn curates it at once, in the
 // background, and says so — without waiting for the next message, which
-// may never come.
+// may never come. (The turn's own check at its start saw it not due.)
 func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", "chat-curation.yaml"))
 	home := t.TempDir()
@@ -31,13 +30,6 @@ func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 	f.Dir = t.TempDir()
 	env := map[string]string{"YAGENT_HOME": home, "OPENAI_BASE_URL": srv.URL(), "YAGENT_MODEL": "scripted", "USER": "alice"}
 	f.Getenv = func(k string) string { return env[k] }
-	var mu sync.Mutex
-	var offset time.Duration
-	f.Now = func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return time.Now().Add(offset)
-	}
 	served := func(step string) bool {
 		for _, r := range srv.Requests() {
 			if r.StepID == step {
@@ -45,6 +37,14 @@ func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 			}
 		}
 		return false
+	}
+	// A day passes while the second turn's answer comes: from the moment
+	// the model has the second question, the clock reads 25 hours on.
+	f.Now = func() time.Time {
+		if served("second") {
+			return time.Now().Add(25 * time.Hour)
+		}
+		return time.Now()
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -55,7 +55,6 @@ func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 		done <- code
 	}()
 	go io.WriteString(typed, "first question\nsecond question\n")
-	// The second turn's answer is slow: a day passes while it comes.
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
@@ -69,10 +68,6 @@ func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 			}
 		}
 	}
-	waitFor("the second turn asked the model", func() bool { return served("second") })
-	mu.Lock()
-	offset = 25 * time.Hour
-	mu.Unlock()
 	waitFor("the session, due since the second turn, was curated between turns", func() bool {
 		return served("sleep") && strings.Contains(errOut.String(), "tool curation: +0/−")
 	})
