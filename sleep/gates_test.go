@@ -16,6 +16,9 @@ func gatedFixture(t *testing.T, extra ...string) *fixture {
 	f := newFixture(t, "interactive", 2, extra...)
 	for name, flags := range map[string]agents.Flags{
 		"master_tool": agents.MasterOnly, "indexed_tool": agents.IndexedNotesOnly, "note_read": agents.MasterOnly | agents.IndexedNotesOnly,
+		// A tool of the registry named like the curation's own answer (a
+		// person's tool could be): never counted as one of the session's.
+		"sleep_finish": 0,
 	} {
 		tl, err := agents.NewDynamicTool(agents.Tool{Name: name, Family: "chat", Description: name, Flags: flags, Schema: []byte(`{"type":"object"}`)},
 			func(context.Context, *agents.Call) (agents.Result, error) { return agents.Result{}, nil })
@@ -118,6 +121,38 @@ func TestCoreFlagKept(t *testing.T) {
 	}
 	if !slices.Contains(plan.Visible, "always_here") || !slices.Contains(plan.Notes, "always_here kept: core") {
 		t.Errorf("plan = %+v; want always_here kept, with a note", plan)
+	}
+	// And at a turn, whatever the stored profile says.
+	in, hidden := Split(Profile{Visible: []string{"tool_00"}, Curated: true}, reach, nil, nil)
+	if !slices.Contains(agents.Names(in), "always_here") || slices.Contains(agents.Names(hidden), "always_here") {
+		t.Errorf("a turn's split = %v in context, %v hidden; want always_here in context", agents.Names(in), agents.Names(hidden))
+	}
+}
+
+// TestTurnSplit: what one turn declares. Uncurated (or where curation
+// does not apply: an explicit toolset, a skipped kind) everything
+// reachable, and tool_find/tool_load only cost room then — they are left
+// out; curated, the profile's split, the finders in the list beside the
+// hidden ones.
+func TestTurnSplit(t *testing.T) {
+	f := newFixture(t, "interactive", 3)
+	reach := f.reg.Reachable(agents.Gates{Master: true})
+	curated := Profile{Visible: []string{"tool_00"}, Curated: true}
+	for _, tc := range []struct {
+		name      string
+		p         Profile
+		applies   bool
+		in, hides []string
+	}{
+		{"uncurated", Profile{}, true, []string{"read_file", "tool_00", "tool_01", "tool_02"}, nil},
+		{"curation does not apply", curated, false, []string{"read_file", "tool_00", "tool_01", "tool_02"}, nil},
+		{"curated", curated, true, []string{"read_file", "tool_00", "tool_find", "tool_load"}, []string{"tool_01", "tool_02"}},
+		{"curated, nothing hidden", Profile{Visible: []string{"tool_*"}, Curated: true}, true, []string{"read_file", "tool_00", "tool_01", "tool_02"}, nil},
+	} {
+		in, hidden := TurnSplit(tc.p, reach, []string{"read_file"}, nil, tc.applies)
+		if !slices.Equal(agents.Names(in), tc.in) || !slices.Equal(agents.Names(hidden), tc.hides) {
+			t.Errorf("%s: in %v, hidden %v; want %v, %v", tc.name, agents.Names(in), agents.Names(hidden), tc.in, tc.hides)
+		}
 	}
 }
 

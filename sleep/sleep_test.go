@@ -103,6 +103,30 @@ func TestCurationLoadsKept(t *testing.T) {
 	if slices.Contains(r.Removed, "tool_09") || !slices.Contains(f.profile().Visible, "tool_09") {
 		t.Errorf("tool_09 (2 loads) was hidden: %+v", r)
 	}
+	// Loads count since the last curation only: those before it were that
+	// curation's evidence.
+	last := f.profile().LastCurated
+	tab, err := f.st.Stats(t.Context(), f.chatID, []string{"tool_09", "tool_10"}, []int{30}, 8, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(time.Hour)
+	f.st.RecordLoad(t.Context(), f.chatID, "tool_10")
+	after, err := f.st.Stats(t.Context(), f.chatID, []string{"tool_09", "tool_10"}, []int{30}, 8, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := func(tab Table, name string) int {
+		for _, r := range tab.Tools {
+			if r.Name == name {
+				return r.Loads
+			}
+		}
+		return -1
+	}
+	if loads(tab, "tool_09") != 0 || loads(after, "tool_09") != 0 || loads(after, "tool_10") != 1 {
+		t.Errorf("loads since the curation: tool_09 %d then %d, tool_10 %d; want 0, 0 and 1", loads(tab, "tool_09"), loads(after, "tool_09"), loads(after, "tool_10"))
+	}
 }
 
 // TestCurationUnknownNameAppliesNothing: one unknown name fails the whole
