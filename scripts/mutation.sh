@@ -37,7 +37,9 @@ for pkg in "${pkgs[@]}"; do
     exit 2
   fi
   excludes=()
-  if [ "$(echo $files)" != "*" ]; then
+  # "*" (all files) compared as text: unquoted, it would expand to the
+  # directory's files and every file would be excluded.
+  if [ "${files//[[:space:]]/}" != "*" ]; then
     for f in "$pkg"/*.go; do
       base=$(basename "$f")
       case "$base" in *_test.go) continue ;; esac
