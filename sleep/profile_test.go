@@ -124,6 +124,7 @@ func TestStatsAndUnpin(t *testing.T) {
 	}{
 		{[]string{"tool_00", "tool_01", "tool_02"}, true, []string{"tool_00", "tool_01", "tool_02"}},
 		{[]string{"tool_01"}, true, []string{"tool_00", "tool_01", "tool_02"}},
+		{[]string{"tool_00"}, true, []string{"tool_00", "tool_01", "tool_02"}},
 		{[]string{"tool_01"}, false, []string{"tool_00", "tool_02"}},
 		{[]string{"tool_01"}, false, []string{"tool_00", "tool_02"}},
 		{[]string{"tool_02", "tool_00"}, false, []string{}},

@@ -405,6 +405,9 @@ func TestCutWindows(t *testing.T) {
 	if got := cutWindows([]int{1, 7, 30}, 1); !slices.Equal(got, []int{1}) {
 		t.Errorf("cutWindows = %v", got)
 	}
+	if got := cutWindows([]int{0, 30, 7, 7}, 20); !slices.Equal(got, []int{7, 20}) {
+		t.Errorf("cutWindows([0 30 7 7], 20) = %v; want [7 20]: no empty window, none twice", got)
+	}
 }
 
 func TestExpandToolsets(t *testing.T) {
