@@ -16,7 +16,7 @@ import (
 func scripted(t *testing.T, name string) (*llmtest.Server, llm.Client) {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", name+".yaml"))
-	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: 5 * time.Second})
+	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: time.Minute}) // never the first to give up on a loaded machine
 	if err != nil {
 		t.Fatal(err)
 	}

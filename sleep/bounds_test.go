@@ -169,3 +169,21 @@ func TestStatsOrderAndRuns(t *testing.T) {
 		t.Errorf("journal of one session = %+v, whole journal = %+v (%v, %v); want its one run, then both newest first", mine, all, err1, err2)
 	}
 }
+
+// TestCurationAnswerChecked: the model's answer is checked against
+// sleep_finish's schema before it is read — a call without its list is a
+// failed run, not an empty plan (which would keep the set and count as a
+// curation) — and an answer in prose is a failed run too. Nothing is
+// applied either way.
+func TestCurationAnswerChecked(t *testing.T) {
+	for marker, want := range map[string]string{
+		"case_malformed": "sleep_finish: ",
+		"case_prose":     "the model did not answer with sleep_finish",
+	} {
+		f := newFixture(t, "interactive", 12, marker)
+		f.turns(20, 10, "read_file")
+		if r := f.run(Options{}); r.Status != "failed" || !strings.Contains(r.Reason, want) || f.profile().Curated {
+			t.Errorf("%s: run %+v; want failed: %s…", marker, r, want)
+		}
+	}
+}

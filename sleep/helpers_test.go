@@ -79,7 +79,10 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	f.reg.MustAdd(FindTool(func() []*agents.Tool { return nil }))
 	f.reg.MustAdd(LoadTool(func() []*agents.Tool { return nil }, func() *agents.Loaded { return &agents.Loaded{} }, nil))
 	f.srv = llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "sleep-plans.yaml"))
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: 5 * time.Second})
+	// A minute of silence: a loaded machine must not fail a curation the
+	// scripted model answers at once (tests that want a stuck call use
+	// patientClient and their own deadlines).
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +182,7 @@ func (f *fixture) setDueOf(id string, at time.Time) {
 }
 
 // patientClient makes the curator's model calls wait as long as the model
-// does (the fixture's client gives up after 5 s of silence).
+// does (the fixture's client gives up after a minute of silence).
 func (f *fixture) patientClient() {
 	f.t.Helper()
 	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: time.Hour})
