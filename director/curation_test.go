@@ -442,3 +442,131 @@ func TestNoCurationUnderToolset(t *testing.T) {
 		t.Errorf("a sleep under --toolset = %+v, %v (%d curation calls); want skipped", run, err, f.curationCalls())
 	}
 }
+
+// TestSnapshotOnlyWhenChanged: the environment snapshot is written after
+// a turn only when access, gates or model changed — turns in the same
+// environment leave it (and its time) alone — and the gates accumulate
+// over the cycle: a turn in index mode adds its bit, the inline turns
+// after it keep it; a curation starts the cycle afresh.
+func TestSnapshotOnlyWhenChanged(t *testing.T) {
+	f := newCurationFixture(t, "curation-schedule", testEnv{tweak: func(c *config.Config) {
+		c.Notes.IndexEnterNotes, c.Notes.IndexLeaveNotes = 2, 1
+	}})
+	snapshot := func() (sleep.Env, time.Time) {
+		t.Helper()
+		env, ok, err := f.d.SleepStore().LoadEnv(t.Context(), f.sess.ID())
+		var updated int64
+		if err == nil {
+			err = f.sessions.DB.QueryRowContext(t.Context(), `SELECT updated FROM chat_turn_env WHERE chat_id = ?`, f.sess.ID()).Scan(&updated)
+		}
+		if err != nil || !ok {
+			t.Fatalf("snapshot: %v, %v", ok, err)
+		}
+		return env, time.UnixMilli(updated).UTC()
+	}
+	turn := func(what string) {
+		t.Helper()
+		f.advance(time.Hour)
+		if _, err := f.d.Turn(t.Context(), what); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("plain turn 1")
+	first := f.now()
+	for i := 2; i <= 3; i++ {
+		turn(fmt.Sprintf("plain turn %d", i))
+		if env, at := snapshot(); !at.Equal(first) || env.Gates != sleep.GateMaster {
+			t.Fatalf("after turn %d in the same environment: gates %b written at %v; want master, written once at %v", i, env.Gates, at, first)
+		}
+	}
+	book := f.d.Notebook()
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := book.Save(t.Context(), n, "a note", "short"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("plain turn in index mode")
+	indexed := f.now()
+	if env, at := snapshot(); env.Gates != sleep.GateMaster|sleep.GateNotesIndexed || !at.Equal(indexed) {
+		t.Fatalf("after a turn in index mode: gates %b at %v; want master|indexed written at %v", env.Gates, at, indexed)
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := book.Delete(t.Context(), n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn("plain turn inline again")
+	turn("plain turn inline, once more")
+	if env, at := snapshot(); env.Gates != sleep.GateMaster|sleep.GateNotesIndexed || !at.Equal(indexed) {
+		t.Errorf("after inline turns: gates %b at %v; want the cycle's master|indexed kept, unwritten since %v", env.Gates, at, indexed)
+	}
+	if run, err := f.d.Curator().Run(t.Context(), f.sess.ID(), sleep.Options{Manual: true}); err != nil || run.Status != "ok" {
+		t.Fatalf("curation = %+v, %v", run, err)
+	}
+	turn("plain turn after the curation")
+	if env, _ := snapshot(); env.Gates != sleep.GateMaster {
+		t.Errorf("after the curation and an inline turn: gates %b; want the master bit alone (a new cycle)", env.Gates)
+	}
+}
+
+// TestCurationNeverStallsTurns: a due session's curation whose model call
+// never answers runs in the background: the turn that nudged it and the
+// turns after it take no longer than turns without it, the due check
+// after each turn does not wait, and the sleep is not nudged again while
+// it runs; closing the session cuts it short.
+func TestCurationNeverStallsTurns(t *testing.T) {
+	var client llm.Client
+	f := newCurationFixture(t, "curation-stuck", testEnv{client: func(string) (llm.Client, string, error) { return client, "scripted", nil }})
+	var err error
+	if client, err = llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "scripted", Timeout: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	f.d.Start(ctx)
+	for i := 1; i <= 3; i++ {
+		if _, err := f.d.Turn(ctx, fmt.Sprintf("plain turn %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		f.settled(t)
+	}
+	f.advance(25 * time.Hour)
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		for i := 4; i <= 8; i++ {
+			if _, err := f.d.Turn(ctx, fmt.Sprintf("plain turn %d", i)); err != nil {
+				done <- err
+				return
+			}
+			f.d.CheckSleep() // as yagent chat does after every turn
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("five turns beside a stuck curation did not end within 30 s: the turns wait for it (%d curation calls)", f.curationCalls())
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("five turns beside a stuck curation took %v", took)
+	}
+	for deadline := time.Now().Add(20 * time.Second); f.curationCalls() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the due turn did not start a curation")
+		}
+	}
+	if n := f.curationCalls(); n != 1 || !f.pending() {
+		t.Errorf("%d curation calls, pending %v; want the one stuck sleep, not nudged again", n, f.pending())
+	}
+	if err := f.d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := f.d.SleepStore().Runs(t.Context(), f.sess.ID(), 10)
+	if len(runs) != 1 || runs[0].Status != "cancelled" {
+		t.Errorf("journal = %+v; want the stuck sleep cancelled at close", runs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
 
@@ -186,5 +187,41 @@ func TestNotebookRebuildBacksOffAcrossTurns(t *testing.T) {
 	}
 	if !warned {
 		t.Error("no warning saying when the rebuild is tried again")
+	}
+}
+
+// TestNotebookRebuildBooksEachAttempt: a rebuild's two model calls (the
+// attempt and its stricter retry) are two requests in the session's spend
+// under "notes", with the tokens of both (seed 000 §0.32: its spend is
+// visible under the label notes) — not one request for two calls.
+func TestNotebookRebuildBooksEachAttempt(t *testing.T) {
+	f := newFixture(t, "notebook-rebuild-fails", func(c *config.Config) { c.Notes.CompactNotes = 3 })
+	for i := range 5 {
+		if _, err := f.d.Notebook().Save(t.Context(), fmt.Sprintf("n%d", i), "a note", "short"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.d.Turn(t.Context(), "turn 1"); err != nil {
+		t.Fatal(err)
+	}
+	calls, prompt := 0, 0
+	for _, r := range f.srv.Requests() {
+		if r.StepID == "grow" {
+			calls++
+			prompt += r.PromptTokens
+		}
+	}
+	rows, err := f.sessions.Spend(t.Context(), f.sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes memory.SpendRow
+	for _, r := range rows {
+		if r.Label == "notes" {
+			notes = r
+		}
+	}
+	if calls != 2 || notes.Requests != calls || notes.PromptTokens != prompt || notes.CompletionTokens == 0 {
+		t.Errorf("a rebuild of %d calls (%d prompt tokens) is booked as %+v; want one request per call, every token", calls, prompt, notes)
 	}
 }

@@ -216,10 +216,11 @@ func (d *Director) rebuildNotebook(ctx context.Context, turn int) {
 	}
 	summary, _, _ := d.opts.Session.Memory()
 	res, err := d.book.Rebuild(ctx, notebook.RebuildOptions{Client: client, Model: model, Summary: summary, Turn: turn,
-		Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) }})
-	if res.Usage.PromptTokens+res.Usage.CompletionTokens > 0 {
-		d.warn("record the notebook rebuild's tokens", d.opts.Session.RecordUsage(ctx, "notes", res.Usage))
-	}
+		Logf: func(f string, a ...any) { d.notice(fmt.Sprintf(f, a...)) },
+		// Each call is a request of its own: the retry is booked too.
+		Spend: func(u llm.Usage) {
+			d.warn("record the notebook rebuild's tokens", d.opts.Session.RecordUsage(context.WithoutCancel(ctx), "notes", u))
+		}})
 	if err != nil {
 		retry := ""
 		if res.RetryTurn > 0 {

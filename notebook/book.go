@@ -71,6 +71,12 @@ type Book struct {
 	mu   sync.Mutex
 	mode Mode            // fixed for the running turn
 	read map[string]bool // notes read in the running turn
+
+	// wmu serialises Save, Delete and Pin: each reads the notebook,
+	// checks it (a name taken, the pin budget) and writes, and the loop
+	// runs an answer's calls in parallel — two saves of one new name would
+	// otherwise both insert, and parallel pins overrun the budget.
+	wmu sync.Mutex
 }
 
 // Open returns the notebook of a session.
@@ -168,6 +174,8 @@ type SaveResult struct {
 // Save creates or overwrites a note. Limits are checked, never cut; a
 // pinned note must still fit the pin budget.
 func (b *Book) Save(ctx context.Context, name, description, body string) (SaveResult, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	name, description = strings.TrimSpace(name), strings.TrimSpace(strings.ReplaceAll(description, "\n", " "))
 	if err := b.checkLimits(name, description, body); err != nil {
 		return SaveResult{}, err
@@ -204,6 +212,8 @@ func (b *Book) Save(ctx context.Context, name, description, body string) (SaveRe
 
 // Delete removes a note.
 func (b *Book) Delete(ctx context.Context, name string) (Note, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	n, err := b.Get(ctx, name)
 	if err != nil {
 		return Note{}, err
@@ -245,6 +255,8 @@ func (b *Book) checkPinBudget(notes []Note, name, body string) error {
 // stamped with the time it was admitted (chat_notes.pinned holds it, 0 =
 // not pinned); pinning a pinned note again keeps its place.
 func (b *Book) Pin(ctx context.Context, name string, pinned bool) (Note, error) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
 	notes, err := b.List(ctx)
 	if err != nil {
 		return Note{}, err

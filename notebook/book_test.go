@@ -1,7 +1,9 @@
 package notebook
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/yagent/yagent/config"
@@ -231,5 +233,68 @@ func TestOverBudgetPinIsTheOneWithoutTheCheck(t *testing.T) {
 	block := Block(next, Index, false, Open(b.db, id, cfg).PinLimits())
 	if !quoted(block, "aaa") || !named(block, "zzz") {
 		t.Errorf("after a rebuild rewrote zzz: want aaa quoted and zzz named:\n%s", block)
+	}
+}
+
+// TestParallelWritesOfOneNote: the loop runs an answer's calls in
+// parallel, and a model may save one note twice in one answer: each save
+// lands (one creates, the others overwrite), none fails the turn with the
+// database's uniqueness error; parallel pins stay within the pin budget.
+func TestParallelWritesOfOneNote(t *testing.T) {
+	b, _, _ := newBook(t)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	created := make(chan bool, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res, err := b.Save(t.Context(), "log", "a log", fmt.Sprintf("entry %d", i))
+			errs <- err
+			created <- res.Created
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	close(created)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a parallel save failed: %v", err)
+		}
+	}
+	c := 0
+	for ok := range created {
+		if ok {
+			c++
+		}
+	}
+	if notes, _ := b.List(t.Context()); c != 1 || len(notes) != 1 {
+		t.Errorf("%d saves created the note, %d notes; want one creation, one note", c, len(notes))
+	}
+	// Three notes pinned at once where the budget (pinned_max 2) holds two.
+	for _, name := range []string{"p1", "p2", "p3"} {
+		save(t, b, name, "pin me", "short")
+	}
+	var pinned sync.WaitGroup
+	go2 := make(chan struct{})
+	for _, name := range []string{"p1", "p2", "p3"} {
+		pinned.Add(1)
+		go func() { defer pinned.Done(); <-go2; b.Pin(t.Context(), name, true) }()
+	}
+	close(go2)
+	pinned.Wait()
+	notes, _ := b.List(t.Context())
+	pins := 0
+	for _, nt := range notes {
+		if nt.Pinned {
+			pins++
+		}
+	}
+	if pins != 2 {
+		t.Errorf("%d notes pinned by three parallel pins; want the budget's 2", pins)
 	}
 }

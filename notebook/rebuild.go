@@ -28,6 +28,11 @@ type RebuildOptions struct {
 	// next one is tried only 2, 4, 8… (at most 64) turns later, counted in
 	// the state database so one-shot resumes back off too. 0 = no backoff.
 	Turn int
+	// Spend, when set, books each model call as it returns: one request
+	// with that call's tokens (a rebuild and its stricter retry are two;
+	// a call that failed after it was billed counts too). RebuildResult's
+	// Usage is the sum.
+	Spend func(llm.Usage)
 }
 
 // RebuildResult says what a rebuild did.
@@ -90,6 +95,9 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 		res.Usage.PromptTokens += usage.PromptTokens
 		res.Usage.CachedPromptTokens += usage.CachedPromptTokens
 		res.Usage.CompletionTokens += usage.CompletionTokens
+		if o.Spend != nil && usage.PromptTokens+usage.CompletionTokens > 0 {
+			o.Spend(usage)
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				b.backOff(ctx, o.Turn, &res, logf)

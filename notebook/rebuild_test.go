@@ -16,7 +16,7 @@ import (
 func scripted(t *testing.T, name string) (*llmtest.Server, llm.Client) {
 	t.Helper()
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", name+".yaml"))
-	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: 5 * time.Second})
+	c, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "m", Timeout: time.Minute}) // never the first to give up on a loaded machine
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +93,18 @@ func TestRebuildThatGrowsIsRejected(t *testing.T) {
 	b, _, _ := newBook(t)
 	oversized(t, b)
 	before, _ := b.List(t.Context())
-	res, err := b.Rebuild(t.Context(), RebuildOptions{Client: client})
+	var booked []llm.Usage
+	res, err := b.Rebuild(t.Context(), RebuildOptions{Client: client, Spend: func(u llm.Usage) { booked = append(booked, u) }})
 	if !errors.Is(err, ErrRebuildRejected) || res.Attempts != 2 || res.Rebuilt {
 		t.Fatalf("Rebuild = %+v, %v; want rejected after 2 attempts", res, err)
 	}
 	reqs := srv.Requests()
+	// Each attempt is booked as it returns: two requests, each its own
+	// tokens, together the result's usage (seed 000 §0.32).
+	if len(booked) != 2 || len(reqs) != 2 || booked[0].PromptTokens != reqs[0].PromptTokens || booked[1].PromptTokens != reqs[1].PromptTokens ||
+		booked[0].PromptTokens+booked[1].PromptTokens != res.Usage.PromptTokens || booked[0].CompletionTokens+booked[1].CompletionTokens != res.Usage.CompletionTokens {
+		t.Errorf("booked %+v for requests of %d and %d prompt tokens; result usage %+v", booked, reqs[0].PromptTokens, reqs[len(reqs)-1].PromptTokens, res.Usage)
+	}
 	if len(reqs) != 2 || !strings.Contains(reqs[0].Messages[0].Content, "at most 600 characters") || !strings.Contains(reqs[1].Messages[0].Content, "at most 300 characters") ||
 		!strings.Contains(reqs[1].Messages[0].Content, "at most 3 notes") {
 		t.Errorf("the retry was not twice as strict")

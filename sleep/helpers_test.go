@@ -22,6 +22,7 @@ type fixture struct {
 	t      *testing.T
 	srv    *llmtest.Server
 	db     *statedb.DB
+	ms     *memory.Store
 	st     *Store
 	cur    *Curator
 	reg    *agents.Registry
@@ -56,6 +57,7 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	}
 	s.Close()
 	f.chatID = s.ID()
+	f.ms = ms
 	f.st = &Store{DB: db, Now: clock}
 	f.reg = agents.NewRegistry()
 	mk := func(name string) *agents.Tool {
@@ -77,7 +79,10 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	f.reg.MustAdd(FindTool(func() []*agents.Tool { return nil }))
 	f.reg.MustAdd(LoadTool(func() []*agents.Tool { return nil }, func() *agents.Loaded { return &agents.Loaded{} }, nil))
 	f.srv = llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "sleep-plans.yaml"))
-	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: 5 * time.Second})
+	// A minute of silence: a loaded machine must not fail a curation the
+	// scripted model answers at once (tests that want a stuck call use
+	// patientClient and their own deadlines).
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,4 +154,62 @@ func (f *fixture) run(o Options) Run {
 		f.t.Fatal(err)
 	}
 	return r
+}
+
+// another creates a second session of the same kind in the fixture's
+// database, records n turns over days for it (calling tools) and returns
+// its id.
+func (f *fixture) another(n, days int, tools ...string) string {
+	f.t.Helper()
+	s, err := f.ms.Create(f.t.Context(), memory.CreateOptions{Kind: memory.KindInteractive, Cwd: "/w"})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	s.Close()
+	main := f.chatID
+	defer func() { f.chatID = main }()
+	f.chatID = s.ID()
+	f.turns(n, days, tools...)
+	return s.ID()
+}
+
+// setDueOf sets a session's due time.
+func (f *fixture) setDueOf(id string, at time.Time) {
+	f.t.Helper()
+	if _, err := f.db.Exec(`UPDATE chats SET next_sleep_at = ? WHERE id = ?`, at.UnixMilli(), id); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// patientClient makes the curator's model calls wait as long as the model
+// does (the fixture's client gives up after a minute of silence).
+func (f *fixture) patientClient() {
+	f.t.Helper()
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: f.srv.URL(), Model: "m", Timeout: time.Hour})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.cur.Client = func(string) (llm.Client, string, error) { return client, "m", nil }
+}
+
+// requestsFor counts the model calls answered by step id so far (arrived,
+// answered or not).
+func (f *fixture) requestsFor(step string) int {
+	n := 0
+	for _, r := range f.srv.Requests() {
+		if r.StepID == step {
+			n++
+		}
+	}
+	return n
+}
+
+// within fails the test unless cond holds within d, polling.
+func within(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", d, what)
+		}
+	}
 }

@@ -106,10 +106,10 @@ func (c *Curator) Pin(ctx context.Context, chatID string, names []string, on boo
 	return c.edit(ctx, chatID, names, func(p *Profile) {
 		for _, n := range names {
 			i := slices.Index(p.Pinned, n)
-			switch {
-			case on && i < 0:
+			if on && i < 0 {
 				p.Pinned = append(p.Pinned, n)
-			case !on && i >= 0:
+			}
+			if !on && i >= 0 {
 				p.Pinned = slices.Delete(p.Pinned, i, i+1)
 			}
 		}

@@ -100,3 +100,47 @@ func TestCurationReportsBookkeepingFailures(t *testing.T) {
 		t.Errorf("logged %q; want the gates reset and the latch release reported", logged)
 	}
 }
+
+// TestStatsAndUnpin: `yagent tools stats` is the table over the
+// configured windows unless others are asked for (over every tool the
+// session can name); it fails on a damaged profile rather than count
+// loads since the wrong curation; unpinning removes exactly the pins
+// named, and pinning twice pins once.
+func TestStatsAndUnpin(t *testing.T) {
+	f := newFixture(t, "interactive", 3)
+	ctx, id := t.Context(), f.chatID
+	f.turns(10, 20, "read_file")
+	tab, err := f.cur.Stats(ctx, id, nil)
+	if err != nil || len(tab.Windows) != 3 || tab.Windows[0].Days != 1 || tab.Windows[1].Days != 7 || tab.Windows[2].Days != 21 || len(tab.Tools) != 6 {
+		t.Errorf("stats over the configured windows = %+v, %v; want 1, 7 and 21 days (the data's span), 6 tools", tab, err)
+	}
+	if tab, err = f.cur.Stats(ctx, id, []int{3}); err != nil || len(tab.Windows) != 1 || tab.Windows[0].Days != 3 {
+		t.Errorf("stats over 3 days = %+v, %v", tab.Windows, err)
+	}
+	for _, step := range []struct {
+		names []string
+		on    bool
+		want  []string
+	}{
+		{[]string{"tool_00", "tool_01", "tool_02"}, true, []string{"tool_00", "tool_01", "tool_02"}},
+		{[]string{"tool_01"}, true, []string{"tool_00", "tool_01", "tool_02"}},
+		{[]string{"tool_00"}, true, []string{"tool_00", "tool_01", "tool_02"}},
+		{[]string{"tool_01"}, false, []string{"tool_00", "tool_02"}},
+		{[]string{"tool_01"}, false, []string{"tool_00", "tool_02"}},
+		{[]string{"tool_02", "tool_00"}, false, []string{}},
+	} {
+		p, err := f.cur.Pin(ctx, id, step.names, step.on)
+		if err != nil || !slices.Equal(p.Pinned, step.want) || p.Curated {
+			t.Errorf("pin %v %v = %+v, %v; want pinned %v, not curated", step.names, step.on, p, err, step.want)
+		}
+	}
+	if _, err := f.db.ExecContext(ctx, `UPDATE tool_profiles SET pinned = '[' WHERE chat_id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.cur.Stats(ctx, id, nil); err == nil {
+		t.Error("stats over a damaged profile: no error")
+	}
+	if _, err := f.cur.Pin(ctx, id, []string{"tool_00"}, true); err == nil {
+		t.Error("a pin over a damaged profile: no error")
+	}
+}

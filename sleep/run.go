@@ -103,18 +103,27 @@ func (c *Curator) UnknownCore() []string {
 
 // capture takes the session for a sleep with one UPDATE that also moves
 // its due time by retry_after: duplicate nudges, a nudge during a sleep
-// and a crash mid-sleep are all covered by it.
-func (c *Curator) capture(ctx context.Context, chatID string, manual bool) (bool, error) {
+// and a crash mid-sleep are all covered by it. A dry run only asks whether
+// it could (the same conditions, read): it writes nothing but its journal
+// entry (seed 001), so it neither holds the latch nor moves the schedule.
+func (c *Curator) capture(ctx context.Context, chatID string, manual, dry bool) (bool, error) {
 	now := c.Store.Now().UTC()
 	retry := c.Config.RetryAfter.D()
-	q := `UPDATE chats SET sleep_started = ?, next_sleep_at = ? WHERE id = ? AND deleted = 0
-		AND (sleep_started IS NULL OR sleep_started < ?)`
-	args := []any{now.UnixMilli(), now.Add(retry).UnixMilli(), chatID, now.Add(-retry).UnixMilli()}
+	cond := `id = ? AND deleted = 0 AND (sleep_started IS NULL OR sleep_started < ?)`
+	args := []any{chatID, now.Add(-retry).UnixMilli()}
 	if !manual {
-		q += ` AND next_sleep_at IS NOT NULL AND next_sleep_at <= ?`
+		cond += ` AND next_sleep_at IS NOT NULL AND next_sleep_at <= ?`
 		args = append(args, now.UnixMilli())
 	}
-	res, err := c.Store.DB.ExecContext(ctx, q, args...)
+	if dry {
+		var n int
+		if err := c.Store.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM chats WHERE `+cond, args...).Scan(&n); err != nil {
+			return false, fmt.Errorf("check the session for a dry run: %w", err)
+		}
+		return n == 1, nil
+	}
+	res, err := c.Store.DB.ExecContext(ctx, `UPDATE chats SET sleep_started = ?, next_sleep_at = ? WHERE `+cond,
+		append([]any{now.UnixMilli(), now.Add(retry).UnixMilli()}, args...)...)
 	if err != nil {
 		return false, fmt.Errorf("capture the session for a sleep: %w", err)
 	}
@@ -194,7 +203,7 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 	c.mu.Unlock()
 	defer func() { c.mu.Lock(); delete(c.running, chatID); c.mu.Unlock() }()
 
-	ok, err := c.capture(ctx, chatID, o.Manual)
+	ok, err := c.capture(ctx, chatID, o.Manual, o.DryRun)
 	if err != nil {
 		return Run{}, err
 	}
@@ -205,7 +214,9 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 		return Run{Status: "skipped", Reason: "not due"}, nil
 	}
 	completed := false
-	defer func() { c.release(ctx, chatID, completed) }()
+	if !o.DryRun { // a dry run took nothing: nothing to release
+		defer func() { c.release(ctx, chatID, completed) }()
+	}
 	run := Run{ChatID: chatID, Started: c.Store.Now().UTC(), DryRun: o.DryRun}
 	finish := func(status, reason string) (Run, error) {
 		run.Status, run.Reason, run.Finished = status, reason, c.Store.Now().UTC()
@@ -284,12 +295,13 @@ func (c *Curator) Run(ctx context.Context, chatID string, o Options) (Run, error
 		return finish("failed", err.Error())
 	}
 	run.Added, run.Removed = plan.Added, plan.Removed
-	switch {
-	case plan.Status == "dropped":
+	if plan.Status == "dropped" {
 		return finish("dropped", strings.Join(plan.Notes, "; "))
-	case plan.Status == "unchanged":
+	}
+	if plan.Status == "unchanged" {
 		return finish("ok", "no change: "+reason)
-	case o.DryRun:
+	}
+	if o.DryRun {
 		return finish("ok", "dry run, nothing applied: "+reason)
 	}
 	profile.Visible, profile.Curated, profile.LastCurated = plan.Visible, true, c.Store.Now().UTC()

@@ -2,6 +2,7 @@ package sleep
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"reflect"
 	"slices"
@@ -102,6 +103,30 @@ func TestCurationLoadsKept(t *testing.T) {
 	if slices.Contains(r.Removed, "tool_09") || !slices.Contains(f.profile().Visible, "tool_09") {
 		t.Errorf("tool_09 (2 loads) was hidden: %+v", r)
 	}
+	// Loads count since the last curation only: those before it were that
+	// curation's evidence.
+	last := f.profile().LastCurated
+	tab, err := f.st.Stats(t.Context(), f.chatID, []string{"tool_09", "tool_10"}, []int{30}, 8, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(time.Hour)
+	f.st.RecordLoad(t.Context(), f.chatID, "tool_10")
+	after, err := f.st.Stats(t.Context(), f.chatID, []string{"tool_09", "tool_10"}, []int{30}, 8, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := func(tab Table, name string) int {
+		for _, r := range tab.Tools {
+			if r.Name == name {
+				return r.Loads
+			}
+		}
+		return -1
+	}
+	if loads(tab, "tool_09") != 0 || loads(after, "tool_09") != 0 || loads(after, "tool_10") != 1 {
+		t.Errorf("loads since the curation: tool_09 %d then %d, tool_10 %d; want 0, 0 and 1", loads(tab, "tool_09"), loads(after, "tool_09"), loads(after, "tool_10"))
+	}
 }
 
 // TestCurationUnknownNameAppliesNothing: one unknown name fails the whole
@@ -131,13 +156,47 @@ func TestCurationEmptyAndNothing(t *testing.T) {
 	}
 }
 
+// TestCurationDryRunAppliesNothing: a dry run writes its plan to the
+// journal and touches nothing else (seed 001): no profile, no gates reset,
+// and the schedule stays where it was — neither the next due time nor the
+// latch move, so a dry run does not put off the session's curation. A
+// real manual run after it does move the schedule.
 func TestCurationDryRunAppliesNothing(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
+	if err := f.st.SaveEnv(t.Context(), f.chatID, Env{Gates: GateMaster | GateNotesIndexed, Window: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	due := f.now.Add(3 * time.Hour)
+	f.setDue(due)
 	r := f.run(Options{DryRun: true})
 	runs, _ := f.st.Runs(t.Context(), f.chatID, 1)
-	if r.Status != "ok" || !r.DryRun || len(r.Removed) == 0 || f.profile().Curated || !runs[0].DryRun {
-		t.Errorf("dry run = %+v, profile %+v", r, f.profile())
+	if r.Status != "ok" || !r.DryRun || len(r.Removed) == 0 || f.profile().Curated || len(runs) != 1 || !runs[0].DryRun || runs[0].Plan == "" {
+		t.Errorf("dry run = %+v, profile %+v, journal %+v", r, f.profile(), runs)
+	}
+	if got := f.due(); !got.Equal(due) {
+		t.Errorf("next curation after a dry run = %v; want it left at %v", got, due)
+	}
+	var started sql.NullInt64
+	if err := f.db.QueryRow(`SELECT sleep_started FROM chats WHERE id = ?`, f.chatID).Scan(&started); err != nil || started.Valid {
+		t.Errorf("sleep_started after a dry run = %v, %v; want NULL", started, err)
+	}
+	if env, _, _ := f.st.LoadEnv(t.Context(), f.chatID); env.Gates != GateMaster|GateNotesIndexed {
+		t.Errorf("gates after a dry run = %b; want them left alone", env.Gates)
+	}
+	// A dry run while a sleep runs is refused like any other.
+	if ok, err := f.cur.capture(t.Context(), f.chatID, true, false); !ok || err != nil {
+		t.Fatalf("capture = %v, %v", ok, err)
+	}
+	if _, err := f.cur.Run(t.Context(), f.chatID, Options{DryRun: true, Manual: true}); err != ErrRunning {
+		t.Errorf("a dry run over a running sleep = %v; want ErrRunning", err)
+	}
+	f.now = f.now.Add(2 * time.Hour) // the dead capture expired
+	if r := f.run(Options{}); r.Status != "ok" || r.DryRun {
+		t.Fatalf("the real run = %+v", r)
+	}
+	if got := f.due(); !got.Equal(f.now.Add(24 * time.Hour)) {
+		t.Errorf("next curation after a real manual run = %v; want an interval later, %v", got, f.now.Add(24*time.Hour))
 	}
 }
 
@@ -181,7 +240,7 @@ func TestCurationLatchAndCrash(t *testing.T) {
 	f := newFixture(t, "interactive", 12, "case_hide_rare")
 	f.turns(20, 10, "read_file")
 	// Simulate a process that captured the session and died.
-	if ok, err := f.cur.capture(t.Context(), f.chatID, true); !ok || err != nil {
+	if ok, err := f.cur.capture(t.Context(), f.chatID, true, false); !ok || err != nil {
 		t.Fatalf("capture = %v, %v", ok, err)
 	}
 	if _, err := f.cur.Run(t.Context(), f.chatID, Options{Manual: true}); err != ErrRunning {
@@ -345,6 +404,9 @@ func TestCutWindows(t *testing.T) {
 	}
 	if got := cutWindows([]int{1, 7, 30}, 1); !slices.Equal(got, []int{1}) {
 		t.Errorf("cutWindows = %v", got)
+	}
+	if got := cutWindows([]int{0, 30, 7, 7}, 20); !slices.Equal(got, []int{7, 20}) {
+		t.Errorf("cutWindows([0 30 7 7], 20) = %v; want [7 20]: no empty window, none twice", got)
 	}
 }
 

@@ -2,8 +2,12 @@ package webui
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -138,6 +142,7 @@ func TestGuard(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/s/"+fx.run.ID()+"?x=1" {
 		t.Errorf("token URL = %s, Location %q; want 303 to /s/%s?x=1", resp.Status, resp.Header.Get("Location"), fx.run.ID())
 	}
+	checkSecurityHeaders(t, resp.Header)
 	cs := resp.Cookies()
 	if len(cs) != 1 || cs[0].Name != cookie.Name || cs[0].Value != testToken || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteLaxMode {
 		t.Errorf("token URL set cookies %+v; want one HttpOnly SameSite=Lax %s", cs, cookie.Name)
@@ -161,6 +166,29 @@ func TestGuard(t *testing.T) {
 		{name: "cookie, event stream", path: "/s/" + fx.batch.ID() + "/batch", cookie: cookie, want: 200},
 		{name: "localhost Host", path: "/", host: "localhost:" + port, cookie: cookie, want: 200},
 		{name: "foreign Host", path: "/", host: "evil.example:" + port, cookie: cookie, want: 403, says: "DNS-rebinding guard"},
+		// Names that only look like localhost are someone else's (a
+		// rebinding attacker's page would carry exactly such a Host).
+		{name: "look-alike localhost.evil.example", path: "/", host: "localhost.evil.example:" + port, cookie: cookie, want: 403, says: "DNS-rebinding guard"},
+		{name: "look-alike localhostx", path: "/", host: "localhostx:" + port, cookie: cookie, want: 403},
+		{name: "look-alike evil-localhost", path: "/", host: "evil-localhost:" + port, cookie: cookie, want: 403},
+		{name: "look-alike evillocalhost", path: "/", host: "evillocalhost:" + port, cookie: cookie, want: 403},
+		{name: "look-alike localhost.evil.", path: "/", host: "localhost.evil.:" + port, cookie: cookie, want: 403},
+		{name: "look-alike x.localhost.evil.example", path: "/", host: "x.localhost.evil.example:" + port, cookie: cookie, want: 403},
+		// RFC 6761: localhost and every name under it are this machine.
+		{name: "a name under localhost", path: "/", host: "app.localhost:" + port, cookie: cookie, want: 200},
+		{name: "LOCALHOST, fully qualified", path: "/", host: "LOCALHOST.:" + port, cookie: cookie, want: 200},
+		// Literal addresses: loopback ones are this machine, any other is
+		// not (only the one the request came in on: TestGuardLiteralAddress).
+		{name: "another loopback address", path: "/", host: "127.0.0.2:" + port, cookie: cookie, want: 200},
+		{name: "IPv6 loopback", path: "/", host: "[::1]:" + port, cookie: cookie, want: 200},
+		{name: "IPv4-mapped loopback", path: "/", host: "[::ffff:127.0.0.1]:" + port, cookie: cookie, want: 200},
+		{name: "a private address", path: "/", host: "10.1.2.3:" + port, cookie: cookie, want: 403, says: "DNS-rebinding guard"},
+		{name: "a LAN address", path: "/", host: "192.168.1.2:" + port, cookie: cookie, want: 403},
+		{name: "a public address", path: "/", host: "203.0.113.7", cookie: cookie, want: 403},
+		{name: "the unspecified address", path: "/", host: "0.0.0.0:" + port, cookie: cookie, want: 403},
+		{name: "the IPv6 unspecified address", path: "/", host: "[::]:" + port, cookie: cookie, want: 403},
+		{name: "an IPv4-mapped foreign address", path: "/", host: "[::ffff:10.1.2.3]:" + port, cookie: cookie, want: 403},
+		{name: "an IPv6 address", path: "/", host: "[2001:db8::1]:" + port, cookie: cookie, want: 403},
 		{name: "a host named in --addr", path: "/", host: "yagent-box.lan:" + port, cookie: cookie, want: 200},
 		{name: "the literal address it came in on", path: "/", host: fx.ts.Listener.Addr().String(), cookie: cookie, want: 200},
 		{name: "foreign Host with the token", path: "/?token=" + testToken, host: "evil.example", want: 403, says: "DNS-rebinding guard"},
@@ -199,13 +227,133 @@ func TestGuard(t *testing.T) {
 			if tc.says != "" && !strings.Contains(b.String(), tc.says) {
 				t.Errorf("%s %s: the page does not say %q:\n%s", method, tc.path, tc.says, b.String())
 			}
-			if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
-				t.Errorf("Content-Security-Policy = %q", csp)
+			checkSecurityHeaders(t, resp.Header)
+			if tc.want == 405 && resp.Header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q; want GET, HEAD", resp.Header.Get("Allow"))
 			}
 			if tc.want != 200 && strings.Contains(b.String(), fx.run.ID()) {
 				t.Errorf("a refused request saw a session id:\n%s", b.String())
 			}
 		})
+	}
+}
+
+// checkSecurityHeaders: every answer of the view — a page, a refusal, a
+// redirect — carries the same headers: a strict Content-Security-Policy
+// (nothing inline, no framing, no foreign connections), no MIME sniffing,
+// no Referer (the address may carry the token), no framing for browsers
+// without CSP, and nothing kept in caches.
+func checkSecurityHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	for _, d := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, d) {
+			t.Errorf("Content-Security-Policy = %q; want %s", csp, d)
+		}
+	}
+	if strings.Contains(csp, "unsafe-") {
+		t.Errorf("Content-Security-Policy = %q allows unsafe code", csp)
+	}
+	for k, want := range map[string]string{
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "no-referrer",
+		"X-Frame-Options":        "DENY",
+		"Cache-Control":          "no-store",
+	} {
+		if got := h.Values(k); len(got) != 1 || got[0] != want {
+			t.Errorf("%s = %q; want %q", k, got, want)
+		}
+	}
+}
+
+// TestGuardLiteralAddress: a server reachable at an address other than
+// loopback (--addr 0.0.0.0 or a LAN address) accepts as Host the literal
+// address the request came in on — it cannot be rebound — and no other
+// literal address.
+func TestGuardLiteralAddress(t *testing.T) {
+	fx := newFixture(t)
+	local := &net.TCPAddr{IP: net.ParseIP("192.0.2.10"), Port: 8080}
+	cookie := &http.Cookie{Name: "yagent_ui_8080", Value: testToken}
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"192.0.2.10:8080", 200},
+		{"192.0.2.10", 200},
+		{"[::ffff:192.0.2.10]:8080", 200},
+		{"192.0.2.11:8080", 403},
+		{"10.1.2.3:8080", 403},
+		{"[2001:db8::10]:8080", 403},
+		{"localhost:8080", 200},
+		{"evil.example:8080", 403},
+	} {
+		req := httptest.NewRequestWithContext(context.WithValue(t.Context(), http.LocalAddrContextKey, net.Addr(local)), "GET", "/", nil)
+		req.Host = tc.host
+		req.AddCookie(cookie)
+		rec := httptest.NewRecorder()
+		fx.srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("Host %s on %s = %d; want %d\n%s", tc.host, local, rec.Code, tc.want, rec.Body)
+		}
+		checkSecurityHeaders(t, rec.Header())
+	}
+}
+
+// TestGuardEmptyHostAndToken: an empty Host is never this machine, not
+// even when a host named in --addr is empty (--addr :8080 names none);
+// and a server without a token lets nobody in, not even a browser whose
+// cookie is empty too.
+func TestGuardEmptyHostAndToken(t *testing.T) {
+	fx := newFixture(t)
+	port := fx.ts.Listener.Addr().String()[strings.LastIndex(fx.ts.Listener.Addr().String(), ":")+1:]
+	fx.srv.o.Hosts = []string{""}
+	raw := func(t *testing.T, req string) string {
+		t.Helper()
+		conn, err := net.DialTimeout("tcp", fx.ts.Listener.Addr().String(), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(conn, req); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(conn)
+		return string(b)
+	}
+	if got := raw(t, "GET / HTTP/1.1\r\nHost: \r\nCookie: yagent_ui_"+port+"="+testToken+"\r\nConnection: close\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.1 403 ") {
+		t.Errorf("an empty Host with the cookie got:\n%s", got)
+	}
+	if got := raw(t, "GET / HTTP/1.0\r\nCookie: yagent_ui_"+port+"="+testToken+"\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.0 403 ") {
+		t.Errorf("no Host (HTTP/1.0) with the cookie got:\n%s", got)
+	}
+
+	fx.srv.o.Hosts = nil
+	fx.srv.o.Token = ""
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []*http.Cookie{nil, {Name: "yagent_ui_" + port, Value: ""}, {Name: "yagent_ui_" + port, Value: testToken}} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", fx.ts.URL+"/", nil)
+		if c != nil {
+			req.AddCookie(c)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("a server without a token answered cookie %v with %s; want 401", c, resp.Status)
+		}
+	}
+	for _, tok := range []string{testToken, "x"} {
+		resp, err := noRedirect.Get(fx.ts.URL + "/?token=" + tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+			t.Errorf("a server without a token answered ?token=%s with %s and cookies %v; want 403, none", tok, resp.Status, resp.Cookies())
+		}
 	}
 }
 
@@ -340,6 +488,14 @@ func TestTimelineParallelBars(t *testing.T) {
 	}
 	if d.Overlaps != 1 || b1.Status != "ok" || b2.Status != "error" || b1.Href != "/b/b/n/x/20261129T100000Z_abcd-1-000001" {
 		t.Errorf("overlaps %d, statuses %s %s, href %s", d.Overlaps, b1.Status, b2.Status, b1.Href)
+	}
+}
+
+// TestNewToken: 256 random bits, hex, fresh every time.
+func TestNewToken(t *testing.T) {
+	a, b := NewToken(), NewToken()
+	if len(a) != 64 || strings.Trim(a, "0123456789abcdef") != "" || a == b {
+		t.Errorf("NewToken = %q, then %q; want two different 64-digit hex strings", a, b)
 	}
 }
 

@@ -87,10 +87,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	if err != nil {
 		return err
 	}
-	token, err := webui.NewToken()
-	if err != nil {
-		return err
-	}
+	token := webui.NewToken()
 	host, _, _ := net.SplitHostPort(addr)
 	var hosts []string
 	if ip := net.ParseIP(host); ip == nil {
