@@ -112,7 +112,7 @@ func (ft *fitter) fit(ctx context.Context, f *agents.Fitting) error {
 	for _, keep := range []int{1, 0} {
 		if !(over() ||
 			f.Overflow != nil && !compacted && !shrunk ||
-			ft.summaryFailed && ft.threshold > 0 && m >= ft.threshold) {
+			ft.summaryFailed && m >= ft.threshold) { // a summary failed: compaction is on
 			break
 		}
 		n := squeeze(f.Msgs[f.Turn:], keep)

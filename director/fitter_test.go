@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -383,6 +385,85 @@ func TestFitHarderSqueeze(t *testing.T) {
 			t.Errorf("fit = %v; want the rebuilt tail's error", err)
 		}
 	})
+}
+
+// TestFitCompactionKeepsTheTurn: after a real mid-turn compaction the
+// history is the summary, then what was kept, and Turn points at the
+// running turn's first message in it: after the kept part of earlier
+// turns when the cut fell before the turn, right after the summary when it
+// fell inside the turn.
+func TestFitCompactionKeepsTheTurn(t *testing.T) {
+	big := strings.Repeat("an earlier answer, long ", 400)
+	for _, tt := range []struct {
+		name     string
+		cutAt    int // the global index of the first message kept whole
+		wantTurn int
+	}{
+		{"cut before the turn", 2, 3}, // [summary, question 2, answer 2, question 3…]
+		{"cut inside the turn", 7, 1}, // [summary, the newest rounds…]
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newFitProbe(t, 0, 0, 0)
+			sc, err := llmtest.Parse([]byte("steps: [{reply: {text: 'the summary'}}]"), t.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := llmtest.New(sc)
+			t.Cleanup(srv.Close)
+			client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.ft.compact = func(ctx context.Context, keep int) (memory.CompactResult, error) {
+				p.keeps = append(p.keeps, keep)
+				return memory.Compact(ctx, p.sess, memory.CompactOptions{Client: client, Model: "scripted", Window: 100_000, MidTurn: true, KeepTokens: keep})
+			}
+			turn := func(input string, msgs ...llm.Message) {
+				if _, err := p.sess.BeginTurn(t.Context(), input); err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range append([]llm.Message{{Role: llm.RoleUser, Content: input}}, msgs...) {
+					if err := p.sess.Append(m); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			turn("question 1", llm.Message{Role: llm.RoleAssistant, Content: strings.Repeat(big, 3)})
+			turn("question 2", llm.Message{Role: llm.RoleAssistant, Content: big})
+			var rounds []llm.Message
+			for i := range 4 {
+				id := fmt.Sprintf("call_%d", i)
+				rounds = append(rounds, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: `{}`}}},
+					llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat("x", 300)})
+			}
+			turn("question 3", rounds...)
+			history := p.sess.History()
+			keep := memory.HistoryTokens(history[tt.cutAt:])
+			p.ft.threshold = 2*keep + 10
+			f := &agents.Fitting{Msgs: history, Turn: 4, Prefix: p.ft.threshold - 2*keep}
+			if memory.HistoryTokens(history)+f.Prefix < p.ft.threshold {
+				t.Fatalf("the test's history does not reach the threshold")
+			}
+			if err := p.ft.fit(t.Context(), f); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]int{keep}, p.keeps); diff != "" {
+				t.Errorf("compactions (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(f.Msgs[0].Content, memory.SummaryHeader) || len(f.Msgs) != 1+len(history)-tt.cutAt {
+				t.Fatalf("history after the compaction: %d messages, the first %.60q", len(f.Msgs), f.Msgs[0].Content)
+			}
+			if f.Turn != tt.wantTurn {
+				t.Errorf("Turn = %d; want %d", f.Turn, tt.wantTurn)
+			}
+			if tt.wantTurn > 1 && f.Msgs[f.Turn].Content != "question 3" {
+				t.Errorf("Msgs[Turn] = %.40q; want the running turn's request", f.Msgs[f.Turn].Content)
+			}
+			if n := len(p.notices); n != 1 || !strings.Contains(p.notices[0], fmt.Sprintf("compacted %d older messages of this turn", tt.cutAt)) {
+				t.Errorf("notices = %q", p.notices)
+			}
+		})
+	}
 }
 
 // TestSqueeze: outputs of more than 400 bytes are shrunk, all but the
