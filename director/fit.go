@@ -173,7 +173,7 @@ func squeeze(turn []llm.Message, keep int) int {
 	n := 0
 	for _, i := range tools[:max(len(tools)-keep, 0)] {
 		m := &turn[i]
-		if len(m.Content) <= 400 || strings.HasPrefix(m.Content, "[shrunk") {
+		if len(m.Content) <= 400 { // a shrunk output is shorter: never shrunk twice
 			continue
 		}
 		m.Content = fmt.Sprintf("[shrunk to save room: %d bytes; first line: %s] — run the call again if you need it", len(m.Content), firstLine(m.Content))

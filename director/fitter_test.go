@@ -398,12 +398,15 @@ func TestFitCompactionKeepsTheTurn(t *testing.T) {
 		name     string
 		cutAt    int // the global index of the first message kept whole
 		wantTurn int
+		// the outputs shrunk: past the squeeze percent, before the
+		// compaction (in the request), then in what it kept
+		wantSqueezed int
 	}{
-		{"cut before the turn", 2, 3}, // [summary, question 2, answer 2, question 3…]
-		{"cut inside the turn", 7, 1}, // [summary, the newest rounds…]
+		{"cut before the turn", 2, 3, 1 + 1}, // [summary, question 2, answer 2, question 3…]: 4 outputs kept
+		{"cut inside the turn", 7, 1, 1 + 0}, // [summary, the newest rounds…]: 3 outputs kept
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newFitProbe(t, 0, 0, 0)
+			p := newFitProbe(t, 0, 0, 1)
 			sc, err := llmtest.Parse([]byte("steps: [{reply: {text: 'the summary'}}]"), t.Name())
 			if err != nil {
 				t.Fatal(err)
@@ -434,7 +437,7 @@ func TestFitCompactionKeepsTheTurn(t *testing.T) {
 			for i := range 4 {
 				id := fmt.Sprintf("call_%d", i)
 				rounds = append(rounds, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: `{}`}}},
-					llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat("x", 300)})
+					llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat("x", 800)})
 			}
 			turn("question 3", rounds...)
 			history := p.sess.History()
@@ -455,6 +458,9 @@ func TestFitCompactionKeepsTheTurn(t *testing.T) {
 			}
 			if f.Turn != tt.wantTurn {
 				t.Errorf("Turn = %d; want %d", f.Turn, tt.wantTurn)
+			}
+			if p.ft.squeezed != tt.wantSqueezed || whole(f.Msgs) != 3 {
+				t.Errorf("%d outputs shrunk, %d whole after the compaction; want %d, the newest 3", p.ft.squeezed, whole(f.Msgs), tt.wantSqueezed)
 			}
 			if tt.wantTurn > 1 && f.Msgs[f.Turn].Content != "question 3" {
 				t.Errorf("Msgs[Turn] = %.40q; want the running turn's request", f.Msgs[f.Turn].Content)
@@ -500,6 +506,11 @@ func TestSqueeze(t *testing.T) {
 	}
 	if n := squeeze(turn, 5); n != 0 {
 		t.Errorf("keeping more than there are shrank %d", n)
+	}
+	// A real output that happens to start like a shrunk one is shrunk.
+	lookalike := []llm.Message{{Role: llm.RoleTool, Content: "[shrunk" + strings.Repeat("d", 500)}, {Role: llm.RoleTool, Content: "new"}}
+	if n := squeeze(lookalike, 1); n != 1 {
+		t.Errorf("an output of 507 bytes starting with [shrunk: squeeze shrank %d; want 1", n)
 	}
 }
 
