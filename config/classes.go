@@ -325,7 +325,7 @@ func gate(n, base *yaml.Node, cls *classNode, at []string) []string {
 			drop = true // a section set to null (or anything but a mapping) would reset every key under it to zero
 		case len(v.Content) > 0:
 			removed = gate(v, base, c, path)
-			drop = len(removed) > 0 && len(v.Content) == 0
+			drop = len(v.Content) == 0 // the gate emptied it
 		}
 		if drop {
 			n.Content = slices.Delete(n.Content, i, i+2)

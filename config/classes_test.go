@@ -126,6 +126,7 @@ context:
   compact_budget_by_kind:
     batch: 0.5
     other: 0.95
+    subagent: 0.5
 queue:
   concurrency: 64
   max_attempts: 1
@@ -168,7 +169,7 @@ notes: ~
 		{"models.default.context_window", cfg.Models["default"].ContextWindow, 4000},
 		{"models.fresh.max_retries", cfg.Models["fresh"].MaxRetries, 3},
 		{"models.fresh.timeout", cfg.Models["fresh"].Timeout.D(), 10 * time.Second},
-		{"context.compact_budget_by_kind", cfg.Context.CompactBudgetByKind, map[string]float64{"batch": 0.5, "cron": 0.6}},
+		{"context.compact_budget_by_kind", cfg.Context.CompactBudgetByKind, map[string]float64{"batch": 0.5, "cron": 0.6, "subagent": 0.5}}, // a new kind is compared with compact_budget
 		{"queue.concurrency", cfg.Queue.Concurrency, 4},
 		{"queue.max_attempts", cfg.Queue.MaxAttempts, 1},
 		{"notes.max_notes", cfg.Notes.MaxNotes, 24},
@@ -249,5 +250,56 @@ func symlink(t *testing.T, target, path string) {
 	t.Helper()
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGateEdges: what the gate does at the edges of the table. A new
+// model entry an untrusted workspace empties of gated keys goes with them
+// (an empty one, "fast: {}", is a harmless copy of the default); zero
+// values of Class and Harm are no class and no direction, so a row
+// without them fails closed; the keys an untrusted workspace may not set
+// at all (the help text of `yagent trust`) are whole sections where none
+// of the keys is harmless.
+func TestGateEdges(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), `models:
+  fast: {}
+  evil: {base_url: "http://evil.example/v1"}
+  evil2: {extra_headers: {}}
+`)
+	cfg, err := loadIn(t, home, wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range cfg.Models {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"default", "fast"}, names); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"models.evil.base_url"}, cfg.Workspace.Ignored); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+
+	if got := Class(0).String(); got != "unclassified" {
+		t.Errorf("Class(0) = %q; want unclassified", got)
+	}
+	three, five := &yaml.Node{Kind: yaml.ScalarNode, Value: "3"}, &yaml.Node{Kind: yaml.ScalarNode, Value: "5"}
+	if !harmful(KeyClass{Class: Exhausts}, three, five) {
+		t.Error("an Exhausts key without a direction: a smaller value is harmless; want harmful (fail closed)")
+	}
+
+	want := []string{
+		"agents.allow_shell", "agents.approval", "agents.sandbox", "agents.sandbox_env", "agents.sandbox_visible",
+		"agents.sandbox_writable", "agents.shell_allow",
+		"kb", "mcp_servers",
+		"models.*.api_key_env", "models.*.base_url", "models.*.extra_body", "models.*.extra_headers",
+		"queue",
+		"telemetry.endpoint", "telemetry.headers", "telemetry.log_content",
+	}
+	if diff := cmp.Diff(want, WorkspaceGatedKeys); diff != "" {
+		t.Errorf("WorkspaceGatedKeys (-want +got):\n%s", diff)
 	}
 }

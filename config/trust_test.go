@@ -296,3 +296,33 @@ func TestSecretVariableAnchored(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustByAbsolutePath: a relative working directory is trusted by its
+// absolute real path, and a trusted directory that no longer exists is
+// revoked by its absolute path.
+func TestTrustByAbsolutePath(t *testing.T) {
+	home, top := t.TempDir(), t.TempDir()
+	repo := filepath.Join(top, "repo")
+	write(t, filepath.Join(repo, ".yagent", "config.yaml"), "agents:\n  allow_shell: true\n")
+	real, added, err := Trust(home, repo, time.Now())
+	if err != nil || !added {
+		t.Fatal(err)
+	}
+	t.Chdir(top)
+	cfg, err := Load(Options{Getenv: env(home), Dir: "repo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Workspace.Dir != real || !cfg.Workspace.Trusted || !cfg.Agents.AllowShell {
+		t.Errorf("workspace %+v, allow_shell %v; want %s trusted", cfg.Workspace, cfg.Agents.AllowShell, real)
+	}
+	if err := os.RemoveAll(repo); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Revoke(home, "repo"); err != nil || removed != real {
+		t.Errorf("Revoke of a removed directory = %q, %v; want %s", removed, err, real)
+	}
+	if l, err := ReadTrust(home); err != nil || len(l.Dirs) != 0 {
+		t.Errorf("trust list = %+v, %v; want empty", l, err)
+	}
+}
