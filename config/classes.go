@@ -263,7 +263,7 @@ var WorkspaceGatedKeys = func() []string {
 	var out []string
 	var walk func(n *classNode, at []string)
 	walk = func(n *classNode, at []string) {
-		if len(at) > 0 && !n.hasHarmless() && n.hasGated() {
+		if !n.hasHarmless() && n.hasGated() {
 			out = append(out, strings.Join(at, "."))
 			return
 		}
@@ -271,7 +271,9 @@ var WorkspaceGatedKeys = func() []string {
 			walk(n.children[k], append(slices.Clone(at), k))
 		}
 	}
-	walk(classTree, nil)
+	for _, k := range sortedKeys(classTree.children) {
+		walk(classTree.children[k], []string{k})
+	}
 	return out
 }()
 

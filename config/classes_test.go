@@ -283,6 +283,13 @@ func TestGateEdges(t *testing.T) {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
 
+	// A retention under the person's 0 (keep everything) destroys sooner.
+	write(t, filepath.Join(home, "config.yaml"), "blackboard:\n  max_notes_per_board: 0\n")
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "blackboard:\n  max_notes_per_board: 10\n")
+	if cfg, err := loadIn(t, home, wd); err != nil || cfg.Blackboard.MaxNotesPerBoard != 0 {
+		t.Errorf("max_notes_per_board 10 under the person's 0: applied %v, %v; want ignored", cfg.Blackboard.MaxNotesPerBoard, err)
+	}
+
 	if got := Class(0).String(); got != "unclassified" {
 		t.Errorf("Class(0) = %q; want unclassified", got)
 	}
