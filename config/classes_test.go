@@ -283,6 +283,31 @@ func TestGateEdges(t *testing.T) {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
 
+	// A value equal to the layers below is harmless in every direction (a
+	// 0 under 0 too).
+	write(t, filepath.Join(home, "config.yaml"), "agents:\n  max_parallel_delegations: 0\n")
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "agents:\n  max_parallel_delegations: 0\n  max_steps: 40\nqueue:\n  rescue_after: 1h\nchat_sleep:\n  interval: 24h\n")
+	cfg, err = loadIn(t, home, wd)
+	if err != nil || len(cfg.Workspace.Ignored) != 0 {
+		t.Errorf("equal values: ignored %v, %v; want none", cfg.Workspace.Ignored, err)
+	}
+	// A key the table does not know (a key added without its row, which
+	// TestEveryKeyClassified refuses) is dropped and named: fail closed.
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("agents:\n  frobnicate: 1\n  max_steps: 40\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	if got := gate(root, root, classTree, nil); !slices.Equal(got, []string{"agents.frobnicate"}) || lookup(root, "agents", "frobnicate") != nil || lookup(root, "agents", "max_steps") == nil {
+		t.Errorf("gate of an unknown key = %v; want it dropped and named, the rest kept", got)
+	}
+
+	// A value that is no number is harmful: null would reset the key to 0.
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "agents:\n  max_steps: ~\n")
+	if cfg, err := loadIn(t, home, wd); err != nil || cfg.Agents.MaxSteps != 40 || !slices.Equal(cfg.Workspace.Ignored, []string{"agents.max_steps"}) {
+		t.Errorf("max_steps: ~ = %v, ignored %v, %v; want it ignored", cfg.Agents.MaxSteps, cfg.Workspace.Ignored, err)
+	}
+
 	// A retention under the person's 0 (keep everything) destroys sooner.
 	write(t, filepath.Join(home, "config.yaml"), "blackboard:\n  max_notes_per_board: 0\n")
 	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "blackboard:\n  max_notes_per_board: 10\n")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -324,5 +325,34 @@ func TestTrustByAbsolutePath(t *testing.T) {
 	}
 	if l, err := ReadTrust(home); err != nil || len(l.Dirs) != 0 {
 		t.Errorf("trust list = %+v, %v; want empty", l, err)
+	}
+}
+
+// TestTrustConcurrentAndChecked: trusting from many processes at once
+// loses none (the list is changed under a lock); only a directory can be
+// trusted.
+func TestTrustConcurrentAndChecked(t *testing.T) {
+	home := t.TempDir()
+	var dirs []string
+	for range 16 {
+		dirs = append(dirs, t.TempDir())
+	}
+	var wg sync.WaitGroup
+	for _, d := range dirs {
+		wg.Go(func() {
+			if _, _, err := Trust(home, d, time.Now()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	l, err := ReadTrust(home)
+	if err != nil || len(l.Dirs) != len(dirs) {
+		t.Fatalf("%d of %d directories trusted at once are in the list (%v)", len(l.Dirs), len(dirs), err)
+	}
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, file, "")
+	if _, _, err := Trust(home, file, time.Now()); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Trust of a file = %v; want refused", err)
 	}
 }
