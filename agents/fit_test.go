@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +82,63 @@ func TestLoopFitRetriesOverflowOnce(t *testing.T) {
 		_, err := loop.Run(t.Context(), leadAgent(nil), nil, userMsg("list the files"))
 		if err == nil || !strings.Contains(err.Error(), "lead: model call 1: cannot fit") || len(srv.Requests()) != 0 {
 			t.Errorf("err = %v, %d requests; want the Fit error and nothing sent", err, len(srv.Requests()))
+		}
+	})
+}
+
+// TestLoopFitBuildsTheTail: Fitting.Tail builds the call's transient tail
+// for Fit to measure, and the request carries that very tail, not one
+// built again; when Fit does not build it, the call does, once. A tail
+// that cannot be built reaches Fit as an error.
+func TestLoopFitBuildsTheTail(t *testing.T) {
+	for _, fitBuilds := range []bool{true, false} {
+		t.Run(fmt.Sprintf("fit builds %v", fitBuilds), func(t *testing.T) {
+			srv, client := scenario(t, "loop-multistep")
+			builds := 0
+			var measured []string
+			loop := &Loop{Client: client, TailRole: llm.RoleUser,
+				Tail: func(context.Context) (string, error) {
+					builds++
+					return ComposeTail(fmt.Sprintf("[state] build %d", builds)), nil
+				},
+				Fit: func(_ context.Context, f *Fitting) error {
+					if fitBuilds {
+						tail, err := f.Tail()
+						measured = append(measured, tail)
+						return err
+					}
+					return nil
+				}}
+			if _, err := loop.Run(t.Context(), leadAgent(FSTools(demoWorkspace(t), ShellPolicy{})), nil, userMsg("what is this module?")); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if builds != len(reqs) || len(reqs) != 3 {
+				t.Fatalf("%d tails built for %d requests; want one each", builds, len(reqs))
+			}
+			for i, r := range reqs {
+				tail := r.Messages[len(r.Messages)-1].Content
+				if want := ComposeTail(fmt.Sprintf("[state] build %d", i+1)); tail != want {
+					t.Errorf("request %d carries the tail %q; want %q", r.N, tail, want)
+				}
+				if fitBuilds && measured[i] != tail {
+					t.Errorf("request %d carries %q; Fit measured %q", r.N, tail, measured[i])
+				}
+			}
+		})
+	}
+	t.Run("tail error", func(t *testing.T) {
+		srv, client := scenario(t, "loop-multistep")
+		boom := errors.New("board unreadable")
+		loop := &Loop{Client: client, TailRole: llm.RoleUser,
+			Tail: func(context.Context) (string, error) { return "", boom },
+			Fit: func(_ context.Context, f *Fitting) error {
+				_, err := f.Tail()
+				return err
+			}}
+		_, err := loop.Run(t.Context(), leadAgent(nil), nil, userMsg("hi"))
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "lead: model call 1: build transient tail: board unreadable") || len(srv.Requests()) != 0 {
+			t.Errorf("err = %v, %d requests; want the tail's error from Fit and nothing sent", err, len(srv.Requests()))
 		}
 	})
 }

@@ -127,6 +127,11 @@ type Fitting struct {
 	// call as too long for the window: the history must get smaller now,
 	// or Fit fails.
 	Overflow error
+	// Tail builds this call's transient tail now (Loop.Tail; "" without
+	// one) and the call carries the tail of its last use: Fit calls it
+	// once the history is fitted, to bound the whole request. Without a
+	// call from Fit, the call builds its tail itself.
+	Tail func() (string, error)
 }
 
 // Outcome is what a turn produced.
@@ -303,10 +308,16 @@ func (l *Loop) append(out *Outcome, m llm.Message) error {
 func (l *Loop) fitAndCall(ctx context.Context, a *Agent, msgs *[]llm.Message, turn *int, step int, wrapUp bool) (llm.Response, error) {
 	var overflow error
 	for {
+		var tail *string // built by Fit, else by the call
 		if l.Fit != nil {
 			a.current() // the declarations of this call
 			f := &Fitting{Msgs: *msgs, Turn: *turn, Overflow: overflow,
-				Prefix: llm.EstimateTokens([]llm.Message{{Role: llm.RoleSystem, Content: a.System}}, a.defs)}
+				Prefix: llm.EstimateTokens([]llm.Message{{Role: llm.RoleSystem, Content: a.System}}, a.defs),
+				Tail: func() (string, error) {
+					t, err := l.tail(ctx)
+					tail = &t
+					return t, err
+				}}
 			if err := l.Fit(ctx, f); err != nil {
 				if overflow != nil {
 					return llm.Response{}, fmt.Errorf("%w (%v)", overflow, err)
@@ -315,7 +326,7 @@ func (l *Loop) fitAndCall(ctx context.Context, a *Agent, msgs *[]llm.Message, tu
 			}
 			*msgs, *turn = f.Msgs, f.Turn
 		}
-		resp, err := l.call(ctx, a, *msgs, step, wrapUp)
+		resp, err := l.call(ctx, a, *msgs, tail, step, wrapUp)
 		if err == nil || l.Fit == nil || !llm.IsContextOverflow(err) {
 			return resp, err
 		}
@@ -326,17 +337,30 @@ func (l *Loop) fitAndCall(ctx context.Context, a *Agent, msgs *[]llm.Message, tu
 	}
 }
 
-// call makes one model request with the tail rebuilt right now.
-func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, step int, wrapUp bool) (llm.Response, error) {
-	tail := ""
-	if l.Tail != nil {
-		var err error
-		if tail, err = l.Tail(ctx); err != nil {
-			return llm.Response{}, fmt.Errorf("build transient tail: %w", err)
+// tail builds the transient tail of a call right now ("" without one).
+func (l *Loop) tail(ctx context.Context) (string, error) {
+	if l.Tail == nil {
+		return "", nil
+	}
+	t, err := l.Tail(ctx)
+	if err != nil {
+		return "", fmt.Errorf("build transient tail: %w", err)
+	}
+	return t, nil
+}
+
+// call makes one model request with built, the tail Fit measured, or
+// (nil) the tail rebuilt right now.
+func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, built *string, step int, wrapUp bool) (llm.Response, error) {
+	if built == nil {
+		t, err := l.tail(ctx)
+		if err != nil {
+			return llm.Response{}, err
 		}
+		built = &t
 	}
 	a.current() // picks up tools loaded by the previous step
-	req := buildRequest(a, a.defs, msgs, tail, l.TailRole)
+	req := buildRequest(a, a.defs, msgs, *built, l.TailRole)
 	if wrapUp {
 		req.ToolChoice = "none"
 	}

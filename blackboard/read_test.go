@@ -158,6 +158,56 @@ func TestShowRefusesSymlinkedAgentDir(t *testing.T) {
 	}
 }
 
+// TestMaxNoteBytesBoundary pins constraint 15 at its exact edge:
+// board.max_note_bytes is the largest note file loaded whole. A note of
+// exactly that many bytes is read, listed, indexed and packed whole; one
+// byte more and it is oversized: ReadNote refuses it naming both sizes,
+// the listing and the index mark it, a context pack inlines an excerpt. 0
+// means no limit.
+func TestMaxNoteBytesBoundary(t *testing.T) {
+	s := newTestStore(t)
+	body := strings.Repeat("a line of the deliverable\n", 40)
+	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "the note"}, Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(s.BoardDir("b"), "explorer", m.Stem+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := fi.Size()
+	for _, tt := range []struct {
+		limit     int64
+		oversized bool
+	}{{size, false}, {size + 1, false}, {size - 1, true}, {0, false}} {
+		t.Run(fmt.Sprintf("limit %d of %d", tt.limit, size), func(t *testing.T) {
+			ls := s.WithMaxNoteBytes(tt.limit)
+			n, err := ls.ReadNote("b", m.Ref)
+			if tt.oversized {
+				want := fmt.Sprintf("(%d bytes, the limit is %d): read it in pages (read_note), or raise board.max_note_bytes", size, tt.limit)
+				if !errors.Is(err, ErrNoteTooLarge) || !strings.Contains(err.Error(), want) {
+					t.Errorf("ReadNote = %v; want ErrNoteTooLarge %s", err, want)
+				}
+			} else if err != nil || n.Body != body {
+				t.Errorf("ReadNote = %v; want the note whole", err)
+			}
+			res, err := ls.ListNotes("b", ListOptions{})
+			if err != nil || len(res.Notes) != 1 || res.Notes[0].Oversized != tt.oversized {
+				t.Errorf("ListNotes = %+v, %v; want oversized %v", res.Notes, err, tt.oversized)
+			}
+			idx, err := ls.BuildIndex("b", testIndex)
+			if err != nil || strings.Contains(idx.Text, "oversized") != tt.oversized {
+				t.Errorf("index (oversized %v):\n%s", tt.oversized, idx.Text)
+			}
+			pack, err := ls.ResolveRefs("b", []string{m.Ref}, PackOptions{})
+			if err != nil || len(pack.Resolved) != 1 || pack.Resolved[0].Oversized != tt.oversized || pack.Truncated != tt.oversized ||
+				strings.Contains(pack.Text, "[excerpt: ") != tt.oversized || !strings.Contains(pack.Text, body[:500]) {
+				t.Errorf("context pack (oversized %v): %+v, %v", tt.oversized, pack, err)
+			}
+		})
+	}
+}
+
 // TestSharedRootNamesStayUnique pins constraint 13 across hosts: two
 // writers with the same pid and the same pinned random tag (two
 // containers sharing one notes root) in the same second never lose a

@@ -87,7 +87,14 @@ type namer struct {
 
 	mu  sync.Mutex
 	seq uint64
+
+	// draw returns a random number in [0, n) (nil: math/rand/v2's
+	// Uint64N): the stretch skip moves the counter on. A test pins it.
+	draw func(n uint64) uint64
 }
+
+// skipSpan bounds the random stretch of skip: 1 to skipSpan names.
+const skipSpan = 1024
 
 var defaultNamer namer
 
@@ -108,8 +115,12 @@ func (n *namer) next(now time.Time) string {
 // shared notes root) draws the same numbers, and both stepping by one
 // would collide again and again in lockstep. Names stay in creation order.
 func (n *namer) skip() {
+	draw := n.draw
+	if draw == nil {
+		draw = mrand.Uint64N
+	}
 	n.mu.Lock()
-	n.seq += 1 + mrand.Uint64N(1024)
+	n.seq += 1 + draw(skipSpan)
 	n.mu.Unlock()
 }
 

@@ -1,8 +1,11 @@
 package blackboard
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -113,4 +116,101 @@ func FuzzIsNoteStem(f *testing.F) {
 			t.Fatalf("IsNoteStem(%q) = %v; the pattern says %v", s, got, want)
 		}
 	})
+}
+
+// TestTakenNameSkipsARandomStretch pins constraint 13's skip: a name found
+// taken moves the counter on by 1 + a random draw in [0, 1024) before the
+// next name is tried (so two namers of one tag and pid do not collide in
+// lockstep), at most maxNameAttempts names in all; the draw comes from the
+// namer's source, pinned here.
+func TestTakenNameSkipsARandomStretch(t *testing.T) {
+	stem := func(seq uint64) string { return fmt.Sprintf("20261129T100000Z_e9fb-4242-%06d", seq) }
+	for _, tt := range []struct {
+		name    string
+		draws   []uint64 // what the source returns, in order
+		taken   []uint64 // counters whose names exist already
+		wantSeq uint64   // the counter of the name written; 0: WriteNote fails
+	}{
+		{"nothing taken: no draw", nil, nil, 1},
+		{"one taken", []uint64{36}, []uint64{1}, 1 + (1 + 36) + 1},
+		{"a draw of 0 still skips one", []uint64{0}, []uint64{1}, 3},
+		{"two taken", []uint64{36, 1023}, []uint64{1, 39}, 39 + (1 + 1023) + 1},
+		{"the last attempt", zeros(maxNameAttempts - 1), odd(maxNameAttempts - 1), 2*maxNameAttempts - 1},
+		{"every attempt taken", zeros(maxNameAttempts - 1), odd(maxNameAttempts), 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "notes")
+			s := Open(root)
+			s.now = func() time.Time { return t0 }
+			s.namer = fixedNamer("e9fb", 4242)
+			var spans []uint64
+			s.namer.draw = func(n uint64) uint64 {
+				spans = append(spans, n)
+				if len(spans) > len(tt.draws) {
+					t.Fatalf("draw %d; the test scripted %d", len(spans), len(tt.draws))
+				}
+				return tt.draws[len(spans)-1]
+			}
+			dir := AgentDir(root, "b", "explorer")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, seq := range tt.taken {
+				if err := os.WriteFile(filepath.Join(dir, stem(seq)+".md"), []byte("someone else's note\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "mine"}})
+			if tt.wantSeq == 0 {
+				if !errors.Is(err, fs.ErrExist) || !strings.Contains(err.Error(), "write note explorer/"+stem(2*maxNameAttempts-1)) {
+					t.Errorf("WriteNote = %v, %v; want the last name tried, taken", m, err)
+				}
+			} else if err != nil || m.Stem != stem(tt.wantSeq) {
+				t.Errorf("WriteNote = %q, %v; want %q", m.Stem, err, stem(tt.wantSeq))
+			}
+			if len(spans) != len(tt.draws) {
+				t.Errorf("%d draws; want %d", len(spans), len(tt.draws))
+			}
+			for _, n := range spans {
+				if n != 1024 {
+					t.Errorf("drew in [0, %d); want [0, 1024)", n)
+				}
+			}
+			for _, seq := range tt.taken {
+				if data, _ := os.ReadFile(filepath.Join(dir, stem(seq)+".md")); string(data) != "someone else's note\n" {
+					t.Errorf("the taken note %d was replaced: %q", seq, data)
+				}
+			}
+		})
+	}
+}
+
+func zeros(n int) []uint64 { return make([]uint64, n) }
+
+// odd is the counters 1, 3, 5…: the names a namer drawing 0 tries.
+func odd(n int) []uint64 {
+	var seqs []uint64
+	for i := range n {
+		seqs = append(seqs, uint64(2*i+1))
+	}
+	return seqs
+}
+
+// TestSkipStretchIsRandom: without a pinned source the stretch is drawn
+// from math/rand: between 1 and 1024 names, and not the same every time.
+func TestSkipStretchIsRandom(t *testing.T) {
+	n := fixedNamer("e9fb", 4242)
+	stretches := map[uint64]bool{}
+	for range 32 {
+		before := n.seq
+		n.skip()
+		d := n.seq - before
+		if d < 1 || d > 1024 {
+			t.Fatalf("skip moved the counter %d; want 1 to 1024", d)
+		}
+		stretches[d] = true
+	}
+	if len(stretches) < 2 {
+		t.Errorf("32 skips moved the counter by %v only; want random stretches", stretches)
+	}
 }

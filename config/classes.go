@@ -263,7 +263,7 @@ var WorkspaceGatedKeys = func() []string {
 	var out []string
 	var walk func(n *classNode, at []string)
 	walk = func(n *classNode, at []string) {
-		if len(at) > 0 && !n.hasHarmless() && n.hasGated() {
+		if !n.hasHarmless() && n.hasGated() {
 			out = append(out, strings.Join(at, "."))
 			return
 		}
@@ -271,7 +271,9 @@ var WorkspaceGatedKeys = func() []string {
 			walk(n.children[k], append(slices.Clone(at), k))
 		}
 	}
-	walk(classTree, nil)
+	for _, k := range sortedKeys(classTree.children) {
+		walk(classTree.children[k], []string{k})
+	}
 	return out
 }()
 
@@ -325,7 +327,7 @@ func gate(n, base *yaml.Node, cls *classNode, at []string) []string {
 			drop = true // a section set to null (or anything but a mapping) would reset every key under it to zero
 		case len(v.Content) > 0:
 			removed = gate(v, base, c, path)
-			drop = len(removed) > 0 && len(v.Content) == 0
+			drop = len(v.Content) == 0 // the gate emptied it
 		}
 		if drop {
 			n.Content = slices.Delete(n.Content, i, i+2)

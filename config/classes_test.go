@@ -126,6 +126,7 @@ context:
   compact_budget_by_kind:
     batch: 0.5
     other: 0.95
+    subagent: 0.5
 queue:
   concurrency: 64
   max_attempts: 1
@@ -168,7 +169,7 @@ notes: ~
 		{"models.default.context_window", cfg.Models["default"].ContextWindow, 4000},
 		{"models.fresh.max_retries", cfg.Models["fresh"].MaxRetries, 3},
 		{"models.fresh.timeout", cfg.Models["fresh"].Timeout.D(), 10 * time.Second},
-		{"context.compact_budget_by_kind", cfg.Context.CompactBudgetByKind, map[string]float64{"batch": 0.5, "cron": 0.6}},
+		{"context.compact_budget_by_kind", cfg.Context.CompactBudgetByKind, map[string]float64{"batch": 0.5, "cron": 0.6, "subagent": 0.5}}, // a new kind is compared with compact_budget
 		{"queue.concurrency", cfg.Queue.Concurrency, 4},
 		{"queue.max_attempts", cfg.Queue.MaxAttempts, 1},
 		{"notes.max_notes", cfg.Notes.MaxNotes, 24},
@@ -249,5 +250,88 @@ func symlink(t *testing.T, target, path string) {
 	t.Helper()
 	if err := os.Symlink(target, path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGateEdges: what the gate does at the edges of the table. A new
+// model entry an untrusted workspace empties of gated keys goes with them
+// (an empty one, "fast: {}", is a harmless copy of the default); zero
+// values of Class and Harm are no class and no direction, so a row
+// without them fails closed; the keys an untrusted workspace may not set
+// at all (the help text of `yagent trust`) are whole sections where none
+// of the keys is harmless.
+func TestGateEdges(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), `models:
+  fast: {}
+  evil: {base_url: "http://evil.example/v1"}
+  evil2: {extra_headers: {}}
+`)
+	cfg, err := loadIn(t, home, wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range cfg.Models {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"default", "fast"}, names); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"models.evil.base_url"}, cfg.Workspace.Ignored); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+
+	// A value equal to the layers below is harmless in every direction (a
+	// 0 under 0 too).
+	write(t, filepath.Join(home, "config.yaml"), "agents:\n  max_parallel_delegations: 0\n")
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "agents:\n  max_parallel_delegations: 0\n  max_steps: 40\nqueue:\n  rescue_after: 1h\nchat_sleep:\n  interval: 24h\n")
+	cfg, err = loadIn(t, home, wd)
+	if err != nil || len(cfg.Workspace.Ignored) != 0 {
+		t.Errorf("equal values: ignored %v, %v; want none", cfg.Workspace.Ignored, err)
+	}
+	// A key the table does not know (a key added without its row, which
+	// TestEveryKeyClassified refuses) is dropped and named: fail closed.
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("agents:\n  frobnicate: 1\n  max_steps: 40\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	if got := gate(root, root, classTree, nil); !slices.Equal(got, []string{"agents.frobnicate"}) || lookup(root, "agents", "frobnicate") != nil || lookup(root, "agents", "max_steps") == nil {
+		t.Errorf("gate of an unknown key = %v; want it dropped and named, the rest kept", got)
+	}
+
+	// A value that is no number is harmful: null would reset the key to 0.
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "agents:\n  max_steps: ~\n")
+	if cfg, err := loadIn(t, home, wd); err != nil || cfg.Agents.MaxSteps != 40 || !slices.Equal(cfg.Workspace.Ignored, []string{"agents.max_steps"}) {
+		t.Errorf("max_steps: ~ = %v, ignored %v, %v; want it ignored", cfg.Agents.MaxSteps, cfg.Workspace.Ignored, err)
+	}
+
+	// A retention under the person's 0 (keep everything) destroys sooner.
+	write(t, filepath.Join(home, "config.yaml"), "blackboard:\n  max_notes_per_board: 0\n")
+	write(t, filepath.Join(wd, ".yagent", "config.yaml"), "blackboard:\n  max_notes_per_board: 10\n")
+	if cfg, err := loadIn(t, home, wd); err != nil || cfg.Blackboard.MaxNotesPerBoard != 0 {
+		t.Errorf("max_notes_per_board 10 under the person's 0: applied %v, %v; want ignored", cfg.Blackboard.MaxNotesPerBoard, err)
+	}
+
+	if got := Class(0).String(); got != "unclassified" {
+		t.Errorf("Class(0) = %q; want unclassified", got)
+	}
+	three, five := &yaml.Node{Kind: yaml.ScalarNode, Value: "3"}, &yaml.Node{Kind: yaml.ScalarNode, Value: "5"}
+	if !harmful(KeyClass{Class: Exhausts}, three, five) {
+		t.Error("an Exhausts key without a direction: a smaller value is harmless; want harmful (fail closed)")
+	}
+
+	want := []string{
+		"agents.allow_shell", "agents.approval", "agents.sandbox", "agents.sandbox_env", "agents.sandbox_visible",
+		"agents.sandbox_writable", "agents.shell_allow",
+		"kb", "mcp_servers",
+		"models.*.api_key_env", "models.*.base_url", "models.*.extra_body", "models.*.extra_headers",
+		"queue",
+		"telemetry.endpoint", "telemetry.headers", "telemetry.log_content",
+	}
+	if diff := cmp.Diff(want, WorkspaceGatedKeys); diff != "" {
+		t.Errorf("WorkspaceGatedKeys (-want +got):\n%s", diff)
 	}
 }

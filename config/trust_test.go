@@ -2,10 +2,12 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,5 +251,108 @@ func TestWorkspaceIsOwnFile(t *testing.T) {
 	}
 	if !cfg.Agents.AllowShell || cfg.Workspace.File != "" || len(cfg.Sources) != 1 {
 		t.Errorf("allow_shell %v, workspace %+v, sources %v; want the person's file once", cfg.Agents.AllowShell, cfg.Workspace, cfg.Sources)
+	}
+}
+
+// TestSecretVariableAnchored pins the pattern of the variables a trusted
+// workspace may name (secretVar) at both ends and in every place it is
+// checked: a name must end in _API_KEY or _TOKEN — X_TOKEN_EXTRA and
+// MY_API_KEYS do not — and be only letters, digits and underscores from
+// its first character, with something before the suffix.
+func TestSecretVariableAnchored(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"GITHUB_TOKEN", true}, {"OPENAI_API_KEY", true}, {"a1_TOKEN", true}, {"__TOKEN", true}, {"X_API_KEY", true},
+		{"X_TOKEN_EXTRA", false}, {"MY_API_KEYS", false}, {"X_TOKEN2", false}, {"X_API_KEY_FILE", false},
+		{"MY-APP_TOKEN", false}, {"HOME/X_TOKEN", false}, {"$X_TOKEN", false}, {" X_TOKEN", false},
+		{"TOKEN", false}, {"_TOKEN", false}, {"API_KEY", false}, {"X_token", false}, {"X_APIKEY", false},
+	} {
+		if got := secretVar.MatchString(tt.name); got != tt.ok {
+			t.Errorf("secretVar.MatchString(%q) = %v; want %v", tt.name, got, tt.ok)
+		}
+	}
+	// End to end, in each place a workspace names a variable.
+	home, wd := t.TempDir(), t.TempDir()
+	if _, _, err := Trust(home, wd, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ file, key string }{
+		{"models:\n  default:\n    api_key_env: %s\n", "models.default.api_key_env"},
+		{"models:\n  default:\n    extra_headers: {X-A: \"${%s}\"}\n", "models.default.extra_headers.X-A"},
+		{"mcp_servers:\n  s: {url: \"http://x\", token_env: %s}\n", "mcp_servers.s.token_env"},
+		{"telemetry:\n  headers: {X-A: \"${%s}\"}\n", "telemetry.headers.X-A"},
+	} {
+		for _, name := range []string{"X_TOKEN_EXTRA", "MY_API_KEYS", "MY-APP_TOKEN"} {
+			write(t, filepath.Join(wd, ".yagent", "config.yaml"), fmt.Sprintf(tt.file, name))
+			_, err := loadIn(t, home, wd)
+			if want := fmt.Sprintf("%s: %q: a workspace file may name only a variable ending in _API_KEY or _TOKEN", tt.key, name); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s = %s: err = %v; want %s", tt.key, name, err, want)
+			}
+		}
+		write(t, filepath.Join(wd, ".yagent", "config.yaml"), fmt.Sprintf(tt.file, "GOOD_TOKEN"))
+		if _, err := loadIn(t, home, wd); err != nil {
+			t.Errorf("%s = GOOD_TOKEN: %v", tt.key, err)
+		}
+	}
+}
+
+// TestTrustByAbsolutePath: a relative working directory is trusted by its
+// absolute real path, and a trusted directory that no longer exists is
+// revoked by its absolute path.
+func TestTrustByAbsolutePath(t *testing.T) {
+	home, top := t.TempDir(), t.TempDir()
+	repo := filepath.Join(top, "repo")
+	write(t, filepath.Join(repo, ".yagent", "config.yaml"), "agents:\n  allow_shell: true\n")
+	real, added, err := Trust(home, repo, time.Now())
+	if err != nil || !added {
+		t.Fatal(err)
+	}
+	t.Chdir(top)
+	cfg, err := Load(Options{Getenv: env(home), Dir: "repo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Workspace.Dir != real || !cfg.Workspace.Trusted || !cfg.Agents.AllowShell {
+		t.Errorf("workspace %+v, allow_shell %v; want %s trusted", cfg.Workspace, cfg.Agents.AllowShell, real)
+	}
+	if err := os.RemoveAll(repo); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Revoke(home, "repo"); err != nil || removed != real {
+		t.Errorf("Revoke of a removed directory = %q, %v; want %s", removed, err, real)
+	}
+	if l, err := ReadTrust(home); err != nil || len(l.Dirs) != 0 {
+		t.Errorf("trust list = %+v, %v; want empty", l, err)
+	}
+}
+
+// TestTrustConcurrentAndChecked: trusting from many processes at once
+// loses none (the list is changed under a lock); only a directory can be
+// trusted.
+func TestTrustConcurrentAndChecked(t *testing.T) {
+	home := t.TempDir()
+	var dirs []string
+	for range 16 {
+		dirs = append(dirs, t.TempDir())
+	}
+	var wg sync.WaitGroup
+	for _, d := range dirs {
+		wg.Go(func() {
+			if _, _, err := Trust(home, d, time.Now()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	l, err := ReadTrust(home)
+	if err != nil || len(l.Dirs) != len(dirs) {
+		t.Fatalf("%d of %d directories trusted at once are in the list (%v)", len(l.Dirs), len(dirs), err)
+	}
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	write(t, file, "")
+	if _, _, err := Trust(home, file, time.Now()); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Trust of a file = %v; want refused", err)
 	}
 }

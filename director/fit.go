@@ -25,10 +25,15 @@ const squeezeKeep = 3
 //     into a summary — memory.Compact, the summariser of between-turn
 //     compaction, mid-turn — keeping the newest rounds whole;
 //   - when the summary fails, keeps the history and shrinks harder (one
-//     notice), and refuses a request that cannot fit the window at all.
+//     notice);
+//   - never sends a request larger than the window: the whole request —
+//     prefix, history and the call's transient tail — is bounded, by the
+//     session's measure and by the estimate of what is sent, after the
+//     hardest squeeze; the error names each part's size and the key.
 //
 // The transient tail (the [state] block with the notebook, the board
-// index) is never in the history it works on: it is rebuilt for each call.
+// index) is never in the history it works on: it is rebuilt for each call,
+// by the fitter (Fitting.Tail) once the history is fitted.
 type fitter struct {
 	sess       *memory.Session
 	agent      string // who runs the turn, for notices
@@ -93,12 +98,21 @@ func (ft *fitter) fit(ctx context.Context, f *agents.Fitting) error {
 			ft.notice(fmt.Sprintf("warning: %s: %v; shrinking this turn's older tool outputs harder instead", ft.agent, err))
 		}
 	}
+	// The hard bound is on the whole request: the measure, and the estimate
+	// of what is sent — prefix, history and this call's transient tail
+	// (built now, after the history is fitted: its [window] line shows m).
+	ft.measure = m
+	tail, err := ft.tail(f)
+	if err != nil {
+		return err
+	}
+	over := func() bool { return ft.window > 0 && max(m, f.Prefix+memory.HistoryTokens(f.Msgs)+tail) > ft.window }
 	// The harder squeeze: every output but the newest, then all of them.
 	shrunk := false
 	for _, keep := range []int{1, 0} {
-		if !(ft.window > 0 && m > ft.window ||
+		if !(over() ||
 			f.Overflow != nil && !compacted && !shrunk ||
-			ft.summaryFailed && ft.threshold > 0 && m >= ft.threshold) {
+			ft.summaryFailed && m >= ft.threshold) { // a summary failed: compaction is on
 			break
 		}
 		n := squeeze(f.Msgs[f.Turn:], keep)
@@ -109,13 +123,33 @@ func (ft *fitter) fit(ctx context.Context, f *agents.Fitting) error {
 	if f.Overflow != nil && !compacted && !shrunk {
 		return errors.New("nothing is left to compact or shrink")
 	}
-	if ft.window > 0 && m > ft.window {
-		return fmt.Errorf("%s's next request would carry about %d tokens, more than the context window of %d (models.%s.context_window), even after compacting this turn and shrinking its tool outputs: raise models.%s.context_window if the model has more, or split the task",
-			ft.agent, m, ft.window, ft.key, ft.key)
+	if shrunk {
+		// The tail says how many outputs were shrunk: built again.
+		ft.measure = m
+		if tail, err = ft.tail(f); err != nil {
+			return err
+		}
 	}
-	ft.measure = m
+	if over() {
+		history := memory.HistoryTokens(f.Msgs)
+		return fmt.Errorf("%s's next request would carry about %d tokens (system prompt and tool declarations %d, conversation %d, transient tail %d), more than the context window of %d (models.%s.context_window), even after compacting this turn and shrinking its tool outputs; it was not sent: raise models.%s.context_window if the model has more, or split the task",
+			ft.agent, max(m, f.Prefix+history+tail), f.Prefix, history, tail, ft.window, ft.key, ft.key)
+	}
 	ft.sess.Sending(f.Msgs)
 	return nil
+}
+
+// tail builds the call's transient tail (Fitting.Tail) and returns its
+// tokens: the one message it adds to the request, 0 without one.
+func (ft *fitter) tail(f *agents.Fitting) (int, error) {
+	if f.Tail == nil {
+		return 0, nil
+	}
+	t, err := f.Tail()
+	if err != nil || t == "" {
+		return 0, err
+	}
+	return llm.EstimateTokens([]llm.Message{{Role: llm.RoleUser, Content: t}}, nil), nil
 }
 
 // prefixError says that the window cannot hold even the stable prefix: a
@@ -139,7 +173,7 @@ func squeeze(turn []llm.Message, keep int) int {
 	n := 0
 	for _, i := range tools[:max(len(tools)-keep, 0)] {
 		m := &turn[i]
-		if len(m.Content) <= 400 || strings.HasPrefix(m.Content, "[shrunk") {
+		if len(m.Content) <= 400 { // a shrunk output is shorter: never shrunk twice
 			continue
 		}
 		m.Content = fmt.Sprintf("[shrunk to save room: %d bytes; first line: %s] — run the call again if you need it", len(m.Content), firstLine(m.Content))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -333,6 +334,33 @@ func TestTurnThatCannotFitFails(t *testing.T) {
 	if n := len(f.srv.Requests()); n != 0 {
 		t.Errorf("%d requests were sent; want none", n)
 	}
+}
+
+// TestTransientTailCountsTowardsTheWindow: the hard bound is on the whole
+// request. A first call whose prompt and history fit the window but whose
+// transient tail (a board index of long lines) does not is never sent; the
+// error names the size of each part and what to do.
+func TestTransientTailCountsTowardsTheWindow(t *testing.T) {
+	f := windowFixture(t, "long-turn-window", func(c *config.Config) {
+		c.Blackboard.IndexMaxNotes = 40
+		c.Blackboard.IndexLineChars = 0
+	})
+	for i := range 36 {
+		conclusion := fmt.Sprintf("finding %02d: %s", i, strings.Repeat("the parser keeps its state in one place; ", 13))
+		if _, err := f.store.WriteNote(f.board, blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Conclusion: conclusion}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := f.d.Turn(t.Context(), strings.Repeat("a request of a moderate size ", 400))
+	if err == nil || !strings.Contains(err.Error(), "more than the context window of 8000 (models.default.context_window)") ||
+		!regexp.MustCompile(`conversation \d+, transient tail [1-9]\d{3}\)`).MatchString(err.Error()) ||
+		!strings.Contains(err.Error(), "it was not sent: raise models.default.context_window") {
+		t.Fatalf("err = %v; want the window named with the tail's size", err)
+	}
+	if n := len(f.srv.Requests()); n != 0 {
+		t.Errorf("%d requests were sent (%d prompt tokens); want none", n, f.srv.Requests()[0].PromptTokens)
+	}
+	t.Log(err)
 }
 
 // TestWindowSmallerThanPrefix: a context_window that cannot hold the

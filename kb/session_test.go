@@ -142,3 +142,52 @@ func TestStartSession(t *testing.T) {
 		}
 	})
 }
+
+// TestStartSessionSameDeltaWithinVisit pins constraint 15 against writes
+// in the middle of a visit: every call of one visit returns the same
+// delta, the window from the previous visit's start to this one's; what
+// others write meanwhile shows in the next visit, once.
+func TestStartSessionSameDeltaWithinVisit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, be backend) {
+		f := newFixture(t, be, Options{})
+		ctx := t.Context()
+		create := func(title string) {
+			t.Helper()
+			f.clock.Advance(time.Second)
+			if _, err := f.s.CreateNote(ctx, f.person, CreateNoteInput{Project: "acme/web", Body: "# " + title}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		titles := func(d Delta) []string {
+			var out []string
+			for _, c := range d.Changes {
+				out = append(out, c.Title)
+			}
+			return out
+		}
+		visitor := f.agent
+		start := func(session string) StartSessionOutput {
+			t.Helper()
+			f.clock.Advance(time.Second)
+			visitor.Session = session
+			out, err := f.s.StartSession(ctx, visitor, StartSessionInput{Project: "acme/web"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		start("s1")
+		create("Before")
+		second := start("s2")
+		if got := titles(second.Delta); !slices.Equal(got, []string{"Before"}) {
+			t.Fatalf("second visit sees %v; want [Before]", got)
+		}
+		create("During")
+		if again := start("s2"); !cmp.Equal(again.Delta, second.Delta) {
+			t.Errorf("the same visit after a change = %v; want its first call's delta %v", titles(again.Delta), titles(second.Delta))
+		}
+		if got := titles(start("s3").Delta); !slices.Equal(got, []string{"During"}) {
+			t.Errorf("the next visit sees %v; want [During] only", got)
+		}
+	})
+}

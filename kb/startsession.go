@@ -135,11 +135,11 @@ func (s *Store) StartSession(ctx context.Context, c Caller, in StartSessionInput
 		visitScope = fmt.Sprintf("d%d", p.DomainID)
 		deltaScope.domains = sc.domains[:1] // the project only
 	}
-	since, first, err := s.visit(ctx, c, visitScope)
+	since, until, first, err := s.visit(ctx, c, visitScope)
 	if err != nil {
 		return StartSessionOutput{}, err
 	}
-	if out.Delta, err = delta(ctx, s.db, deltaScope, since, first); err != nil {
+	if out.Delta, err = delta(ctx, s.db, deltaScope, since, until, first); err != nil {
 		return StartSessionOutput{}, err
 	}
 	if out.KnownValues, err = knownValues(ctx, s.db, sc, personal); err != nil {
@@ -172,15 +172,16 @@ func projectProfile(ctx context.Context, q querier, c Caller, p project, persona
 	return &prof, nil
 }
 
-// visit records this start_session call and returns the start of the
-// delta to show. Calls by the same session within VisitIdle of each other
-// are one visit and see the same delta; a new session or a pause begins a
-// new visit, whose delta starts where the previous visit started (changes
-// made during a visit show in the next one). The session is c.Session: the
+// visit records this start_session call and returns the window of the
+// delta to show: after since, up to until (the start of this visit).
+// Calls by the same session within VisitIdle of each other are one visit
+// and see the same delta, whatever others write meanwhile; a new session
+// or a pause begins a new visit, whose delta starts where the previous
+// visit started (changes made during a visit show in the next one). The session is c.Session: the
 // MCP gateway names one per connection (a client that reconnects is a new
 // visitor), yagent's own agents use their session id; callers without one
 // share "" and only the pause separates their visits.
-func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int64, first bool, err error) {
+func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since, until int64, first bool, err error) {
 	now := s.nowMicro()
 	err = s.inTx(ctx, func(tx *txn) error {
 		var session string
@@ -197,23 +198,24 @@ func (s *Store) visit(ctx context.Context, c Caller, scopeKey string) (since int
 		case err != nil:
 			return err
 		case session == c.Session && now-seen < s.visitIdle.Microseconds():
-			since, first = mark.Int64, !mark.Valid
+			since, until, first = mark.Int64, started, !mark.Valid
 			_, err = tx.ExecContext(ctx, "UPDATE visits SET seen_at = ? WHERE principal_id = ? AND scope = ?", now, c.PrincipalID, scopeKey)
 			return err
 		default:
-			since = started
+			since, until = started, now
 			_, err = tx.ExecContext(ctx, `UPDATE visits SET session = ?, mark_at = ?, started_at = ?, seen_at = ?
 				WHERE principal_id = ? AND scope = ?`, c.Session, started, now, now, c.PrincipalID, scopeKey)
 			return err
 		}
 	})
 	if err != nil {
-		return 0, false, fmt.Errorf("record visit: %w", err)
+		return 0, 0, false, fmt.Errorf("record visit: %w", err)
 	}
-	return since, first, nil
+	return since, until, first, nil
 }
 
-func delta(ctx context.Context, q querier, sc scope, since int64, first bool) (Delta, error) {
+// delta lists the changes after since, up to until.
+func delta(ctx context.Context, q querier, sc scope, since, until int64, first bool) (Delta, error) {
 	d := Delta{Changes: []Change{}, FirstVisit: first}
 	if first {
 		return d, nil
@@ -224,7 +226,7 @@ func delta(ctx context.Context, q querier, sc scope, since int64, first bool) (D
 	rows, err := q.QueryContext(ctx, `SELECT coalesce(r.note_id, 0), coalesce(n.title, ''), coalesce(dm.project_id, 0),
 		r.action, r.detail, `+provenanceCols+`
 		FROM activity r LEFT JOIN notes n ON n.id = r.note_id JOIN domains dm ON dm.id = r.domain_id`+provenanceJoins+`
-		WHERE r.at > ? AND `+where+` ORDER BY r.at DESC, r.id DESC`, append([]any{since}, args...)...)
+		WHERE r.at > ? AND r.at <= ? AND `+where+` ORDER BY r.at DESC, r.id DESC`, append([]any{since, until}, args...)...)
 	if err != nil {
 		return Delta{}, fmt.Errorf("delta: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -87,8 +88,25 @@ func TestStartSessionReconnectSeesChanges(t *testing.T) {
 			}
 			first.Close()
 			again := dial()
-			if v := start(t, again); v.Delta.FirstVisit || !sees(v, title) {
-				t.Errorf("after reconnecting = %+v; want a new visit that lists %q", v, title)
+			second := start(t, again)
+			if second.Delta.FirstVisit || !sees(second, title) {
+				t.Errorf("after reconnecting = %+v; want a new visit that lists %q", second, title)
+			}
+			// Another client writes in the middle of this visit: every
+			// call of the visit still returns the same delta; the change
+			// shows in the next visit, and what the last one showed does
+			// not show again.
+			later := "Retro notes " + tc.name
+			if _, err := f.store.Call(t.Context(), f.person, "create_note", []byte(fmt.Sprintf(`{"project":"acme/web","body":"# %s\nWent well."}`, later))); err != nil {
+				t.Fatal(err)
+			}
+			if v := start(t, again); !reflect.DeepEqual(v, second) {
+				t.Errorf("the same visit after another client's change = %+v; want the same delta as its first call, %+v", v, second)
+			}
+			again.Close()
+			third := start(t, dial())
+			if third.Delta.FirstVisit || !sees(third, later) || sees(third, title) {
+				t.Errorf("the next visit = %+v; want %q only", third, later)
 			}
 		})
 	}

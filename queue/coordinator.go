@@ -72,9 +72,7 @@ func (q *Queue) Coordinate(ctx context.Context, opts CoordinatorOptions) (_ *Coo
 		return nil, errors.New("coordinate a plan run: no runner or board")
 	}
 	c := &Coordinator{q: q, opts: opts, waiting: map[int64]*waiter{}, onBoard: map[string]blackboard.NoteMeta{}}
-	// FetchCooldown also spaces this client's insert notifications: keep
-	// it short so a worker hears of each new job at once.
-	if c.client, err = q.client(&river.Config{FetchCooldown: 5 * time.Millisecond}); err != nil {
+	if c.client, err = q.client(coordinatorConfig()); err != nil {
 		return nil, err
 	}
 	if c.lock, err = q.pool.Acquire(ctx); err != nil {
@@ -125,6 +123,13 @@ func (q *Queue) Coordinate(ctx context.Context, opts CoordinatorOptions) (_ *Coo
 	return c, nil
 }
 
+// coordinatorConfig is the coordinator's River configuration: it works no
+// jobs, but its FetchCooldown also spaces its insert notifications, kept
+// short so a worker hears of each new job at once.
+func coordinatorConfig() *river.Config {
+	return &river.Config{FetchCooldown: 5 * time.Millisecond}
+}
+
 // Run runs d on a worker and lands its handoff: it enqueues d's job (or,
 // in a reattached run, waits for the job enqueued before, or returns the
 // note already landed), waits for the job's end and writes its one note.
@@ -134,6 +139,9 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 	if m, ok := c.onBoard[id]; ok {
 		c.markLanded(ctx, id, m)
 		return agents.DelegationResult{Status: m.Status, Ref: m.Ref, Conclusion: m.Conclusion}, nil
+	}
+	if ctx.Err() != nil { // nothing new starts
+		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
 	}
 	var jobID int64
 	var landedRef, landedStatus *string
@@ -150,9 +158,6 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 		}
 	case !errors.Is(err, pgx.ErrNoRows):
 		return agents.DelegationResult{}, fmt.Errorf("queue: look up delegation %s: %w", id, err)
-	}
-	if ctx.Err() != nil {
-		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
 	}
 	jobID, err = c.enqueue(ctx, d)
 	if err != nil {

@@ -40,7 +40,9 @@ type env struct {
 	srv    *llmtest.Server
 	store  *blackboard.Store
 	runner *agents.SubRunner
-	events *agents.Recorder
+	events *agents.Recorder // the coordinators'
+	// workerEvents are the workers' notices.
+	workerEvents *agents.Recorder
 }
 
 func newEnv(t *testing.T, scenario string, opts Options) *env {
@@ -54,7 +56,7 @@ func newEnv(t *testing.T, scenario string, opts Options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	e := &env{dsn: pgtest.New(t), srv: srv, store: blackboard.Open(filepath.Join(t.TempDir(), "notes")), events: &agents.Recorder{}}
+	e := &env{dsn: pgtest.New(t), srv: srv, store: blackboard.Open(filepath.Join(t.TempDir(), "notes")), events: &agents.Recorder{}, workerEvents: &agents.Recorder{}}
 	opts.DSN = e.dsn
 	if opts.RescueAfter == 0 {
 		opts.RescueAfter = time.Hour
@@ -100,7 +102,7 @@ func (e *env) serve(t *testing.T, runner *agents.SubRunner, name string) (stop f
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := e.q.Serve(ctx, WorkerOptions{Runner: runner, Concurrency: 4, Name: name}); err != nil && !errors.Is(err, context.Canceled) {
+		if err := e.q.Serve(ctx, WorkerOptions{Runner: runner, Concurrency: 4, Name: name, Events: e.workerEvents}); err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("worker %s: %v", name, err)
 		}
 	}()
@@ -174,4 +176,24 @@ func (e *env) jobs(t *testing.T) map[string]int {
 		out[s] = n
 	}
 	return out
+}
+
+// notices are the texts of rec's notices.
+func notices(rec *agents.Recorder) []string {
+	var out []string
+	for _, ev := range rec.Events() {
+		if ev.Type == agents.EventNotice {
+			out = append(out, ev.Text)
+		}
+	}
+	return out
+}
+
+// notesByIDIfAny is notesByID of a board that may not exist.
+func (e *env) notesByIDIfAny(t *testing.T) map[string][]*blackboard.Note {
+	t.Helper()
+	if !e.store.BoardExists("b") {
+		return nil
+	}
+	return e.notesByID(t)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
@@ -273,6 +275,37 @@ func TestOneCoordinatorPerRun(t *testing.T) {
 	if other.RunID() == c1.RunID() {
 		t.Error("a plan with other delegations reattached to the old run")
 	}
+	c2.Close(true) // finished: a later --resume starts a new run
+	if c3 := e.coordinate(t, true); c3.RunID() == c1.RunID() {
+		t.Error("--resume reattached to a finished run")
+	}
+}
+
+// TestConcurrentOpen: hosts opening a fresh database at once all get it
+// migrated, once (migrations are serialised by an advisory lock).
+func TestConcurrentOpen(t *testing.T) {
+	dsn := pgtest.New(t)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			q, err := Open(t.Context(), Options{DSN: dsn, RescueAfter: time.Hour, MaxAttempts: 1})
+			if err != nil {
+				t.Errorf("a concurrent Open: %v", err)
+				return
+			}
+			q.Close()
+		})
+	}
+	wg.Wait()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var rows, version int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*), max(version) FROM yagent_queue_schema`).Scan(&rows, &version); err != nil || rows != 1 || version != schemaVersion {
+		t.Errorf("yagent_queue_schema: %d rows, version %d (%v); want one row at %d", rows, version, err, schemaVersion)
+	}
 }
 
 // TestStoppingWorkerHandsJobsBack: a worker stopped (Ctrl-C) mid-job hands
@@ -299,5 +332,197 @@ func TestStoppingWorkerHandsJobsBack(t *testing.T) {
 	}
 	if n := len(e.notesByID(t)["item-001"]); n != 1 {
 		t.Errorf("%d notes; want 1", n)
+	}
+}
+
+// TestOpenSettings: rescue_after and max_attempts are checked before any
+// connection; the poll interval defaults to 100 ms; every River client
+// gets rescue_after as both its job timeout and its rescue delay (River
+// rescues only jobs past their timeout), max_attempts, the retry policy
+// and a week of completed jobs (--resume collects outputs days later).
+func TestOpenSettings(t *testing.T) {
+	for _, o := range []Options{{RescueAfter: 0, MaxAttempts: 1}, {RescueAfter: -time.Second, MaxAttempts: 1}, {RescueAfter: time.Hour, MaxAttempts: 0}} {
+		o.DSN = "postgres://nobody@127.0.0.1:9/db"
+		if q, err := Open(t.Context(), o); err == nil || errors.Is(err, ErrUnreachable) {
+			if q != nil {
+				q.Close()
+			}
+			t.Errorf("Open(%+v) = %v; want the setting refused before connecting", o, err)
+		}
+	}
+	q, err := Open(t.Context(), Options{DSN: pgtest.New(t), RescueAfter: 90 * time.Minute, MaxAttempts: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	if q.opts.PollInterval != 100*time.Millisecond {
+		t.Errorf("poll interval %s; want 100ms by default", q.opts.PollInterval)
+	}
+	cfg := &river.Config{}
+	if _, err := q.client(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.JobTimeout != 90*time.Minute || cfg.RescueStuckJobsAfter != 90*time.Minute || cfg.MaxAttempts != 4 ||
+		cfg.CompletedJobRetentionPeriod != 7*24*time.Hour || cfg.RetryPolicy != (retryPolicy{}) || cfg.Logger == nil {
+		t.Errorf("client config: timeout %s, rescue %s, attempts %d, retention %s, retry %T; want 1h30m, 1h30m, 4, 168h, retryPolicy",
+			cfg.JobTimeout, cfg.RescueStuckJobsAfter, cfg.MaxAttempts, cfg.CompletedJobRetentionPeriod, cfg.RetryPolicy)
+	}
+}
+
+// TestDrainingWorker: with Drain, a worker (one job at a time) runs what
+// is queued and returns once two looks half a second apart find nothing
+// left; the coordinator then lands the finished job. A finished landing
+// is recorded without a warning, the worker says how each job ended, and
+// a closed coordinator stops watching the queue.
+func TestDrainingWorker(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "300ms"), Options{})
+	c := e.coordinate(t, false)
+	for i := 1; i <= 2; i++ {
+		if _, err := c.enqueue(t.Context(), item(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if err := e.q.Serve(ctx, WorkerOptions{Runner: e.runner, Concurrency: 1, Name: "drain", Drain: true, Events: e.workerEvents}); err != nil {
+		t.Fatalf("a draining worker: %v; want nil once the queue is empty", err)
+	}
+	if jobs := e.jobs(t); jobs["completed"] != 2 || len(jobs) != 1 {
+		t.Fatalf("jobs %v after draining; want both completed", jobs)
+	}
+	for i := 1; i <= 2; i++ {
+		if res, err := c.Run(t.Context(), item(i)); err != nil || res.Status != blackboard.StatusOK {
+			t.Errorf("Run(%s) = %+v, %v", item(i).CallID, res, err)
+		}
+	}
+	for _, n := range notices(e.events) {
+		if strings.Contains(n, "warning") {
+			t.Errorf("coordinator notice %q; want no warning", n)
+		}
+	}
+	var ended int
+	for _, n := range notices(e.workerEvents) {
+		if strings.HasSuffix(n, ": item-001 ok") || strings.HasSuffix(n, ": item-002 ok") {
+			ended++
+		}
+	}
+	if ended != 2 {
+		t.Errorf("worker notices %q; want each job's end with its status", notices(e.workerEvents))
+	}
+	c.Close(true)
+	select {
+	case <-c.done:
+	default:
+		t.Error("a closed coordinator still watches the queue")
+	}
+}
+
+// TestLandedNeverTwice: a delegation recorded as landed whose note is gone
+// from the board by the time the run resumes is not run or landed again.
+func TestLandedNeverTwice(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e.serve(t, e.runner, "w1")
+	c1 := e.coordinate(t, false)
+	res, err := c1.Run(t.Context(), item(1))
+	if err != nil || res.Status != blackboard.StatusOK {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	c1.Close(false)
+	if err := os.RemoveAll(e.store.BoardDir("b")); err != nil {
+		t.Fatal(err)
+	}
+	c2 := e.coordinate(t, true)
+	defer c2.Close(true)
+	again, err := c2.Run(t.Context(), item(1))
+	if err != nil || again.Ref != res.Ref || again.Status != blackboard.StatusOK || again.Conclusion != "landed earlier in this plan run" {
+		t.Errorf("resumed Run = %+v, %v; want the note landed before (%s), not another", again, err, res.Ref)
+	}
+	if n := len(e.notesByIDIfAny(t)); n != 0 {
+		t.Errorf("%d notes on the board; want none written again", n)
+	}
+	if jobs := e.jobs(t); jobs["completed"] != 1 || len(jobs) != 1 {
+		t.Errorf("jobs %v; want the one job, run once", jobs)
+	}
+}
+
+// TestRunRefusals: a delegation the coordinator cannot prepare (no such
+// agent) is an error, not an abandon; a cancelled one is abandoned before
+// anything is enqueued.
+func TestRunRefusals(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	d := item(1)
+	d.Agent = "nobody"
+	if res, err := c.Run(t.Context(), d); err == nil || res.Abandoned || !strings.Contains(err.Error(), `there is no sub-agent "nobody"`) {
+		t.Errorf("Run of an unknown agent = %+v, %v; want the error", res, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if res, err := c.Run(ctx, item(2)); err != nil || !res.Abandoned || res.Reason != "cancelled" {
+		t.Errorf("Run with a cancelled context = %+v, %v; want abandoned", res, err)
+	}
+	if jobs := e.jobs(t); len(jobs) != 0 {
+		t.Errorf("jobs %v; want none enqueued", jobs)
+	}
+}
+
+// TestAbandonedOnWorkerLandsNothing: a delegation a worker abandons (its
+// token budget ran out) completes its job with the reason; the coordinator
+// abandons it too and writes nothing.
+func TestAbandonedOnWorkerLandsNothing(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	tight := *e.runner
+	tight.TokenBudget = 1
+	e.serve(t, &tight, "tight")
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(1))
+	if err != nil || !res.Abandoned || !strings.Contains(res.Reason, "token budget exceeded") || res.Ref != "" {
+		t.Errorf("Run = %+v, %v; want abandoned for the token budget, no note", res, err)
+	}
+	if n := len(e.notesByIDIfAny(t)); n != 0 {
+		t.Errorf("%d notes; want none", n)
+	}
+}
+
+// TestLandingBooksSpend: the coordinator's Recorder books each landed
+// delegation: every model response the worker saw, then the result.
+func TestLandingBooksSpend(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e.serve(t, e.runner, "w1")
+	var mu sync.Mutex
+	var responses int
+	var finished []agents.DelegationResult
+	booked := *e.runner
+	booked.Recorder = func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+		return agents.DelegationHooks{
+			OnResponse: func(r llm.Response) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.Usage.PromptTokens > 0 {
+					responses++
+				}
+			},
+			Finish: func(r agents.DelegationResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				finished = append(finished, r)
+			},
+		}, nil
+	}
+	c, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: &booked, Board: "b", Plan: "plan.yaml", Digest: "d1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if responses != len(e.srv.Requests()) || responses == 0 || len(finished) != 1 || finished[0].Ref != res.Ref {
+		t.Errorf("booked %d responses (the model answered %d) and %v; want each response, then the result %s once", responses, len(e.srv.Requests()), finished, res.Ref)
 	}
 }

@@ -51,21 +51,7 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return err
 	}
-	cooldown := opts.FetchCooldown
-	if cooldown <= 0 {
-		cooldown = 5 * time.Millisecond
-	}
-	id := ""
-	if opts.Name != "" { // River's leader table then names the host
-		id = fmt.Sprintf("%.60s-%d", opts.Name, time.Now().UnixNano())
-	}
-	client, err := q.client(&river.Config{
-		ID:                id,
-		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: opts.Concurrency}},
-		Workers:           workers,
-		FetchCooldown:     cooldown,
-		FetchPollInterval: 200 * time.Millisecond,
-	})
+	client, err := q.client(workerConfig(opts, workers, time.Now()))
 	if err != nil {
 		return fmt.Errorf("start the worker on %s: %w", q.addr, err)
 	}
@@ -90,6 +76,28 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 		return nil
 	}
 	return ctx.Err()
+}
+
+// workerConfig is a worker's River configuration: opts.Concurrency jobs at
+// once, a short fetch cooldown (opts.FetchCooldown, 0: 5 ms) and a poll
+// for the insert notifications it misses; River's leader table names the
+// host (opts.Name).
+func workerConfig(opts WorkerOptions, workers *river.Workers, now time.Time) *river.Config {
+	cooldown := opts.FetchCooldown
+	if cooldown <= 0 {
+		cooldown = 5 * time.Millisecond
+	}
+	id := ""
+	if opts.Name != "" {
+		id = fmt.Sprintf("%.60s-%d", opts.Name, now.UnixNano())
+	}
+	return &river.Config{
+		ID:                id,
+		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: opts.Concurrency}},
+		Workers:           workers,
+		FetchCooldown:     cooldown,
+		FetchPollInterval: 200 * time.Millisecond,
+	}
 }
 
 // waitDrained returns true once two looks half a second apart find no

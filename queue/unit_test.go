@@ -1,0 +1,119 @@
+package queue
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+)
+
+// TestRiverConfigs pins what the worker and the coordinator ask of River:
+// the worker's concurrency, a fetch cooldown of 5 ms unless set, a poll
+// for missed notifications within 200 ms and the host's name (cut to 60
+// bytes) in River's leader table; the coordinator's notifications spaced
+// by at most 5 ms.
+func TestRiverConfigs(t *testing.T) {
+	now := time.Unix(0, 42)
+	for _, tt := range []struct {
+		opts         WorkerOptions
+		id           string
+		wantCooldown time.Duration
+	}{
+		{WorkerOptions{Concurrency: 3, Name: "host:7"}, "host:7-42", 5 * time.Millisecond},
+		{WorkerOptions{Concurrency: 1, FetchCooldown: 7 * time.Millisecond}, "", 7 * time.Millisecond},
+		{WorkerOptions{Concurrency: 2, FetchCooldown: -1, Name: strings.Repeat("h", 70)}, strings.Repeat("h", 60) + "-42", 5 * time.Millisecond},
+	} {
+		cfg := workerConfig(tt.opts, nil, now)
+		if cfg.ID != tt.id || cfg.FetchCooldown != tt.wantCooldown || cfg.Queues[QueueName].MaxWorkers != tt.opts.Concurrency ||
+			cfg.FetchPollInterval <= 0 || cfg.FetchPollInterval > 200*time.Millisecond {
+			t.Errorf("workerConfig(%+v) = id %q, cooldown %s, queues %v, poll %s; want id %q, cooldown %s",
+				tt.opts, cfg.ID, cfg.FetchCooldown, cfg.Queues, cfg.FetchPollInterval, tt.id, tt.wantCooldown)
+		}
+	}
+	if c := coordinatorConfig().FetchCooldown; c <= 0 || c > 5*time.Millisecond {
+		t.Errorf("the coordinator's fetch cooldown is %s; want at most 5 ms", c)
+	}
+}
+
+// TestRetryPolicy: a failed job is retried after as many seconds as its
+// attempt (at least one).
+func TestRetryPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		attempt int
+		want    time.Duration
+	}{{0, time.Second}, {1, time.Second}, {3, 3 * time.Second}} {
+		before := time.Now()
+		got := retryPolicy{}.NextRetry(&rivertype.JobRow{Attempt: tt.attempt})
+		if d := got.Sub(before); d < tt.want || d > tt.want+time.Second {
+			t.Errorf("attempt %d: next retry in %s; want %s", tt.attempt, d, tt.want)
+		}
+	}
+}
+
+// TestDegradedNote: the one note of a delegation whose every attempt
+// failed lists each attempt, then the worker's last output (its body, else
+// its error); the reason is the last attempt's error, else how the job
+// ended; the conclusion's first line is cut at 300 runes.
+func TestDegradedNote(t *testing.T) {
+	d := agents.Delegation{CallID: "item-001", Agent: "worker", Task: "hand it over"}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	long := strings.Repeat("é", 301)
+	for _, tt := range []struct {
+		name     string
+		row      rivertype.JobRow
+		out      JobOutput
+		body     string
+		reason   string
+		conclude string
+	}{
+		{
+			name: "two attempts, the last output's body",
+			row: rivertype.JobRow{State: rivertype.JobStateDiscarded, Attempt: 2, MaxAttempts: 2, Errors: []rivertype.AttemptError{
+				{Attempt: 1, At: at, Error: "worker w1: no model endpoint"}, {Attempt: 2, At: at, Error: "worker w2: no tool x\nmore"}}},
+			out:      JobOutput{Worker: "w2", Body: "half a result", Error: "ignored"},
+			body:     "# item-001 failed on every attempt (2 of 2)\n\n- attempt 1 (2026-01-02T03:04:05Z): worker w1: no model endpoint\n- attempt 2 (2026-01-02T03:04:05Z): worker w2: no tool x\nmore\n\n## Last output (worker w2)\n\nhalf a result\n",
+			reason:   "worker w2: no tool x\nmore",
+			conclude: "The delegation failed on all 2 attempts: worker w2: no tool x",
+		},
+		{
+			name:     "the last output's error",
+			row:      rivertype.JobRow{State: rivertype.JobStateDiscarded, Attempt: 1, MaxAttempts: 1, Errors: []rivertype.AttemptError{{Attempt: 1, At: at, Error: long}}},
+			out:      JobOutput{Error: "it broke"},
+			body:     "# item-001 failed on every attempt (1 of 1)\n\n- attempt 1 (2026-01-02T03:04:05Z): " + long + "\n\n## Last output (worker )\n\nit broke\n",
+			reason:   long,
+			conclude: "The delegation failed on all 1 attempts: " + strings.Repeat("é", 299) + "…",
+		},
+		{
+			name:     "no error, no output",
+			row:      rivertype.JobRow{State: rivertype.JobStateCompleted, Attempt: 1, MaxAttempts: 3},
+			body:     "# item-001 failed on every attempt (1 of 3)\n\n",
+			reason:   "its job ended completed",
+			conclude: "The delegation failed on all 1 attempts: its job ended completed",
+		},
+		{
+			name:     "a worker named, nothing else",
+			row:      rivertype.JobRow{State: rivertype.JobStateDiscarded, Attempt: 1, MaxAttempts: 1},
+			out:      JobOutput{Worker: "w3"},
+			body:     "# item-001 failed on every attempt (1 of 1)\n\n\n## Last output (worker w3)\n\n",
+			reason:   "its job ended discarded",
+			conclude: "The delegation failed on all 1 attempts: its job ended discarded",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := degradedNote(d, &tt.row, tt.out)
+			want := blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: "worker", Task: "hand it over",
+				Reason: tt.reason, Conclusion: tt.conclude}, Body: tt.body}
+			if diff := cmp.Diff(want, n); diff != "" {
+				t.Errorf("degradedNote (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := firstLine(strings.Repeat("a", 300)); got != strings.Repeat("a", 300) {
+		t.Errorf("firstLine of 300 runes cut to %d", len(got))
+	}
+}
