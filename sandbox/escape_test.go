@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // childSpec is what a child test process (SANDBOXTEST_CHILD) does: run
@@ -62,7 +63,7 @@ func startChild(t *testing.T, exe string, spec childSpec, env ...string) string 
 		self = exe
 	}
 	js, _ := json.Marshal(spec)
-	cmd := exec.Command(self)
+	cmd := testio.Command(t, testio.ChildTimeout, self) // a hung child fails the test, its output shown
 	cmd.Env = append(append(os.Environ(), "SANDBOXTEST_CHILD="+string(js)), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // TestMain lets this test binary act as the helper (the sandbox/helper
@@ -196,7 +199,9 @@ func mustWrite(t *testing.T, p, s string) {
 // and whether it exited 0. env are added to the command's environment.
 func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bool) {
 	t.Helper()
-	cmd, err := p.Command(t.Context(), dir, "sh", "-c", script)
+	ctx, cancel := context.WithTimeout(t.Context(), testio.ChildTimeout)
+	defer cancel()
+	cmd, err := p.Command(ctx, dir, "sh", "-c", script)
 	if err != nil {
 		t.Fatalf("Command: %v", err)
 	}
@@ -204,6 +209,9 @@ func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bo
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("run %q: killed: still running after %s\n%s", script, testio.ChildTimeout, out.String())
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("run %q: %v", script, err)
