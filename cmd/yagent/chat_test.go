@@ -149,11 +149,16 @@ func TestInteractiveChat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// idle waits until the status line offers /help again: the turn is
+	// over and Enter is the composer's (typed while a turn ends, under
+	// load, a line was lost).
+	idle := func(at int) int { return scr.expect(t, at, "/help") }
 	at := scr.expect(t, 0, "new session")
-	at = scr.expect(t, at, "/help")
+	at = idle(at)
 	type_("hello\r")
 	at = scr.expect(t, at, "hello back")
 	at = scr.expect(t, at, "── ")
+	at = idle(at)
 	type_("/rename mychat\r")
 	at = scr.expect(t, at, `this session is now "mychat"`)
 	type_("slow please\r")
@@ -165,8 +170,10 @@ func TestInteractiveChat(t *testing.T) {
 	at = scr.expect(t, at, "esc to interrupt")
 	type_("\x03") // Ctrl-C during the step, the composer empty: cancel it, stay
 	at = scr.expect(t, at, "cancelled")
+	at = idle(at)
 	type_("after cancel\r")
 	at = scr.expect(t, at, "still here")
+	at = idle(at)
 	type_("/board\r")
 	at = scr.expect(t, at, "is empty")
 	type_("/nosuch\r")
