@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/yagent/yagent/internal/testio"
 )
 
 // childSpec is what a child test process (SANDBOXTEST_CHILD) does: run
@@ -63,7 +62,7 @@ func startChild(t *testing.T, exe string, spec childSpec, env ...string) string 
 		self = exe
 	}
 	js, _ := json.Marshal(spec)
-	cmd := testio.Command(t, testio.ChildTimeout, self) // a hung child fails the test, its output shown
+	cmd := withWaitDelay(exec.CommandContext(childCtx(t), self)) // a hung child fails the test
 	cmd.Env = append(append(os.Environ(), "SANDBOXTEST_CHILD="+string(js)), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -20,7 +20,7 @@ func TestUnavailableRefuses(t *testing.T) {
 		for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
 			p := b.policy(t, mode)
 			p.ABI = func() int { return abi }
-			_, err := p.Command(t.Context(), b.ws, "sh", "-c", "echo x > ran")
+			_, err := p.Command(childCtx(t), b.ws, "sh", "-c", "echo x > ran")
 			var ue *UnavailableError
 			if !errors.As(err, &ue) || !containsAll(err.Error(), "--sandbox off", "refused", "user namespaces") {
 				t.Errorf("ABI %d, %s: Command err = %v; want a refusal naming --sandbox off", abi, mode, err)

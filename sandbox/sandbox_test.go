@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/yagent/yagent/internal/testio"
 )
 
 // TestMain lets this test binary act as the helper (the sandbox/helper
@@ -199,9 +196,7 @@ func mustWrite(t *testing.T, p, s string) {
 // and whether it exited 0. env are added to the command's environment.
 func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testio.ChildTimeout)
-	defer cancel()
-	cmd, err := p.Command(ctx, dir, "sh", "-c", script)
+	cmd, err := p.Command(childCtx(t), dir, "sh", "-c", script)
 	if err != nil {
 		t.Fatalf("Command: %v", err)
 	}
@@ -209,9 +204,6 @@ func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bo
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("run %q: killed: still running after %s\n%s", script, testio.ChildTimeout, out.String())
-	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("run %q: %v", script, err)
