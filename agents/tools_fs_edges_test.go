@@ -1,0 +1,161 @@
+package agents
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestReadFileEdges pins read_file at its edges: what looks binary (bytes
+// that are not UTF-8 on the first line, a NUL anywhere, even first on a
+// line) is not shown, while text that is not UTF-8 further down is; a line
+// of exactly lineMaxRunes runes is whole and one more is cut; a read stops
+// once readMaxBytes have been shown; a file read to its end has no
+// "read on" footer.
+func TestReadFileEdges(t *testing.T) {
+	w := demoWorkspace(t)
+	tools := FSTools(w, ShellPolicy{Approval: ApproveNever})
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(w.Dir(), name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(args map[string]any) Result {
+		t.Helper()
+		return call(t, tools, "read_file", args)
+	}
+	write("latin1-first.txt", "caf\xe9\nok\n")
+	write("latin1-later.txt", "ok\nstill ok\ncaf\xe9\n")
+	write("nul.txt", "text\n\x00binary\n")
+	for name, binary := range map[string]bool{"latin1-first.txt": true, "latin1-later.txt": false, "nul.txt": true} {
+		r := read(map[string]any{"path": name})
+		if got := strings.Contains(r.Content, "looks binary"); got != binary {
+			t.Errorf("read_file %s = %q; want binary = %v", name, r.Content, binary)
+		}
+	}
+
+	whole, over := strings.Repeat("é", lineMaxRunes), strings.Repeat("é", lineMaxRunes+1)
+	write("long.txt", whole+"\n"+over+"\n")
+	r := read(map[string]any{"path": "long.txt"})
+	lines := strings.Split(r.Content, "\n")
+	if len(lines) < 2 || !strings.HasSuffix(lines[0], whole) || strings.Contains(lines[0], "[line cut]") || !strings.HasSuffix(lines[1], " …[line cut]") {
+		t.Errorf("lines of %d and %d runes: %.80q…; want the first whole, the second cut", lineMaxRunes, lineMaxRunes+1, r.Content)
+	}
+	if strings.Contains(r.Content, "read on") {
+		t.Errorf("a file read to its end says to read on: %q", r.Content[len(r.Content)-80:])
+	}
+
+	// Lines of 248 bytes are shown as 256 ("%6d\t" and a newline): the
+	// bound is reached exactly after readMaxBytes/256 lines.
+	n := readMaxBytes / 256
+	var b strings.Builder
+	for i := range n + 10 {
+		fmt.Fprintf(&b, "%-248d\n", i)
+	}
+	write("big.txt", b.String())
+	r = read(map[string]any{"path": "big.txt", "limit": 2000})
+	if want := fmt.Sprintf("[lines 1-%d of %d; read on with offset=%d]", n, n+10, n+1); !strings.HasSuffix(strings.TrimSpace(r.Content), want) {
+		t.Errorf("read_file of %d lines of 256 shown bytes ends %q; want %q", n+10, r.Content[len(r.Content)-80:], want)
+	}
+}
+
+// TestListDirEdges: list_dir marks links with @ (and nothing else), and
+// names how many entries it left out past 500.
+func TestListDirEdges(t *testing.T) {
+	w := demoWorkspace(t)
+	dir := filepath.Join(w.Dir(), "many")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 503 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("go.mod", filepath.Join(w.Dir(), "link")); err != nil {
+		t.Fatal(err)
+	}
+	tools := FSTools(w, ShellPolicy{Approval: ApproveNever})
+	if r := call(t, tools, "list_dir", map[string]any{"path": "many"}); !strings.HasSuffix(r.Content, "… 3 more entries\n") {
+		t.Errorf("list_dir of 503 entries ends %q; want … 3 more entries", r.Content[max(0, len(r.Content)-60):])
+	}
+	r := call(t, tools, "list_dir", map[string]any{})
+	if !strings.Contains(r.Content, "\nlink@\n") || strings.Contains(r.Content, "go.mod@") || strings.Contains(r.Content, "docs@") {
+		t.Errorf("list_dir = %q; want the link marked with @, and only it", r.Content)
+	}
+}
+
+// TestEditReadsOnlyRegularFiles: edit_file reads the file it edits without
+// following a link and only when it is a regular file: a link (inside or
+// out) is refused saying where it leads — never by what the file it
+// points to holds — and a FIFO or a directory is "not a regular file".
+func TestEditReadsOnlyRegularFiles(t *testing.T) {
+	w := demoWorkspace(t)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"out": outside, "in": "go.mod"} {
+		if err := os.Symlink(to, filepath.Join(w.Dir(), name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unix.Mkfifo(filepath.Join(w.Dir(), "pipe"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	tools := FSTools(w, ShellPolicy{Approval: ApproveNever})
+	for _, tc := range []struct{ path, want string }{
+		{"out", "leads outside the workspace"},
+		{"in", "is a symlink to go.mod"},
+		{"pipe", "not a regular file"},
+		{"docs", "not a regular file"},
+	} {
+		r := call(t, tools, "edit_file", map[string]any{"path": tc.path, "old": "nothere", "new": "x"})
+		if !r.IsError || !strings.Contains(r.Content, tc.want) {
+			t.Errorf("edit_file %s = %q; want %q", tc.path, r.Content, tc.want)
+		}
+	}
+}
+
+// TestProtectedNameThatIsALink: a protected name is protected as given
+// too, not only where it leads: .yagent or .claude a link to a plain
+// directory of the workspace still guard what is beneath them, nested
+// too (where sandbox.Protected, which resolves the root's, does not
+// look), and .git a link still guards its hooks.
+func TestProtectedNameThatIsALink(t *testing.T) {
+	for _, mode := range walkModes {
+		t.Run(mode.name, func(t *testing.T) {
+			w := demoWorkspace(t)
+			setWalkMode(t, w, mode.errno)
+			for link, dir := range map[string]string{".git": "store", ".yagent": "conf", ".claude": "cl", "nested/.yagent": "conf2"} {
+				if err := os.MkdirAll(filepath.Join(w.Dir(), dir, "hooks"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(w.Dir(), link)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				to, _ := filepath.Rel(filepath.Dir(filepath.Join(w.Dir(), link)), filepath.Join(w.Dir(), dir))
+				if err := os.Symlink(to, filepath.Join(w.Dir(), link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tools := FSTools(w, ShellPolicy{Approval: ApproveNever, Allowed: true})
+			for _, p := range []string{".git/hooks/pre-commit", ".yagent/config.yaml", ".claude/settings.json", "nested/.yagent/config.yaml"} {
+				r := call(t, tools, "write_file", map[string]any{"path": p, "content": "evil\n"})
+				if !r.IsError || !strings.Contains(r.Content, "is a protected path") {
+					t.Errorf("write_file %s through a link = %q; want refused as protected when checked", p, r.Content)
+				}
+			}
+			for _, p := range []string{"store/hooks/pre-commit", "conf/config.yaml", "cl/settings.json", "conf2/config.yaml"} {
+				if _, err := os.Stat(filepath.Join(w.Dir(), p)); err == nil {
+					t.Errorf("%s was written", p)
+				}
+			}
+		})
+	}
+}
