@@ -159,3 +159,58 @@ func TestProtectedNameThatIsALink(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFileEdges: a question about replacing a file shows what it
+// holds now (Old) and that it is not new; content of exactly
+// writeMaxBytes is written and one byte more refused; list_dir gives each
+// file's size and says when a directory is empty.
+func TestWriteFileEdges(t *testing.T) {
+	w := demoWorkspace(t)
+	var asked []Question
+	ask := askFunc(func(q Question) Answer { asked = append(asked, q); return Allow })
+	tools := FSTools(w, ShellPolicy{Approval: ApproveUntrusted, Ask: ask})
+	if r := call(t, tools, "write_file", map[string]any{"path": "go.mod", "content": "module x\n"}); r.IsError {
+		t.Fatalf("write_file go.mod = %q", r.Content)
+	}
+	if len(asked) != 1 || asked[0].Old != "module example.com/demo\n\ngo 1.26\n" || asked[0].New != "module x\n" || asked[0].Created {
+		t.Errorf("the question about replacing go.mod = %+v; want its old and new content", asked)
+	}
+
+	never := FSTools(w, ShellPolicy{Approval: ApproveNever})
+	if r := call(t, never, "write_file", map[string]any{"path": "max.txt", "content": strings.Repeat("x", writeMaxBytes)}); r.IsError {
+		t.Errorf("write_file of exactly %d bytes = %q; want it written", writeMaxBytes, r.Content)
+	}
+	if r := call(t, never, "write_file", map[string]any{"path": "over.txt", "content": strings.Repeat("x", writeMaxBytes+1)}); !r.IsError || !strings.Contains(r.Content, "over the 4 MiB limit") {
+		t.Errorf("write_file of %d bytes = %q; want refused", writeMaxBytes+1, r.Content[:min(len(r.Content), 100)])
+	}
+
+	if err := os.MkdirAll(filepath.Join(w.Dir(), "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, never, "list_dir", map[string]any{"path": "empty"}); r.Content != "(empty directory)\n" {
+		t.Errorf("list_dir of an empty directory = %q", r.Content)
+	}
+	if r := call(t, never, "list_dir", map[string]any{}); !strings.Contains(r.Content, "go.mod\t9\n") || !strings.Contains(r.Content, fmt.Sprintf("max.txt\t%d\n", writeMaxBytes)) {
+		t.Errorf("list_dir = %q; want each file's size", r.Content)
+	}
+}
+
+// TestShownNames: a server's or tool's name is shown in backticks when it
+// is plain, else Go-quoted, so nothing in it acts on the terminal or
+// passes for the question's own text.
+func TestShownNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"fs":           "`fs`",
+		"write_file":   "`write_file`",
+		"two words":    `"two words"`,
+		"tick`s":       "\"tick`s\"",
+		"a\x1b[2Kb":    `"a\x1b[2Kb"`,
+		"rtl\u202eexe": `"rtl\u202eexe"`,
+		"":             `""`,
+		"caf\u00e9":    "`caf\u00e9`",
+	} {
+		if got := shown(in); got != want {
+			t.Errorf("shown(%q) = %s; want %s", in, got, want)
+		}
+	}
+}
