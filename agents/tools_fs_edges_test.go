@@ -177,6 +177,14 @@ func TestWriteFileEdges(t *testing.T) {
 	}
 
 	never := FSTools(w, ShellPolicy{Approval: ApproveNever})
+	for _, args := range []map[string]any{{"path": ".", "content": "x"}, {"path": "", "content": "x"}, {"path": w.Dir(), "content": "x"}} {
+		if r := call(t, never, "write_file", args); !r.IsError || !strings.Contains(r.Content, "not the workspace root") {
+			t.Errorf("write_file %v = %q; want refused: the workspace root", args, r.Content)
+		}
+	}
+	if r := call(t, never, "edit_file", map[string]any{"path": ".", "old": "a", "new": "b"}); !r.IsError || !strings.Contains(r.Content, "not the workspace root") {
+		t.Errorf("edit_file . = %q; want refused: the workspace root", r.Content)
+	}
 	if r := call(t, never, "write_file", map[string]any{"path": "max.txt", "content": strings.Repeat("x", writeMaxBytes)}); r.IsError {
 		t.Errorf("write_file of exactly %d bytes = %q; want it written", writeMaxBytes, r.Content)
 	}
