@@ -222,3 +222,75 @@ func TestShownNames(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspacePaths: a workspace opened through a link is its real
+// directory; an absolute path inside it is accepted as the relative one,
+// its parent and anything beside it are outside; read_file of a directory
+// says to use list_dir.
+func TestWorkspacePaths(t *testing.T) {
+	real := demoWorkspace(t).Dir()
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWorkspace(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if w.Dir() != real {
+		t.Errorf("a workspace opened through %s is %s; want the real directory %s", link, w.Dir(), real)
+	}
+	for p, want := range map[string]string{
+		filepath.Join(real, "docs", "readme.txt"): "docs/readme.txt",
+		real:                      ".",
+		filepath.Join(real, ".."): "",
+		filepath.Dir(real) + "/x": "",
+		real + "-other/docs":      "",
+		"docs/../go.mod":          "go.mod",
+	} {
+		got, err := w.Rel(p)
+		if want == "" {
+			if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+				t.Errorf("Rel(%s) = %q, %v; want it outside", p, got, err)
+			}
+			continue
+		}
+		if err != nil || filepath.ToSlash(got) != want {
+			t.Errorf("Rel(%s) = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	tools := append(FSTools(w, ShellPolicy{Approval: ApproveNever}), ShellTool(w, ShellPolicy{Approval: ApproveNever, Allowed: true}))
+	if r := call(t, tools, "read_file", map[string]any{"path": filepath.Join(real, "go.mod")}); r.IsError || !strings.Contains(r.Content, "module example.com/demo") {
+		t.Errorf("read_file of an absolute path inside = %q", r.Content)
+	}
+	if r := call(t, tools, "shell", map[string]any{"command": "pwd", "cwd": "docs"}); r.IsError || !strings.Contains(r.Content, filepath.Join(real, "docs")) {
+		t.Errorf("shell in docs of a workspace opened through a link = %q", r.Content)
+	}
+	if r := call(t, tools, "read_file", map[string]any{"path": "docs"}); !r.IsError || !strings.Contains(r.Content, "is a directory: use list_dir") {
+		t.Errorf("read_file of a directory = %q", r.Content)
+	}
+}
+
+// TestProtectedEdges: a file named .git anywhere (a nested repository's
+// link to its git directory) is protected, and so is the path of the
+// hooks directory itself, not only what is beneath it.
+func TestProtectedEdges(t *testing.T) {
+	w := demoWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(w.Dir(), ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.Dir(), ".git", "config"), []byte("[core]\n\thooksPath = myhooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"sub/.git", ".GIT", "myhooks", "myhooks/pre-commit", "sub/.envrc", "a/b/.mcp.json"} {
+		if why, ok := w.Protected(p); !ok || why == "" {
+			t.Errorf("Protected(%s) = %q, %v; want it protected", p, why, ok)
+		}
+	}
+	for _, p := range []string{"sub/git", "myhooks2/x", "my/hooks", ".gitignore", ".envrc.example"} {
+		if why, ok := w.Protected(p); ok {
+			t.Errorf("Protected(%s) = %q; want it plain", p, why)
+		}
+	}
+}
