@@ -76,6 +76,8 @@ func TestSedCommandLine(t *testing.T) {
 		{"--file=x.sed", true},            // a script sed reads from a file
 		{"--fi x.sed", true},              // abbreviated
 		{"-nf x.sed", true},               // in a cluster
+		{"-f p", true},                    // a file named like a harmless script
+		{"-e p -f x.sed", true},           // beside -e
 		{"-- s/x/y/e f", true},            // after --, the first operand
 		{"-- -n", true},                   // after --, -n is an operand: the script "-n" cannot be read
 		{"-n -- p s/x/y/e", false},        // the second operand after -- is a file
@@ -139,5 +141,9 @@ func TestCommandEdges(t *testing.T) {
 		if why := Prefix(strings.Fields(tt.prefix)); (why == "") != tt.ok {
 			t.Errorf("Prefix(%q) = %q; want allowed = %v", tt.prefix, why, tt.ok)
 		}
+	}
+	// The reason says what a prefix may hold.
+	if why := Prefix([]string{"git", "--frobnicate", "status"}); !strings.Contains(why, "harmless options (-P, --no-pager") {
+		t.Errorf("Prefix(git --frobnicate status) = %q; want it to name the harmless options", why)
 	}
 }
