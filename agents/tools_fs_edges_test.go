@@ -294,3 +294,26 @@ func TestProtectedEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectedIgnorables: the characters a filesystem ignores in names
+// (U+200B–U+200F, U+202A–U+202E, U+206A–U+206F and U+FEFF) are dropped
+// when a name is compared, each range at both ends; the characters beside
+// those ranges are not, so a name holding one is another name.
+func TestProtectedIgnorables(t *testing.T) {
+	w := demoWorkspace(t)
+	for _, r := range []rune{0x200b, 0x200f, 0x202a, 0x202e, 0x206a, 0x206f, 0xfeff} {
+		if p := ".g" + string(r) + "it/config"; !protected(w, p) {
+			t.Errorf("Protected(%q) = false; U+%04X is ignored in names", p, r)
+		}
+	}
+	for _, r := range []rune{0x200a, 0x2010, 0x2029, 0x202f, 0x2069, 0x2070, 0xfefe, 0xff00, 0x2030} {
+		if p := ".git" + string(r) + "/config"; protected(w, p) {
+			t.Errorf("Protected(%q) = true; U+%04X is part of the name", p, r)
+		}
+	}
+}
+
+func protected(w *Workspace, p string) bool {
+	_, ok := w.Protected(p)
+	return ok
+}
