@@ -107,6 +107,7 @@ func TestShellAllowAndAlways(t *testing.T) {
 		want          bool
 	}{
 		{"touch allowed1", "allowed1", false}, // "touch allowed" is two words: allowed1 is another word
+		{"touch allowed", "allowed", true},    // the prefix whole is a command of it
 		{"touch allowed x1", "x1", true},
 		{"touch allowed x2; touch pwned1", "pwned1", false},
 		{"touch allowed x3 && touch pwned2", "pwned2", false},
@@ -120,6 +121,28 @@ func TestShellAllowAndAlways(t *testing.T) {
 		if !tt.want && !strings.Contains(r.Content, "agents.shell_allow") {
 			t.Errorf("refusal %q does not name agents.shell_allow", r.Content)
 		}
+	}
+
+	// argv (no shell) matches as it is, unless a word holds a control
+	// character (what the question would show is not what runs).
+	for _, tt := range []struct {
+		argv []string
+		file string
+		want bool
+	}{
+		{[]string{"touch", "allowed", "v1"}, "v1", true},
+		{[]string{"touch", "allowed", "v2\x1b[2K"}, "v2\x1b[2K", false},
+		{[]string{"touch", "allowed", "v3\r"}, "v3\r", false},
+	} {
+		r := call(t, []*Tool{ShellTool(w, headless)}, "shell", map[string]any{"argv": tt.argv, "cwd": "docs"})
+		if ran(tt.file) != tt.want {
+			t.Errorf("shell_allow, headless: argv %q ran = %v; want %v (%q)", tt.argv, ran(tt.file), tt.want, r.Content)
+		}
+	}
+
+	// An empty rule is no prefix of everything.
+	if r := run(ShellPolicy{Approval: ApproveOnRequest, ShellAllow: []string{"", "  "}}, "touch empty1"); ran("empty1") {
+		t.Errorf("an empty shell_allow rule let %q run: %q", "touch empty1", r.Content)
 	}
 
 	var asked []Question
@@ -234,6 +257,15 @@ func TestAlwaysOnlyForCommandsThatRunNothingElse(t *testing.T) {
 	}
 	if r := run(headless, "go test -exec 'touch pwned-go' ./..."); !strings.Contains(r.Content, "-exec") || !strings.Contains(r.Content, "agents.shell_allow does not cover it") {
 		t.Errorf("refusal %q does not say why shell_allow does not cover the command", r.Content)
+	}
+	// A rule that may not be approved for good (config refuses it; one
+	// from elsewhere is ignored here): git without one of its own
+	// subcommands would let an alias run `!sh`.
+	wide := ShellPolicy{Approval: ApproveOnRequest, ShellAllow: []string{"git", "sh"}}
+	for _, c := range []string{"git st", "sh -c 'touch pwned-sh'"} {
+		if r := run(wide, c); !strings.Contains(r.Content, "shell is not allowed") || ran("pwned-sh") {
+			t.Errorf("headless %q with shell_allow %q: %q; want it refused", c, wide.ShellAllow, r.Content)
+		}
 	}
 }
 

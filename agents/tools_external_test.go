@@ -3,6 +3,9 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -204,5 +207,44 @@ func TestPrettyArgs(t *testing.T) {
 		if strings.ContainsAny(got, "\x1b\r\u202e\u0085") {
 			t.Errorf("PrettyArgs(%.60q) = %q lets a control character through", tt.in, got)
 		}
+	}
+}
+
+// brokenAsker answers yes with an error: the terminal failed while the
+// person was asked (a read error, a cancel).
+type brokenAsker struct{}
+
+func (brokenAsker) Ask(context.Context, Question) (Answer, error) {
+	return Allow, errors.New("approval question: read /dev/tty: input/output error")
+}
+
+// TestAskErrorStopsTheAction: when asking fails, nothing is done, whatever
+// the answer says: the command does not run, the file is not written, the
+// MCP server's tool is not called, and the error ends the turn (it is not
+// a refusal the model could work around).
+func TestAskErrorStopsTheAction(t *testing.T) {
+	w := demoWorkspace(t)
+	policy := ShellPolicy{Approval: ApproveUntrusted, Ask: brokenAsker{}, Session: NewApprovals()}
+	ext, ran := externalTool(t, policy, "mcp_fs__write_file", External{Server: "fs", Tool: "write_file"})
+	tools := append(FSTools(w, policy), ShellTool(w, policy), ext)
+	for _, tc := range []struct{ tool, args string }{
+		{"shell", `{"command":"touch ran.txt"}`},
+		{"write_file", `{"path":"ran.txt","content":"x"}`},
+		{"edit_file", `{"path":"go.mod","old":"demo","new":"ran"}`},
+		{"mcp_fs__write_file", `{"path":"/tmp/x"}`},
+	} {
+		res, err := findTool(tools, tc.tool).Run(t.Context(), &Call{ID: "c", Name: tc.tool, Args: json.RawMessage(tc.args)})
+		if err == nil || !strings.Contains(err.Error(), "input/output error") {
+			t.Errorf("%s with a failed question = %+v, %v; want the error", tc.tool, res, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.Dir(), "ran.txt")); err == nil {
+		t.Error("ran.txt exists: a command or a write went ahead after the question failed")
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.Dir(), "go.mod")); strings.Contains(string(data), "ran") {
+		t.Error("go.mod was edited after the question failed")
+	}
+	if ran.Load() != 0 {
+		t.Error("the MCP server's tool ran after the question failed")
 	}
 }

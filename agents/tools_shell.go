@@ -245,7 +245,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	start := time.Now()
 	runErr := cmd.Run()
 	elapsed := time.Since(start).Round(time.Millisecond)
-	code := 0
+	code, held := 0, false
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -254,12 +254,19 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 		return ErrorResult("timed out after %s (raise timeout_sec, at most 600):\n%s", timeout, out.String()), nil
 	case errors.As(runErr, &exitErr):
 		code = exitErr.ExitCode()
+	case errors.Is(runErr, exec.ErrWaitDelay):
+		// The command exited; a process it left behind (a background
+		// job) still holds its output, which is not waited for.
+		code, held = cmd.ProcessState.ExitCode(), true
 	case runErr != nil:
 		return ErrorResult("could not run: %v", runErr), nil
 	}
 	body := out.String()
 	if body == "" {
 		body = "(no output)\n"
+	}
+	if held {
+		body += fmt.Sprintf("[a process the command started still holds its output: not waited for past %s]\n", cmd.WaitDelay)
 	}
 	body += cmd.Explain(body)
 	return Result{

@@ -106,7 +106,9 @@ steps:
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v; a per-request timeout must not look like the caller's cancellation", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// Below the 5s slow start (what waiting for it would take), far above
+	// what a loaded machine needs for 2 × 100ms.
+	if took := time.Since(start); took > 4*time.Second {
 		t.Errorf("took %v; want about 2 × 100ms", took)
 	}
 }
@@ -268,7 +270,9 @@ func TestCancelDuringBackoff(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
-	if took := time.Since(start); took > time.Second {
+	// The backoff is 30s: a third of it is far more than a loaded machine
+	// needs to notice the cancel.
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v; want the backoff cut short by cancellation", took)
 	}
 }

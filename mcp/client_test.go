@@ -180,7 +180,7 @@ func TestClientTimeout(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "within 2s") || !strings.Contains(res.Content, "mcp_servers.helper.timeout") {
 		t.Errorf("slow = %+v; want a timeout result", res)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > 15*time.Second { // half the 30s the call asked for
 		t.Errorf("the timed-out call took %v", d)
 	}
 	if res := runExternal(t, toolByName(tools, "mcp_helper__slow"), `{"millis":1}`); res.IsError {

@@ -64,7 +64,7 @@ func startChild(t *testing.T, exe string, spec childSpec, env ...string) string 
 		self = exe
 	}
 	js, _ := json.Marshal(spec)
-	cmd := exec.Command(self)
+	cmd := withWaitDelay(exec.CommandContext(childCtx(t), self)) // a hung child fails the test
 	cmd.Env = append(append(os.Environ(), "SANDBOXTEST_CHILD="+string(js)), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -86,7 +86,7 @@ func TestExplainRealRefusal(t *testing.T) {
 			{"echo x > " + outside, outside + " " + whyOutside},
 			{"echo x > .git/hooks/pre-commit", "is inside " + filepath.Join(b.ws, ".git")},
 		} {
-			cmd, err := p.Command(t.Context(), b.ws, "sh", "-c", tc.script)
+			cmd, err := p.Command(childCtx(t), b.ws, "sh", "-c", tc.script)
 			if err != nil {
 				t.Fatal(err)
 			}

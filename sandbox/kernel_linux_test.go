@@ -45,7 +45,7 @@ func TestInheritedSocket(t *testing.T) {
 			f := os.NewFile(uintptr(fd), "socket")
 			defer f.Close()
 			p.Env = []string{"SANDBOXTEST_NET"}
-			cmd, err := p.Command(t.Context(), b.ws, client(t))
+			cmd, err := p.Command(childCtx(t), b.ws, client(t))
 			if err != nil {
 				t.Fatal(err)
 			}

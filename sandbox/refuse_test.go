@@ -27,7 +27,7 @@ func TestUnavailableRefuses(t *testing.T) {
 		for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
 			p := b.policy(t, mode)
 			p.ABI = func() int { return abi }
-			_, err := p.Command(t.Context(), b.ws, "sh", "-c", "echo x > ran")
+			_, err := p.Command(childCtx(t), b.ws, "sh", "-c", "echo x > ran")
 			var ue *UnavailableError
 			has := "this kernel has no Landlock"
 			if abi > 0 {

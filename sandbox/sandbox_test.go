@@ -196,7 +196,7 @@ func mustWrite(t *testing.T, p, s string) {
 // and whether it exited 0. env are added to the command's environment.
 func run(t *testing.T, p *Policy, dir, script string, env ...string) (string, bool) {
 	t.Helper()
-	cmd, err := p.Command(t.Context(), dir, "sh", "-c", script)
+	cmd, err := p.Command(childCtx(t), dir, "sh", "-c", script)
 	if err != nil {
 		t.Fatalf("Command: %v", err)
 	}

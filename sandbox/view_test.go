@@ -35,7 +35,7 @@ func TestMissingProtectedNotCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := b.policy(t, WorkspaceWrite)
-	cmd, err := p.Command(t.Context(), b.ws, "sh", "-c", `mkdir -p .yagent && echo 'agents: {sandbox: off}' > .yagent/config.yaml && echo made-yagent
+	cmd, err := p.Command(childCtx(t), b.ws, "sh", "-c", `mkdir -p .yagent && echo 'agents: {sandbox: off}' > .yagent/config.yaml && echo made-yagent
 mkdir -p .claude && echo '{"hooks":{}}' > .claude/settings.json && echo made-claude
 echo '{}' > .mcp.json && echo made-mcp
 echo 'rm -rf ~' > .envrc && echo made-envrc
@@ -99,7 +99,7 @@ func TestPlaceholdersShared(t *testing.T) {
 	}
 
 	placeholderLinger = 0 // removed as soon as unheld
-	long, err := p.Command(t.Context(), b.ws, "sh", "-c", "sleep 1; test -d .yagent && echo held")
+	long, err := p.Command(childCtx(t), b.ws, "sh", "-c", "sleep 1; test -d .yagent && echo held")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestPlaceholdersShared(t *testing.T) {
 		t.Error("the placeholder outlived its linger")
 	}
 	// A person's own .yagent, made while a command runs, stays.
-	c, _ := p.Command(t.Context(), b.ws, "sleep", "0.5")
+	c, _ := p.Command(childCtx(t), b.ws, "sleep", "0.5")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestHiddenPaths(t *testing.T) {
 		t.Errorf("a visible path is writable: %q", out)
 	}
 	for _, s := range []string{sock, agentSock} {
-		cmd, err := p.Command(t.Context(), b.ws, exe)
+		cmd, err := p.Command(childCtx(t), b.ws, exe)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +328,7 @@ func TestPrivateTmp(t *testing.T) {
 		defer a.Close()
 		defer c.Close()
 		in := func(s *Scope, script string) (string, bool) {
-			cmd, err := p.Command(WithScope(t.Context(), s), b.ws, "sh", "-c", script)
+			cmd, err := p.Command(WithScope(childCtx(t), s), b.ws, "sh", "-c", script)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +520,7 @@ func tryNet(t *testing.T, p *Policy, dir, spec string) (string, bool) {
 	if !slices.Contains(p.Env, "SANDBOXTEST_NET") {
 		p.Env = append(p.Env, "SANDBOXTEST_NET")
 	}
-	cmd, err := p.Command(t.Context(), dir, client(t))
+	cmd, err := p.Command(childCtx(t), dir, client(t))
 	if err != nil {
 		t.Fatal(err)
 	}

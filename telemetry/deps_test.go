@@ -1,9 +1,11 @@
 package telemetry_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // TestBinaryLinksNoGRPC: the yagent binary links neither gRPC nor
@@ -12,7 +14,7 @@ import (
 // start, telemetry on or off, and on every sandboxed shell command), so
 // telemetry encodes the request itself (otlp.go).
 func TestBinaryLinksNoGRPC(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/yagent/yagent/cmd/yagent").CombinedOutput()
+	out, err := testio.Command(t, 5*time.Minute, "go", "list", "-deps", "github.com/yagent/yagent/cmd/yagent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

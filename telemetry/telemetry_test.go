@@ -81,13 +81,15 @@ func TestDeadCollector(t *testing.T) {
 		endpoint func(testing.TB) string
 		wait     time.Duration // the most Shutdown may take
 	}{
-		{"closed port", telemetrytest.ClosedPort, 300 * time.Millisecond},
-		{"hung", telemetrytest.Blackhole, 300*time.Millisecond + 500*time.Millisecond},
+		// Deadlines wide apart, so a loaded machine stays far from them:
+		// the export times out after 1s, Shutdown waits at most 2s.
+		{"closed port", telemetrytest.ClosedPort, time.Second}, // a refused connection: no waiting
+		{"hung", telemetrytest.Blackhole, 2*time.Second + 2*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr testio.Buffer
 			tel, err := telemetry.Setup(t.Context(), telemetry.Options{Endpoint: tc.endpoint(t) + "/v1/traces", Source: "test",
-				Stderr: &stderr, ExportTimeout: 300 * time.Millisecond, ShutdownTimeout: 500 * time.Millisecond, QueueSize: 64})
+				Stderr: &stderr, ExportTimeout: time.Second, ShutdownTimeout: 2 * time.Second, QueueSize: 64})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +101,10 @@ func TestDeadCollector(t *testing.T) {
 				ch.End(nil)
 				sp.End(nil)
 			}
-			if d := time.Since(start); d > 2*time.Second {
+			// Waiting on a hung collector would cost the export timeout per
+			// batch of 64 (about 150 s); under the race detector on a loaded
+			// machine the spans themselves take a second or two.
+			if d := time.Since(start); d > 15*time.Second {
 				t.Errorf("10000 spans took %v with the collector down; want no waiting on it", d)
 			}
 			start = time.Now()
@@ -120,13 +125,18 @@ func TestDeadCollector(t *testing.T) {
 func TestDeadCollectorKnownBeforeExit(t *testing.T) {
 	var stderr testio.Buffer
 	tel, err := telemetry.Setup(t.Context(), telemetry.Options{Endpoint: telemetrytest.Blackhole(t) + "/v1/traces", Source: "test",
-		Stderr: &stderr, ExportTimeout: time.Second, ShutdownTimeout: 5 * time.Second, QueueSize: 64})
+		Stderr: &stderr, ExportTimeout: 3 * time.Second, ShutdownTimeout: 10 * time.Second, QueueSize: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, sp := telemetry.StartTool(t.Context(), "grep", "c1")
 	sp.End(nil)
-	time.Sleep(2500 * time.Millisecond) // the batch goes after a second; its export times out a second later
+	// The batch goes after a second; its export times out 3s later.
+	for deadline := time.Now().Add(time.Minute); !tel.ExportFailed(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the export to a hung collector never failed")
+		}
+	}
 	if s := stderr.String(); s != "" {
 		// Written from the export goroutine, it would race the run's own
 		// output (and tear a full-screen terminal).
@@ -136,8 +146,8 @@ func TestDeadCollectorKnownBeforeExit(t *testing.T) {
 	sp.End(nil)
 	start := time.Now()
 	tel.Shutdown(context.Background())
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Errorf("Shutdown took %v after an export had failed; want no wait (a flush would take the export timeout, 1s)", d)
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("Shutdown took %v after an export had failed; want no wait (a flush would take the export timeout, 3s)", d)
 	}
 	if n := strings.Count(stderr.String(), "\n"); n != 1 {
 		t.Errorf("stderr = %q; want one notice", stderr.String())

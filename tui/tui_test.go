@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/testio"
 )
 
 func TestSanitize(t *testing.T) {
@@ -177,7 +177,7 @@ func TestNoHeavyInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-deps", "github.com/yagent/yagent/cmd/yagent").CombinedOutput()
+	out, err := testio.Command(t, 5*time.Minute, "go", "list", "-deps", "github.com/yagent/yagent/cmd/yagent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

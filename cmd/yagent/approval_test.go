@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -56,7 +55,7 @@ func TestWhoCanAsk(t *testing.T) {
 	// setup returns a command in a fresh workspace and home.
 	setup := func(t *testing.T, name string, args ...string) (*exec.Cmd, string) {
 		work := t.TempDir()
-		cmd := exec.Command(name, args...)
+		cmd := testio.Command(t, testio.ChildTimeout, name, args...)
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(),
 			"HOME="+filepath.Join(work, "home"),
@@ -73,25 +72,20 @@ func TestWhoCanAsk(t *testing.T) {
 
 	t.Run("stdin is /dev/null", func(t *testing.T) {
 		cmd, work := setup(t, bin, "run", "case:ask")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr // stdin nil: os/exec opens /dev/null
-		out, err := cmd.Output()
-		assertRefused(t, ran(work), string(out), stderr.String(), err)
+		// stdin nil: os/exec opens /dev/null
+		out, stderr, err := runNobodyThere(cmd)
+		assertRefused(t, ran(work), out, stderr, err)
 	})
 	t.Run("stdin is a pipe", func(t *testing.T) {
 		cmd, work := setup(t, bin, "run", "case:ask")
 		cmd.Stdin = strings.NewReader("y\ny\ny\n")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		assertRefused(t, ran(work), string(out), stderr.String(), err)
+		out, stderr, err := runNobodyThere(cmd)
+		assertRefused(t, ran(work), out, stderr, err)
 	})
 	t.Run("stdin is closed", func(t *testing.T) {
 		cmd, work := setup(t, "sh", "-c", `exec "$0" run case:ask <&-`, bin)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		assertRefused(t, ran(work), string(out), stderr.String(), err)
+		out, stderr, err := runNobodyThere(cmd)
+		assertRefused(t, ran(work), out, stderr, err)
 	})
 	t.Run("batch, stdin is /dev/null", func(t *testing.T) {
 		cmd, work := setup(t, bin, "batch", "plan.yaml")
@@ -114,13 +108,12 @@ func TestWhoCanAsk(t *testing.T) {
 		}
 		defer ptmx.Close()
 		cmd, work := setup(t, bin, "run", "case:ask")
-		var stderr bytes.Buffer
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+		cmd.Stdin = tty
 		go io.Copy(io.Discard, ptmx)
 		ptmx.Write([]byte("y\ny\n"))
-		err = cmd.Run()
+		_, stderr, err := runNobodyThere(cmd, tty) // stdout is the terminal
 		tty.Close()
-		assertRefused(t, ran(work), "-", stderr.String(), err) // stdout is the terminal
+		assertRefused(t, ran(work), "-", stderr, err)
 	})
 	t.Run("a real terminal asks", func(t *testing.T) {
 		cmd, work := setup(t, bin, "run", "case:ask")
@@ -131,7 +124,7 @@ func TestWhoCanAsk(t *testing.T) {
 		defer ptmx.Close()
 		screen := &testio.Buffer{}
 		go io.Copy(screen, ptmx)
-		if !waitFor(screen, "allow?", 30*time.Second) {
+		if !waitFor(screen, "allow?", screenWait) {
 			cmd.Process.Kill()
 			t.Fatalf("no approval question on the terminal; screen:\n%s", screen)
 		}
@@ -143,6 +136,36 @@ func TestWhoCanAsk(t *testing.T) {
 			t.Errorf("approved command did not run; screen:\n%s", screen)
 		}
 	})
+}
+
+// runNobodyThere runs a command whose approvals nobody can answer and
+// returns its stdout and stderr (stdout to tty instead, when given). A
+// question on stderr is answered by killing the command: it waits for a
+// key nobody will press (a regression of CanAsk hung here for minutes,
+// its child reading the terminal), and assertRefused reports the question.
+func runNobodyThere(cmd *exec.Cmd, tty ...*os.File) (string, string, error) {
+	stdout, stderr := &testio.Buffer{}, &testio.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if len(tty) > 0 {
+		cmd.Stdout = tty[0]
+	}
+	if err := cmd.Start(); err != nil {
+		return "", "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return stdout.String(), stderr.String(), err
+		case <-time.After(20 * time.Millisecond):
+			if strings.Contains(stderr.String(), "allow?") {
+				cmd.Process.Kill()
+				<-done
+				return stdout.String(), stderr.String(), nil // assertRefused says it asked
+			}
+		}
+	}
 }
 
 func assertRefused(t *testing.T, ran bool, stdout, stderr string, err error) {
@@ -189,7 +212,7 @@ func TestApprovalShowsCommandAsRun(t *testing.T) {
 	}
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", "approval-spoof.yaml"))
 	work := t.TempDir()
-	cmd := exec.Command(bin, "run", "make a file")
+	cmd := testio.Command(t, testio.ChildTimeout, bin, "run", "make a file")
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(),
 		"HOME="+filepath.Join(work, "home"),
@@ -207,7 +230,7 @@ func TestApprovalShowsCommandAsRun(t *testing.T) {
 	go io.Copy(io.MultiWriter(raw, screen), ptmx)
 	asked := func(n int) string {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(screenWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			if strings.Count(raw.String(), "allow?") >= n {
 				return screen.String()
 			}

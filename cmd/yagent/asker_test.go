@@ -29,13 +29,19 @@ func TestApprovalPromptKeys(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	go io.Copy(io.Discard, ptmx) // the echo of the next line
+	echo := &testio.Buffer{} // what the line discipline echoes: the keys it took
+	go io.Copy(echo, ptmx)
 
 	ask := func(t *testing.T, q agents.Question, typeAhead, key string) (agents.Answer, string) {
 		t.Helper()
 		if typeAhead != "" {
+			// Typed before the question: wait until the line discipline
+			// has it (its echo), never a fixed time.
+			before := len(echo.String())
 			ptmx.Write([]byte(typeAhead))
-			time.Sleep(100 * time.Millisecond) // reaches the line discipline first
+			if !waitFor(echo, typeAhead, 10*time.Second) || !strings.Contains(echo.String()[before:], typeAhead) {
+				t.Fatalf("the type-ahead %q never reached the terminal; echo %q", typeAhead, echo.String())
+			}
 		}
 		screen := &testio.Buffer{}
 		a := &ttyAsker{in: tty, out: screen}

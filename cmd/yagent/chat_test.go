@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/sys/unix"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -22,6 +22,16 @@ var (
 	buildOnce sync.Once
 	binPath   string
 	buildErr  error
+)
+
+// Deadlines of the tests that drive the binary: generous (a loaded
+// machine runs three copies of the suite at once), and only a failure
+// waits for them.
+const (
+	// buildTimeout bounds one go build of the command.
+	buildTimeout = 5 * time.Minute
+	// screenWait bounds the wait for what a terminal should show next.
+	screenWait = 60 * time.Second
 )
 
 // yagentBinary builds the command once per test run.
@@ -34,7 +44,7 @@ func yagentBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "yagent")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := testio.Command(t, buildTimeout, "go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			t.Logf("%s", out)
@@ -87,7 +97,7 @@ func (s *screen) String() string {
 // and cursor movements aside.
 func (s *screen) expect(t *testing.T, from int, text string) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(screenWait)
 	for time.Now().Before(deadline) {
 		out := ansi.Strip(s.String())
 		if i := strings.Index(out[min(from, len(out)):], text); i >= 0 {
@@ -115,7 +125,7 @@ func TestInteractiveChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	cmd := exec.Command(bin)
+	cmd := testio.Command(t, testio.ChildTimeout, bin)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+home, "YAGENT_HOME="+filepath.Join(home, ".yagent"), "YAGENT_NOTES_ROOT=",
 		"OPENAI_BASE_URL="+srv.URL(), "YAGENT_MODEL=scripted", "TERM=xterm")
@@ -139,15 +149,20 @@ func TestInteractiveChat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// idle waits until the status line offers /help again: the turn is
+	// over and Enter is the composer's (typed while a turn ends, under
+	// load, a line was lost).
+	idle := func(at int) int { return scr.expect(t, at, "/help") }
 	at := scr.expect(t, 0, "new session")
-	at = scr.expect(t, at, "/help")
+	at = idle(at)
 	type_("hello\r")
 	at = scr.expect(t, at, "hello back")
 	at = scr.expect(t, at, "── ")
+	at = idle(at)
 	type_("/rename mychat\r")
 	at = scr.expect(t, at, `this session is now "mychat"`)
 	type_("slow please\r")
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(screenWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if len(srv.Requests()) >= 2 {
 			break
 		}
@@ -155,8 +170,10 @@ func TestInteractiveChat(t *testing.T) {
 	at = scr.expect(t, at, "esc to interrupt")
 	type_("\x03") // Ctrl-C during the step, the composer empty: cancel it, stay
 	at = scr.expect(t, at, "cancelled")
+	at = idle(at)
 	type_("after cancel\r")
 	at = scr.expect(t, at, "still here")
+	at = idle(at)
 	type_("/board\r")
 	at = scr.expect(t, at, "is empty")
 	type_("/nosuch\r")
@@ -169,11 +186,11 @@ func TestInteractiveChat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("yagent exited with %v; screen:\n%s", err, scr.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(screenWait):
 		t.Fatalf("yagent did not exit after /quit; screen:\n%s", scr.String())
 	}
 	scr.expect(t, at, "yagent resume mychat")
-	ls := exec.Command(bin, "sessions", "ls", "--all", "--json")
+	ls := testio.Command(t, testio.ChildTimeout, bin, "sessions", "ls", "--all", "--json")
 	ls.Env = cmd.Env
 	out, err := ls.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"name": "mychat"`) || !strings.Contains(string(out), `"turns": 3`) || !strings.Contains(string(out), `"kind": "interactive"`) {

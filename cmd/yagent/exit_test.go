@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,9 +22,18 @@ import (
 // runCLI executes the real command tree in-process with its own home.
 func runCLI(t *testing.T, ctx context.Context, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	var errOut bytes.Buffer
+	code, stdout = runCLIErr(t, ctx, env, &errOut, args...)
+	return code, stdout, errOut.String()
+}
+
+// runCLIErr is runCLI writing stderr to errOut as it comes (a test may
+// watch it while the command runs).
+func runCLIErr(t *testing.T, ctx context.Context, env map[string]string, errOut io.Writer, args ...string) (code int, stdout string) {
+	t.Helper()
 	home := t.TempDir()
-	var out, errOut bytes.Buffer
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	var out bytes.Buffer
+	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: errOut})
 	defer f.Close()
 	f.Dir = t.TempDir()
 	f.Getenv = func(k string) string {
@@ -36,7 +46,7 @@ func runCLI(t *testing.T, ctx context.Context, env map[string]string, args ...st
 		return ""
 	}
 	code = execute(ctx, f, args)
-	return code, out.String(), errOut.String()
+	return code, out.String()
 }
 
 // exitCase is one command line and the exit code it must end with.

@@ -105,7 +105,7 @@ func TestMCPToolApproval(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cmd := exec.Command(bin, args...)
+		cmd := testio.Command(t, testio.ChildTimeout, bin, args...)
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(),
 			"HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+home,
@@ -197,7 +197,7 @@ func TestMCPToolApproval(t *testing.T) {
 				t.Fatal(err)
 			}
 			if trusted {
-				trust := exec.Command(bin, "trust", work)
+				trust := testio.Command(t, testio.ChildTimeout, bin, "trust", work)
 				trust.Env, trust.Dir = cmd.Env, work
 				if b, err := trust.CombinedOutput(); err != nil {
 					t.Fatalf("yagent trust: %v\n%s", err, b)
@@ -229,7 +229,7 @@ func TestMCPToolApproval(t *testing.T) {
 		screen := &testio.Buffer{}
 		go io.Copy(screen, ptmx)
 		for i, key := range keys {
-			if !waitForCount(screen, "allow?", i+1, 30*time.Second) {
+			if !waitForCount(screen, "allow?", i+1, screenWait) {
 				cmd.Process.Kill()
 				t.Fatalf("no question %d on the terminal; screen:\n%s", i+1, screen)
 			}

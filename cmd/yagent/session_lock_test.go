@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/statedb"
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -45,12 +46,36 @@ func TestSessionInUseExitsOne(t *testing.T) {
 	if code != 1 || stdout != "" || !want.MatchString(stderr) {
 		t.Errorf("resume of a held session = %d, stdout %q, stderr %q; want 1 and %s", code, stdout, stderr, want)
 	}
+	// The session is let go once the second resume says it waits (never
+	// on a timer: under load it might not have started yet).
+	var errOut testio.Buffer
+	type result struct {
+		code   int
+		stdout string
+	}
+	done := make(chan result, 1)
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		held.Close()
+		code, stdout := runCLIErr(t, t.Context(), env, &errOut, "resume", "--wait", "--replay", replay, last.ID, "again")
+		done <- result{code, stdout}
 	}()
-	code, stdout, stderr = runCLI(t, t.Context(), env, "resume", "--wait", "--replay", replay, last.ID, "again")
-	if code != 0 || strings.TrimSpace(stdout) != "ok" || !strings.Contains(stderr, "waiting for it to finish (--wait)") {
-		t.Errorf("resume --wait = %d, stdout %q, stderr %q; want 0 after waiting", code, stdout, stderr)
+	var r result
+	for deadline, closed := time.Now().Add(time.Minute), false; ; time.Sleep(10 * time.Millisecond) {
+		if !closed && strings.Contains(errOut.String(), "waiting for it to finish (--wait)") {
+			held.Close()
+			closed = true
+		}
+		select {
+		case r = <-done:
+		default:
+			if time.Now().After(deadline) {
+				held.Close()
+				t.Fatalf("resume --wait still running after a minute; stderr %q", errOut.String())
+			}
+			continue
+		}
+		break
+	}
+	if stderr := errOut.String(); r.code != 0 || strings.TrimSpace(r.stdout) != "ok" || !strings.Contains(stderr, "waiting for it to finish (--wait)") {
+		t.Errorf("resume --wait = %d, stdout %q, stderr %q; want 0 after waiting", r.code, r.stdout, stderr)
 	}
 }

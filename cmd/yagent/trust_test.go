@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 
@@ -128,7 +127,7 @@ agents:
 `)
 	}
 	yagent := func(args ...string) (stdout, stderr string, err error) {
-		cmd := exec.Command(bin, args...)
+		cmd := testio.Command(t, testio.ChildTimeout, bin, args...)
 		cmd.Dir = repo
 		cmd.Env = append(os.Environ(),
 			"HOME="+home, "YAGENT_HOME="+filepath.Join(home, ".yagent"), "YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"),
@@ -252,7 +251,7 @@ func TestTrustQuestion(t *testing.T) {
 			repo := filepath.Join(work, "repo")
 			mkfile(t, filepath.Join(repo, "out", ".keep"), "")
 			mkfile(t, filepath.Join(repo, ".yagent", "config.yaml"), "agents:\n  allow_shell: true\n  approval: never\n  sandbox: \"off\"\n")
-			cmd := exec.Command(bin, "run", "case:trust")
+			cmd := testio.Command(t, testio.ChildTimeout, bin, "run", "case:trust")
 			cmd.Dir = repo
 			cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
 				"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb")
@@ -263,7 +262,7 @@ func TestTrustQuestion(t *testing.T) {
 			defer ptmx.Close()
 			screen := &testio.Buffer{}
 			go io.Copy(screen, ptmx)
-			if !waitFor(screen, "trust "+realDir(t, repo)+"? [y]es / [n]o:", 30*time.Second) {
+			if !waitFor(screen, "trust "+realDir(t, repo)+"? [y]es / [n]o:", screenWait) {
 				cmd.Process.Kill()
 				t.Fatalf("no trust question; screen:\n%s", screen)
 			}
@@ -271,7 +270,7 @@ func TestTrustQuestion(t *testing.T) {
 			if !tt.trusted {
 				// The workspace's approval: never was ignored, so the
 				// command is asked about (a terminal): say no.
-				if waitFor(screen, "allow?", 30*time.Second) {
+				if waitFor(screen, "allow?", screenWait) {
 					ptmx.Write([]byte("n"))
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -74,7 +75,10 @@ func (e *uiEnv) serve(t *testing.T, args ...string) (url string, stderr *testio.
 			t.Errorf("yagent ui ended with %d after Ctrl-C; want 130\n%s", code, stderr)
 		}
 	})
+	// No address within a minute fails the test rather than wait for ever.
+	stop := time.AfterFunc(time.Minute, func() { pw.CloseWithError(errors.New("nothing printed within a minute")) })
 	line, err := bufio.NewReader(pr).ReadString('\n')
+	stop.Stop()
 	if err != nil {
 		t.Fatalf("yagent ui printed no address: %v\n%s", err, stderr)
 	}

@@ -190,14 +190,26 @@ func start() (*Server, error) {
 	}
 }
 
+// runTimeout bounds one initdb or pg_ctl (which waits at most 60 s for
+// the server): a hung one is killed, and its output returned with the
+// error, rather than hang the tests.
+const runTimeout = 3 * time.Minute
+
 func (s *Server) run(name string, args ...string) ([]byte, error) {
-	cmd := exec.Command(filepath.Join(s.bin, name), args...)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, name), args...)
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	if s.cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 	}
-	return cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("%s killed: still running after %s: %w", name, runTimeout, err)
+	}
+	return out, err
 }
 
 func (s *Server) stop() {

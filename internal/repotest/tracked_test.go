@@ -3,10 +3,11 @@ package repotest
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/internal/testio"
 )
 
 // maxTrackedBytes bounds every tracked file: anything larger is a build
@@ -31,7 +32,7 @@ const maxDocAssetBytes = 200 << 10
 // once. Build outputs are ignored by .gitignore everywhere in the tree.
 func TestTrackedFilesAreSmallSources(t *testing.T) {
 	root := repoRoot(t)
-	cmd := exec.Command("git", "ls-files", "-z")
+	cmd := testio.Command(t, testio.ChildTimeout, "git", "ls-files", "-z")
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {

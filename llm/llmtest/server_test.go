@@ -82,7 +82,9 @@ func TestCloseCutsDelaysShort(t *testing.T) {
 	}
 	start := time.Now()
 	srv.Close()
-	if took := time.Since(start); took > 2*time.Second {
+	// The latency is 30s: a third of it is far more than a loaded machine
+	// needs to cut it short.
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("Close took %v; want pending delays cut short", took)
 	}
 	if err := <-done; err == nil {

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/llm/llmtest"
 )
@@ -83,7 +84,7 @@ func yagentBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "yagent")
-		cmd := exec.Command("go", "build", "-o", binary, "./cmd/yagent")
+		cmd := testio.Command(t, 5*time.Minute, "go", "build", "-o", binary, "./cmd/yagent")
 		cmd.Dir = repoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -118,17 +119,23 @@ func (e *env) with(vars ...string) *env {
 	return &c
 }
 
+// cmd is the yagent command with args, killed when ctx ends (WaitDelay:
+// even when a child of its own holds its output).
 func (e *env) cmd(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Env = e.vars
+	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }
 
-// yagent runs a command and returns its stdout, failing the test on error.
+// yagent runs a command and returns its stdout, failing the test on error
+// (or when it still runs after testio.ChildTimeout).
 func (e *env) yagent(args ...string) string {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
-	cmd := e.cmd(e.t.Context(), args...)
+	ctx, cancel := context.WithTimeout(e.t.Context(), testio.ChildTimeout)
+	defer cancel()
+	cmd := e.cmd(ctx, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
 		e.t.Fatalf("yagent %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
@@ -180,6 +187,7 @@ func tsClient(t *testing.T, nm string, e *env, args ...string) report {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", append([]string{filepath.Join(dir, "client.mjs")}, args...)...)
 	cmd.Env = e.vars
+	cmd.WaitDelay = 10 * time.Second // the yagent it starts may hold stderr
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -269,7 +277,7 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), testio.ChildTimeout)
 	defer cancel()
 	srv := e.cmd(ctx, "mcp", "serve", "--http", addr)
 	stderr, _ := srv.StderrPipe()

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -31,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -158,7 +158,7 @@ func runOnce(t *testing.T, sc *llmtest.Scenario, dir string, env []string, bin s
 	run := func(name string, args ...string) *llmtest.Server {
 		srv := llmtest.New(sc)
 		t.Cleanup(srv.Close)
-		cmd := exec.Command(name, args...)
+		cmd := testio.Command(t, testio.ChildTimeout, name, args...)
 		cmd.Dir = dir
 		cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL())
 		out.Reset()
@@ -193,7 +193,7 @@ func runOnce(t *testing.T, sc *llmtest.Scenario, dir string, env []string, bin s
 // and sums the init clock times it reports.
 func initMillis(t *testing.T, bin string) float64 {
 	t.Helper()
-	cmd := exec.Command(bin, "__yagent-sandbox-exec")
+	cmd := testio.Command(t, testio.ChildTimeout, bin, "__yagent-sandbox-exec")
 	cmd.Env = []string{"GODEBUG=inittrace=1"}
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
@@ -219,7 +219,7 @@ func initMillis(t *testing.T, bin string) float64 {
 func build(t *testing.T, pkg string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd := testio.Command(t, 5*time.Minute, "go", "build", "-o", out, pkg)
 	cmd.Dir = filepath.Join("..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
