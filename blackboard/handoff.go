@@ -36,6 +36,11 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// Succeeded reports whether a delegation with this status counts as done:
+// ok or partial. A batch runs a dependant after it and --resume reuses its
+// note; error and degraded do neither.
+func (s Status) Succeeded() bool { return s == StatusOK || s == StatusPartial }
+
 // Degraded says how far ParseHandoff had to fall back. It is computed on
 // read and never stored.
 type Degraded string

@@ -5,6 +5,6 @@ package director
 // and nowhere else — never into the history, never into the rollout — which
 // is why findings survive compaction.
 func (d *Director) boardIndex() (string, error) {
-	idx, err := d.opts.Board.BuildIndex(d.opts.BoardID, d.index)
+	idx, err := d.app.Board.BuildIndex(d.opts.BoardID, d.app.Index)
 	return idx.Text, err
 }

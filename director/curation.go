@@ -52,11 +52,11 @@ func (d *Director) enterTurn(ctx context.Context) {
 }
 
 func (d *Director) setupCuration() error {
-	cfg := d.opts.Config
+	cfg := d.app.Config
 	s := d.opts.Session
 	st := &sleep.Store{DB: s.Store().DB, Now: d.now}
 	cur := &sleep.Curator{
-		Store: st, Config: cfg.ChatSleep, Toolsets: cfg.Toolsets, Registry: d.reg,
+		Store: st, Config: cfg.ChatSleep, Toolsets: cfg.Toolsets, Registry: d.app.Registry,
 		// The snapshot names the session's model; this session's own is
 		// the director's client (--model included), so a raw model id
 		// needs no alias.
@@ -64,7 +64,7 @@ func (d *Director) setupCuration() error {
 			if name == d.modelName() {
 				name = ""
 			}
-			return d.opts.Client(name)
+			return d.app.Client(name)
 		},
 		Spend: func(ctx context.Context, chatID string, u llm.Usage) {
 			d.warn("record the curation's tokens", s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
@@ -102,7 +102,7 @@ func (d *Director) setupCuration() error {
 		}
 	}
 	for _, t := range []*agents.Tool{sleep.FindTool(hidden), sleep.LoadTool(hidden, loaded, count), sleep.StartTool(cur, s.ID, d.notice)} {
-		if err := d.reg.Add(t); err != nil {
+		if err := d.app.Registry.Add(t); err != nil {
 			return err
 		}
 	}
@@ -122,7 +122,7 @@ func (d *Director) curationApplies() bool {
 	if d.cur.store == nil || d.opts.Toolset != "" {
 		return false
 	}
-	return !slices.Contains(d.opts.Config.ChatSleep.SkipKinds, d.opts.Session.Info().Kind)
+	return !slices.Contains(d.app.Config.ChatSleep.SkipKinds, d.opts.Session.Info().Kind)
 }
 
 // curatedTools splits the reachable tools into those in the request, those
@@ -131,8 +131,8 @@ func (d *Director) curationApplies() bool {
 // tool_find and tool_load are there only when something is hidden. It has
 // no side effects: Turn keeps the hidden list for tool_load.
 func (d *Director) curatedTools(g agents.Gates) (in, hidden []*agents.Tool, catalogue string) {
-	cfg := d.opts.Config
-	in, hidden = sleep.TurnSplit(d.cur.profile, d.reg.Reachable(g), cfg.ChatSleep.Tools.Core, cfg.Toolsets, d.curationApplies())
+	cfg := d.app.Config
+	in, hidden = sleep.TurnSplit(d.cur.profile, d.app.Registry.Reachable(g), cfg.ChatSleep.Tools.Core, cfg.Toolsets, d.curationApplies())
 	if len(hidden) == 0 {
 		return in, nil, ""
 	}
@@ -176,7 +176,7 @@ func (d *Director) modelName() string {
 // modelWindow is the context window of the session's model (models.NAME
 // when --model names one, else models.default's).
 func (d *Director) modelWindow() int {
-	cfg := d.opts.Config
+	cfg := d.app.Config
 	m, err := cfg.Model(d.opts.Model)
 	if err != nil {
 		m, _ = cfg.Model("default")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
@@ -344,8 +345,9 @@ func TestSnapshotRecordsSessionModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	d, err := New(Options{Config: f.d.opts.Config, Client: f.d.opts.Client, Workspace: "..", Board: f.store, BoardID: "sess-1",
-		Session: sess, Tools: extraTools(t, 120), Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+	a := newApp(t, app.Options{Config: f.d.app.Config, Client: f.d.app.Client, Workspace: "..", Board: f.store,
+		Tools: extraTools(t, 120), Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+	d, err := New(a, Options{BoardID: "sess-1", Session: sess})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
@@ -17,21 +18,12 @@ import (
 
 // Options are what a session's director is built from.
 type Options struct {
-	Config *config.Config
-	// Client resolves a model name ("" = the default) to a client.
-	Client agents.ClientFunc
-	// Workspace is the directory the tools are confined to.
-	Workspace string
-	Board     *blackboard.Store
-	// BoardID is the session's board (see agents.SetBoardScope).
-	BoardID string
-	Events  agents.Sink
-	Policy  agents.ShellPolicy
-	// Tools are extra tools to register (knowledge base, MCP servers).
-	Tools []*agents.Tool
 	// Session is the conversation: its history, rollout and spend. Each
 	// delegation gets a sub-agent session of its own under it.
 	Session *memory.Session
+	// BoardID is the session's board ("" = the session's own; see
+	// agents.SetBoardScope).
+	BoardID string
 	// Toolset, when set, names a toolset (config toolsets:) that limits
 	// the lead's tools; tool curation does not apply then.
 	Toolset string
@@ -57,17 +49,17 @@ func CheckToolset(cfg *config.Config, name string) error {
 }
 
 // Director is the lead of a session: it talks to the person, delegates, and
-// keeps the conversation's history.
+// keeps the conversation's history. It runs on an assembled App (the
+// workspace, registry, catalog, clients, policy and runner of delegations)
+// and adds what only a lead has: the session, the notebook, delegate and
+// tool curation.
 type Director struct {
+	app       *app.App
 	opts      Options
 	client    llm.Client
 	model     string
-	ws        *agents.Workspace
-	reg       *agents.Registry
-	catalog   *agents.Catalog
 	delegator *Delegator
 	system    string
-	index     blackboard.IndexOptions
 
 	// State, when set, contributes extra [state] lines (the notebook)
 	// after the [window] line, before the board index.
@@ -82,83 +74,51 @@ type Director struct {
 	cur curation // tool curation ("sleep"); zero when chat_sleep is off
 }
 
-// New builds a session's director: workspace, tool registry, sub-agent
-// catalog, delegator and the stable prompt.
-func New(opts Options) (*Director, error) {
-	cfg := opts.Config
+// New builds a session's director over a: it registers the notebook and
+// delegate tools in a's registry (one director per App), books the
+// sub-agents' spend to the session, and builds the stable prompt. Close
+// the director before the App.
+func New(a *app.App, opts Options) (*Director, error) {
+	cfg := a.Config
 	if opts.Session == nil {
 		return nil, fmt.Errorf("director: no session")
+	}
+	if err := CheckToolset(cfg, opts.Toolset); err != nil {
+		return nil, err
 	}
 	if opts.BoardID == "" {
 		opts.BoardID = opts.Session.BoardID()
 	}
-	ws, err := agents.OpenWorkspace(opts.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	reg := agents.NewRegistry()
-	add := func(tools []*agents.Tool) {
-		for _, t := range tools {
-			if err == nil {
-				err = reg.Add(t)
-			}
-		}
-	}
-	add(agents.FSTools(ws, opts.Policy))
-	add([]*agents.Tool{agents.ShellTool(ws, opts.Policy)})
-	add(agents.BoardTools(opts.Board, cfg.Blackboard.ContextPackChars, ws))
-	add(opts.Tools)
 	var book *notebook.Book
 	if cfg.Notes.Enabled {
 		book = notebook.Open(opts.Session.Store().DB, opts.Session.ID(), cfg.Notes)
-		add(book.Tools(func(e notebook.Event) {
-			if opts.Events != nil {
-				opts.Events.Emit(agents.Event{Type: agents.EventNoteSaved, Time: time.Now(), Agent: "director",
+		for _, t := range book.Tools(func(e notebook.Event) {
+			if a.Events != nil {
+				a.Events.Emit(agents.Event{Type: agents.EventNoteSaved, Time: time.Now(), Agent: "director",
 					Note: &agents.NoteEvent{Action: e.Action, Name: e.Name, Description: e.Description, Body: e.Body, PrevBody: e.PrevBody}})
 			}
-		}))
+		}) {
+			if err := a.Registry.Add(t); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if err != nil {
-		ws.Close()
-		return nil, err
-	}
-	home := cfg.Home
-	catalog := agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: home, UserHome: cfg.UserHome},
-		func(name string) bool { _, ok := reg.Get(name); return ok })
-	if n := catalog.Notice(); n != "" && opts.Events != nil {
-		opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "yagent", Text: "warning: " + n})
-	}
-	project := agents.ProjectInstructions(ws)
-	index := blackboard.IndexOptionsFromConfig(cfg.Blackboard)
-	a := cfg.Agents
-	runner := &agents.SubRunner{
-		Client: opts.Client, Registry: reg, Catalog: catalog, Board: opts.Board, Workspace: ws, Events: opts.Events,
-		Index: index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: a.SubagentMaxSteps,
-		TokenBudget: a.DelegationTokenBudget, ParallelTools: a.ParallelTools, StallRepeats: a.StallRepeats, TailRole: llm.Role(a.TailRole),
-		Project: project,
-	}
-	d := &Director{opts: opts}
-	del := NewDelegator(runner, Guards{MaxParallel: a.MaxParallelDelegations, MaxPerTurn: a.MaxDelegationsPerTurn, MaxDepth: a.MaxDepth}, opts.Events)
-	if err := reg.Add(del.Tool(1)); err != nil {
-		ws.Close()
-		return nil, err
-	}
-	if err := CheckToolset(cfg, opts.Toolset); err != nil {
-		ws.Close()
+	ag := cfg.Agents
+	del := NewDelegator(a.Runner, Guards{MaxParallel: ag.MaxParallelDelegations, MaxPerTurn: ag.MaxDelegationsPerTurn, MaxDepth: ag.MaxDepth}, a.Events)
+	if err := a.Registry.Add(del.Tool(1)); err != nil {
 		return nil, err
 	}
 	rules := ""
 	if book != nil {
 		rules = notebook.Rules()
 	}
-	*d = Director{
-		opts: opts, ws: ws, reg: reg, catalog: catalog, delegator: del,
-		system: SystemPrompt(ws.Dir(), catalog, rules, project), index: index, book: book,
+	d := &Director{
+		app: a, opts: opts, delegator: del,
+		system: SystemPrompt(a.Workspace.Dir(), a.Catalog, rules, a.Project), book: book,
 	}
-	runner.Recorder = d.subRecorder(opts.Session)
+	a.Runner.Recorder = d.subRecorder(opts.Session)
 	if cfg.ChatSleep.Enabled {
 		if err := d.setupCuration(); err != nil {
-			ws.Close()
 			return nil, err
 		}
 	}
@@ -174,18 +134,17 @@ func New(opts Options) (*Director, error) {
 }
 
 // Close stops background sleeps (a sleep cut short loses nothing: its
-// capture moved the due time, it runs again later) and releases the
-// workspace.
+// capture moved the due time, it runs again later). The App stays open:
+// its owner closes it.
 func (d *Director) Close() error {
 	if d.cur.cancel != nil {
 		d.cur.cancel()
 		d.cur.sched.Wait()
 	}
-	return d.ws.Close()
+	return nil
 }
 
-// SubRunner returns the runner of delegations (batch plans use it
-// directly, without a director turn).
+// SubRunner returns the runner of delegations.
 func (d *Director) SubRunner() *agents.SubRunner { return d.delegator.Runner }
 
 // Agent returns the director as it runs a turn with the given gates: the
@@ -199,10 +158,10 @@ func (d *Director) Agent(g agents.Gates) *agents.Agent {
 // agent builds the turn's agent and returns the hidden tools with it.
 func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
 	if d.opts.Toolset != "" {
-		g.Allow = d.opts.Config.Toolsets[d.opts.Toolset]
+		g.Allow = d.app.Config.Toolsets[d.opts.Toolset]
 	}
 	in, hidden, catalogue := d.curatedTools(g)
-	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.opts.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
+	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.app.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
 }
 
 // Turn runs one master turn: the person's input, the director's work, its
@@ -213,7 +172,7 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	if d.client == nil {
 		// The model is resolved at the first turn, so commands that only
 		// inspect a session (yagent tools profile) need no endpoint.
-		if d.client, d.model, err = d.opts.Client(""); err != nil {
+		if d.client, d.model, err = d.app.Client(""); err != nil {
 			return &agents.Outcome{Reason: agents.ReasonError}, err
 		}
 	}
@@ -243,9 +202,9 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 		}
 		gates.NotesIndexed = d.mode == notebook.Index
 	}
-	cfg := d.opts.Config.Agents
+	cfg := d.app.Config.Agents
 	loop := &agents.Loop{
-		Client: d.client, Events: d.opts.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
+		Client: d.client, Events: d.app.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
 		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
 			d.warn("record the answer's window use", s.Observe(resp))
@@ -270,8 +229,8 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 }
 
 func (d *Director) notice(text string) {
-	if d.opts.Events != nil {
-		d.opts.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "director", Text: text})
+	if d.app.Events != nil {
+		d.app.Events.Emit(agents.Event{Type: agents.EventNotice, Time: time.Now(), Agent: "director", Text: text})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/statedb"
@@ -99,16 +100,25 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	if resolve == nil {
 		resolve = func(string) (llm.Client, string, error) { return client, "scripted", nil }
 	}
-	d, err := New(Options{
-		Config: cfg, Client: resolve,
-		Workspace: e.workspace, Board: e.store, BoardID: e.id, Events: e.events, Session: sess, Tools: e.extra,
-		Policy: agents.ShellPolicy{Approval: agents.ApproveNever}, Toolset: e.toolset, Model: e.model,
-	})
+	a := newApp(t, app.Options{Config: cfg, Client: resolve, Workspace: e.workspace, Board: e.store, Events: e.events,
+		Tools: e.extra, Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+	d, err := New(a, Options{BoardID: e.id, Session: sess, Toolset: e.toolset, Model: e.model})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
 	return d, sessions, sess
+}
+
+// newApp assembles a run for a test and closes it when the test ends.
+func newApp(t *testing.T, o app.Options) *app.App {
+	t.Helper()
+	a, err := app.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
 }
 
 func (f *fixture) notes(t *testing.T) []*blackboard.Note {
@@ -340,7 +350,8 @@ func TestUnknownToolset(t *testing.T) {
 			t.Errorf("CheckToolset(%q) = %v; want ErrUnknownToolset %v", name, err, want)
 		}
 	}
-	_, err := New(Options{Config: &config.Config{}, Workspace: t.TempDir(), Session: newFixture(t, "basic-text", nil).sess, Toolset: "nosuch"})
+	a := newApp(t, app.Options{Config: &config.Config{}, Client: func(string) (llm.Client, string, error) { return nil, "", errors.New("unused") }, Workspace: t.TempDir()})
+	_, err := New(a, Options{Session: newFixture(t, "basic-text", nil).sess, Toolset: "nosuch"})
 	if !errors.Is(err, ErrUnknownToolset) || !strings.Contains(err.Error(), `--toolset "nosuch" is not configured: add it under toolsets:`) {
 		t.Errorf("New with an unknown toolset: %v; want ErrUnknownToolset saying how to define it", err)
 	}

@@ -193,7 +193,7 @@ func firstLine(s string) string {
 // newFitter builds the fitter of a turn on sess, run by agent on the model
 // named model ("" = the default) with the compaction budget of kind.
 func (d *Director) newFitter(sess *memory.Session, agent, model, kind string) *fitter {
-	cfg := d.opts.Config
+	cfg := d.app.Config
 	key, window := d.windowOf(model)
 	ft := &fitter{sess: sess, agent: agent, key: key, source: configSource(cfg), window: window,
 		threshold: int(float64(window) * cfg.Context.CompactBudgetFor(kind)), squeezePct: cfg.Context.TurnSqueezePercent,
@@ -213,17 +213,17 @@ func (d *Director) newFitter(sess *memory.Session, agent, model, kind string) *f
 // names that are not keys: the default) and its context window.
 func (d *Director) windowOf(model string) (key string, window int) {
 	key = "default"
-	if _, ok := d.opts.Config.Models[model]; ok {
+	if _, ok := d.app.Config.Models[model]; ok {
 		key = model
 	}
-	return key, d.opts.Config.Models[key].ContextWindow
+	return key, d.app.Config.Models[key].ContextWindow
 }
 
 // compactOptions are the summariser's: context.summary_model ("" = the
 // session's model) and its window. Between turns and mid-turn alike.
 func (d *Director) compactOptions() (memory.CompactOptions, error) {
-	cfg := d.opts.Config.Context
-	client, model, err := d.opts.Client(cfg.SummaryModel)
+	cfg := d.app.Config.Context
+	client, model, err := d.app.Client(cfg.SummaryModel)
 	if err != nil {
 		return memory.CompactOptions{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/app"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/yagent/yagent/agents"
@@ -390,8 +392,9 @@ func TestWindowSmallerThanPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	_, err = New(Options{Config: cfg, Client: func(string) (llm.Client, string, error) { return nil, "", errors.New("unused") },
-		Workspace: t.TempDir(), Board: blackboard.Open(filepath.Join(home, "notes")), Session: sess})
+	a := newApp(t, app.Options{Config: cfg, Client: func(string) (llm.Client, string, error) { return nil, "", errors.New("unused") },
+		Workspace: t.TempDir(), Board: blackboard.Open(filepath.Join(home, "notes"))})
+	_, err = New(a, Options{Session: sess})
 	var cerr *config.Error
 	if !errors.As(err, &cerr) || cerr.Key != "models.default.context_window" || !strings.Contains(err.Error(), "1500 tokens is smaller than the stable prefix") ||
 		!strings.Contains(err.Error(), "about ") {

@@ -20,7 +20,7 @@ func TestNotebookIsTheLeadsAlone(t *testing.T) {
 	f := newFixture(t, "notebook-lead", nil)
 	// A definition without a tools whitelist gets every tool a sub-agent
 	// may have: only the gates keep the notebook out.
-	explorer, _ := f.d.catalog.Get("explorer")
+	explorer, _ := f.d.app.Catalog.Get("explorer")
 	explorer.Tools = nil
 	if _, err := f.d.Turn(t.Context(), "find the parser bug"); err != nil {
 		t.Fatal(err)

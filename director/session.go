@@ -15,7 +15,7 @@ import (
 // window returns the model's context window and the compaction threshold
 // (0 when compaction is off) for this session's kind.
 func (d *Director) window() (window, threshold int) {
-	cfg := d.opts.Config
+	cfg := d.app.Config
 	m, _ := cfg.Model("default")
 	window = m.ContextWindow
 	budget := cfg.Context.CompactBudgetFor(d.opts.Session.Info().Kind)
@@ -99,7 +99,7 @@ func (d *Director) pressureLine(ctx context.Context) string {
 	s := d.opts.Session
 	window, threshold := d.window()
 	info := s.Info()
-	cfg := d.opts.Config.Context
+	cfg := d.app.Config.Context
 	measure := 0
 	if d.fit != nil {
 		measure = d.fit.measure
@@ -180,7 +180,7 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 			}
 		}
 		del := agents.Delegation{CallID: p.CallID, Agent: p.Agent, Task: p.Task, BoardID: d.opts.BoardID}
-		meta, err := agents.RecoverDelegation(d.opts.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), del, msgs, agents.ArtifactsOf(msgs))
+		meta, err := agents.RecoverDelegation(d.app.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), del, msgs, agents.ArtifactsOf(msgs))
 		if err != nil {
 			return notes, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
 		}
@@ -206,10 +206,10 @@ func (d *Director) rebuildNotebook(ctx context.Context, turn int) {
 		return
 	}
 	notes, err := d.book.List(ctx)
-	if err != nil || !notebook.NeedsRebuild(notes, d.opts.Config.Notes) {
+	if err != nil || !notebook.NeedsRebuild(notes, d.app.Config.Notes) {
 		return
 	}
-	client, model, err := d.opts.Client(d.opts.Config.Notes.Model)
+	client, model, err := d.app.Client(d.app.Config.Notes.Model)
 	if err != nil {
 		d.notice("notebook rebuild skipped: " + err.Error())
 		return

@@ -25,7 +25,7 @@ func TestEveryBuiltinToolDeclared(t *testing.T) {
 			tool = agents.ExitTool()
 		default:
 			var ok bool
-			if tool, ok = f.d.reg.Get(name); !ok {
+			if tool, ok = f.d.app.Registry.Get(name); !ok {
 				t.Errorf("built-in tool %s is in schemas.json but the director does not register it", name)
 				continue
 			}

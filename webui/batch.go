@@ -11,8 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -61,7 +60,7 @@ type stateMsg struct {
 
 // planOf reads the plan a batch session ran: its title is "batch FILE",
 // FILE as given on the command line in the session's directory.
-func planOf(in memory.Info) (string, *director.Plan, error) {
+func planOf(in memory.Info) (string, *batch.Plan, error) {
 	file, ok := strings.CutPrefix(in.Title, "batch ")
 	if !ok || in.Kind != memory.KindBatch {
 		return "", nil, fmt.Errorf("session %s is not a batch run", in.ID)
@@ -69,99 +68,30 @@ func planOf(in memory.Info) (string, *director.Plan, error) {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(in.Cwd, file)
 	}
-	p, err := director.ReadPlan(file)
+	p, err := batch.ReadPlan(file)
 	return file, p, err
 }
 
-// batchState is the plan's delegations with their state now: from the
-// session's rollout (a start makes one running, a finish gives it the
-// note's status), the board's batch notes for those an earlier run left
-// (resumed), and the plan's rule that a delegation whose dependency did
-// not succeed is skipped. The run is done when every delegation has ended,
-// or when the process that ran it is gone (the rest never started).
-func (s *Server) batchState(in memory.Info, p *director.Plan, resumed map[string]blackboard.NoteMeta) (batchData, error) {
+// batchState is the plan's delegations with their state now
+// (batch.StateFromRollout over the session's rollout and the notes an
+// earlier run left), placed for the page.
+func (s *Server) batchState(in memory.Info, p *batch.Plan, landed map[string]batch.LandedNote) (batchData, error) {
 	d := batchData{Info: in}
 	ro, err := memory.LoadRolloutBounded(in.Rollout, MaxShown)
 	if err != nil {
 		return d, err
 	}
-	index := map[string]int{}
-	add := func(id, agent, task string, deps []string) int {
-		if i, ok := index[id]; ok {
-			return i
+	st := batch.StateFromRollout(p, ro.Items, landed, runnerAlive(in.Rollout))
+	for _, n := range st.Nodes {
+		nd := node{ID: n.ID, Agent: n.Agent, Task: n.Task, Deps: n.Deps, Status: n.Status, Ref: n.Ref, Resumed: n.Resumed}
+		if n.Ref != "" {
+			nd.Href = noteHref(in.BoardID, n.Ref)
 		}
-		index[id] = len(d.Nodes)
-		d.Nodes = append(d.Nodes, node{ID: id, Agent: agent, Task: task, Deps: deps, Status: "pending"})
-		return index[id]
+		d.Nodes = append(d.Nodes, nd)
 	}
-	if p != nil {
-		for _, pd := range p.Delegations {
-			add(pd.ID, pd.Agent, pd.Task, pd.DependsOn)
-		}
-	}
-	for _, it := range ro.Items {
-		dl := it.Delegation
-		if dl == nil {
-			continue
-		}
-		i := add(dl.CallID, dl.Agent, dl.Task, nil)
-		n := &d.Nodes[i]
-		switch it.Type {
-		case memory.ItemDelegationStarted:
-			n.Status = "running"
-		case memory.ItemDelegationFinished:
-			n.Status, n.Ref = dl.Status, dl.Ref
-			n.Href = noteHref(in.BoardID, dl.Ref)
-		}
-	}
-	for i := range d.Nodes {
-		n := &d.Nodes[i]
-		if m, ok := resumed[n.ID]; ok && n.Status == "pending" {
-			n.Status, n.Ref, n.Href, n.Resumed = string(m.Status), m.Ref, noteHref(in.BoardID, m.Ref), true
-		}
-	}
-	// Skipped: a dependency ended without success. Repeat until nothing
-	// changes (a skip skips its own dependants).
-	for changed := true; changed; {
-		changed = false
-		for i := range d.Nodes {
-			n := &d.Nodes[i]
-			if n.Status != "pending" {
-				continue
-			}
-			for _, dep := range n.Deps {
-				if j, ok := index[dep]; ok && ended(d.Nodes[j].Status) && !succeeded(d.Nodes[j].Status) {
-					n.Status, changed = director.StatusSkipped, true
-					break
-				}
-			}
-		}
-	}
-	d.Done = true
-	for _, n := range d.Nodes {
-		if !ended(n.Status) {
-			d.Done = false
-		}
-	}
-	if !d.Done && !runnerAlive(in.Rollout) {
-		d.Done = true
-		for i := range d.Nodes {
-			switch d.Nodes[i].Status {
-			case "pending":
-				d.Nodes[i].Status = director.StatusNotStarted
-			case "running":
-				d.Nodes[i].Status = director.StatusAbandoned
-			}
-		}
-	}
+	d.Done = st.Done
 	return d, nil
 }
-
-func succeeded(status string) bool {
-	return status == string(blackboard.StatusOK) || status == string(blackboard.StatusPartial)
-}
-
-func ended(status string) bool { return status != "pending" && status != "running" }
 
 // runnerAlive reports whether the process that last held the session may
 // still be running it: its lock file names a pid of this host that lives
@@ -182,32 +112,16 @@ func runnerAlive(rollout string) bool {
 	return err == nil || err == syscall.EPERM
 }
 
-// resumedNotes are the board's notes a batch key names, by delegation id
-// (newest wins), written before the session began: what an earlier run of
-// the plan left, which --resume reuses without running it again (so the
-// rollout never mentions it).
-func (s *Server) resumedNotes(in memory.Info) map[string]blackboard.NoteMeta {
-	out := map[string]blackboard.NoteMeta{}
-	list, err := s.o.Board.ListNotes(in.BoardID, blackboard.ListOptions{})
+// landedNotes are the notes an earlier run of the plan left, written
+// before the session began (batch.Landed): --resume reused them without
+// running their delegations again, so the rollout never mentions them. A
+// board that cannot be listed shows none.
+func (s *Server) landedNotes(in memory.Info, p *batch.Plan) map[string]batch.LandedNote {
+	landed, err := batch.Landed(s.o.Board, in.BoardID, p, in.Created)
 	if err != nil {
-		return out
+		return nil
 	}
-	board := in.BoardID
-	for _, m := range list.Notes {
-		if !m.Created.Before(in.Created) {
-			continue
-		}
-		_, h, err := s.o.Board.ReadHandoff(board, m.Ref)
-		if err != nil {
-			continue
-		}
-		if id := director.KeyID(h.Key); id != "" && succeeded(string(m.Status)) {
-			if _, seen := out[id]; !seen {
-				out[id] = m
-			}
-		}
-	}
-	return out
+	return landed
 }
 
 // layout places the DAG: a column per depth (the longest chain of
@@ -264,7 +178,7 @@ func (d *batchData) layout() {
 	d.H = 2*dagPad + float64(max(maxRows, 1)-1)*dagRowH + dagNodeH
 }
 
-func (s *Server) batchSession(w http.ResponseWriter, r *http.Request) (memory.Info, string, *director.Plan, string, bool) {
+func (s *Server) batchSession(w http.ResponseWriter, r *http.Request) (memory.Info, string, *batch.Plan, string, bool) {
 	id := r.PathValue("id")
 	in, err := s.o.Sessions.Get(r.Context(), id)
 	if err != nil {
@@ -291,7 +205,7 @@ func (s *Server) batchPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, err := s.batchState(in, p, s.resumedNotes(in))
+	d, err := s.batchState(in, p, s.landedNotes(in, p))
 	if err != nil {
 		s.fail(w, "batch "+in.ID, err)
 		return
@@ -323,12 +237,12 @@ func (s *Server) batchEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	resumed := s.resumedNotes(in) // left before the run started: read once
+	landed := s.landedNotes(in, p) // left before the run started: read once
 	tick := time.NewTicker(s.o.Poll)
 	defer tick.Stop()
 	var last []byte
 	for {
-		d, err := s.batchState(in, p, resumed)
+		d, err := s.batchState(in, p, landed)
 		if err != nil {
 			fmt.Fprintf(w, "event: failure\ndata: %q\n\n", err.Error())
 			flusher.Flush()

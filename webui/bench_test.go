@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/memory"
 )
@@ -28,10 +28,10 @@ func BenchmarkBatchState(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	p := &director.Plan{}
+	p := &batch.Plan{}
 	for i := range 200 {
 		id := fmt.Sprintf("d%03d", i)
-		pd := director.PlanDelegation{ID: id, Agent: "worker", Task: "t"}
+		pd := batch.PlanDelegation{ID: id, Agent: "worker", Task: "t"}
 		if i >= 100 {
 			pd.DependsOn = []string{fmt.Sprintf("d%03d", i-100)}
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/queue"
 )
@@ -96,7 +96,7 @@ invalid plan, usage error or an unreachable queue database, 130 cancelled.`,
 }
 
 func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
-	plan, err := director.ReadPlan(opts.PlanFile)
+	plan, err := batch.ReadPlan(opts.PlanFile)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	// nothing and writes nothing, whatever else is missing.
 	catalog := agents.LoadCatalog(agents.Sources{Workspace: dir, Home: cfg.Home, UserHome: cfg.UserHome}, nil)
 	models := slices.Sorted(maps.Keys(cfg.Models))
-	if err := plan.Validate(director.PlanEnv{Catalog: catalog, Board: store, BoardID: board, Models: models}); err != nil {
+	if err := plan.Validate(batch.PlanEnv{Catalog: catalog, Board: store, BoardID: board, Models: models}); err != nil {
 		return err
 	}
 
@@ -175,7 +175,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	defer s.close()
 	d := s.d
 	parallel := int(opts.Parallel)
-	bopts := director.BatchOptions{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
+	bopts := batch.Options{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
 	var coord *queue.Coordinator
 	if q != nil {
 		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
@@ -188,7 +188,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		parallel = cfg.Agents.MaxParallelDelegations
 	}
 	bopts.Parallel = parallel
-	rep, err := director.RunPlan(ctx, plan, bopts)
+	rep, err := batch.Run(ctx, plan, bopts)
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
 	}
@@ -216,7 +216,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	return nil
 }
 
-func failedCount(rep *director.BatchReport) string {
+func failedCount(rep *batch.Report) string {
 	n := 0
 	for i := range rep.Delegations {
 		if !rep.Delegations[i].Succeeded() {
@@ -228,10 +228,10 @@ func failedCount(rep *director.BatchReport) string {
 
 // countsText renders the counts by status in a fixed order:
 // "2 ok, 1 error, 1 skipped".
-func countsText(rep *director.BatchReport) string {
+func countsText(rep *batch.Report) string {
 	counts := rep.Counts()
 	var parts []string
-	for _, s := range []string{"ok", "partial", "error", director.StatusSkipped, director.StatusAbandoned, director.StatusNotStarted} {
+	for _, s := range []string{"ok", "partial", "error", batch.StatusSkipped, batch.StatusAbandoned, batch.StatusNotStarted} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 			delete(counts, s)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
 )
@@ -112,7 +112,7 @@ func (p *batchPrinter) drawBar() {
 
 // finish prints the closing line: counts, requests, tokens, wall time and
 // where the notes are.
-func (p *batchPrinter) finish(rep *director.BatchReport) {
+func (p *batchPrinter) finish(rep *batch.Report) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearBar()
@@ -123,7 +123,7 @@ func (p *batchPrinter) finish(rep *director.BatchReport) {
 }
 
 // writeBatchTable prints the report, one row per delegation in plan order.
-func writeBatchTable(w io.Writer, rep *director.BatchReport) error {
+func writeBatchTable(w io.Writer, rep *batch.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tAGENT\tSTATUS\tREF\tCONCLUSION\tTOKENS\tTIME")
 	for _, d := range rep.Delegations {

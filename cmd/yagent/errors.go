@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
@@ -49,14 +51,15 @@ func exitCode(err error) int {
 func badInput(err error) bool {
 	var (
 		usage   *usageError
+		appBad  *app.BadInputError
 		cfg     *config.Error
 		cfgs    config.Errors
-		plan    *director.PlanError
+		plan    *batch.PlanError
 		refusal *notebook.Refusal
 		otel    *telemetry.ConfigError
 	)
 	switch {
-	case errors.As(err, &usage),
+	case errors.As(err, &usage), errors.As(err, &appBad),
 		errors.As(err, &cfg), errors.As(err, &cfgs),
 		errors.Is(err, llm.ErrNoEndpoint),
 		errors.As(err, &plan),

@@ -17,8 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -285,7 +285,7 @@ func assertLandedOnce(t *testing.T, root, board string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := director.KeyID(n.Handoff.Key)
+		id := batch.KeyID(n.Handoff.Key)
 		seen[id]++
 		if n.Body != "Result of "+id+": done.\n" {
 			t.Errorf("board %s: note %s (key %s) carries %q", board, m.Ref, n.Handoff.Key, n.Body)

@@ -8,10 +8,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/sandbox"
 )
 
 // agentFlags are the flags of the commands that run the director.
@@ -49,14 +52,22 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.Wait, "wait", false, "when another yagent process is working in the session, wait for it instead of failing")
 }
 
-// session is a director over an open session, with what it printed
+// session is an assembled run (app.App) and, for the commands that talk
+// to a director, the director over an open session; with what it prints
 // through and what must be released.
 type session struct {
+	app     *app.App
 	d       *director.Director
 	sess    *memory.Session
 	sink    agents.Sink
 	human   *humanPrinter
 	closers []func()
+	// model is the default model's id ("" when no endpoint is configured
+	// and the run may go without one).
+	model string
+	dir   string
+	// cfg is the configuration with the flags folded in (--max-steps).
+	cfg *config.Config
 }
 
 func (s *session) close() {
@@ -82,17 +93,13 @@ type sessionRequest struct {
 	Inspect bool
 }
 
-// openSession builds the whole runtime over a new or resumed session:
-// configuration, model clients (or a replay), shell policy, session store,
-// board, director — and on resume recovers delegations a dead process left
-// in flight. On error it releases what it opened.
-func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (_ *session, err error) {
+// prepareRun is the first half of assembling a run, from the flags: the
+// printers, the model clients (or a replay), the approval and sandbox
+// policy and the workspace. On error it releases what it opened.
+func prepareRun(f *Factory, fl *agentFlags, req sessionRequest) (_ *session, _ *app.Clients, _ agents.ShellPolicy, err error) {
 	cfg, err := f.Config()
 	if err != nil {
-		return nil, err
-	}
-	if err := f.startTelemetry(ctx); err != nil {
-		return nil, err
+		return nil, nil, agents.ShellPolicy{}, err
 	}
 	out := &session{}
 	defer func() {
@@ -111,100 +118,125 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		out.human.reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
 		out.sink = out.human
 	}
-	cl := &clients{cfg: cfg, getenv: f.Getenv, override: fl.Model, warn: func(msg string) {
-		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: "warning: " + msg})
-	}}
+	co := app.ClientOptions{Getenv: f.Getenv, Model: fl.Model, Warn: func(msg string) { out.notice(f, "warning: "+msg) }}
 	if fl.Replay.sc != nil {
 		srv, err := llmtest.Start(fl.Replay.sc, llmtest.WithReplay(true))
 		if err != nil {
-			return nil, fmt.Errorf("--replay %s: %w", fl.Replay.path, err)
+			return nil, nil, agents.ShellPolicy{}, fmt.Errorf("--replay %s: %w", fl.Replay.path, err)
 		}
 		out.closers = append(out.closers, srv.Close)
-		cl.replay = srv
+		co.Replay = srv.URL()
 		out.notice(f, fmt.Sprintf("▶ replay of %s — a scripted model, not a live LLM", fl.Replay.path))
 	}
-	approval := string(fl.Approval)
-	if approval == "" {
-		approval = cfg.Agents.Approval
-	}
-	pol, err := agents.ParseApproval(approval)
-	if err != nil {
-		return nil, err
-	}
-	policy := agents.ShellPolicy{Approval: pol, Allowed: fl.AllowShell || cfg.Agents.AllowShell,
-		ShellAllow: cfg.Agents.ShellAllow, Session: agents.NewApprovals()}
-	if f.IO.CanAsk() {
-		policy.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
-		if req.Ask != nil {
-			policy.Ask = req.Ask
-		}
-	}
 	if err := director.CheckToolset(cfg, fl.Toolset); err != nil {
-		return nil, err
+		return nil, nil, agents.ShellPolicy{}, err
 	}
 	if fl.MaxSteps > 0 { // flags are the last configuration layer
 		c := *cfg
 		c.Agents.MaxSteps = int(fl.MaxSteps)
 		cfg = &c
 	}
-	boxMode, err := sandboxMode(cfg, fl.Sandbox)
-	if err != nil {
-		return nil, err
-	}
+	out.cfg = cfg
 	if req.Board != "" {
 		if err := blackboard.CheckBoardID(req.Board); err != nil {
-			return nil, err
+			return nil, nil, agents.ShellPolicy{}, err
 		}
 	}
-	dir, err := workspaceDir(f, fl)
-	if err != nil {
-		return nil, err
+	if out.dir, err = workspaceDir(f, fl); err != nil {
+		return nil, nil, agents.ShellPolicy{}, err
 	}
-	if policy.Sandbox, err = sandboxPolicy(cfg, boxMode, dir); err != nil {
-		return nil, err
+	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox), Workspace: out.dir}
+	if f.IO.CanAsk() {
+		po.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
+		if req.Ask != nil {
+			po.Ask = req.Ask
+		}
+	}
+	policy, err := app.NewPolicy(cfg, po)
+	if err != nil {
+		return nil, nil, agents.ShellPolicy{}, err
 	}
 	out.closers = append(out.closers, func() { policy.Sandbox.Close() })
 	if !req.Inspect {
-		out.sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "yagent", Text: policy.Sandbox.Describe()})
+		out.notice(f, policy.Sandbox.Describe())
 	}
-	_, model, err := cl.resolve("")
-	if err != nil && !req.Inspect {
+	clients := app.NewClients(cfg, co)
+	if _, out.model, err = clients.Resolve(""); err != nil && !req.Inspect {
+		return nil, nil, agents.ShellPolicy{}, err
+	}
+	return out, clients, policy, nil
+}
+
+// assembleRun is the second half: the board, the session's extra tools
+// (knowledge base, MCP servers) and the App. sessionID names the session
+// the knowledge base's tools act for ("" when there is none: a worker).
+func assembleRun(ctx context.Context, f *Factory, out *session, clients *app.Clients, policy agents.ShellPolicy, sessionID func() string) error {
+	store, err := f.Board()
+	if err != nil {
+		return err
+	}
+	extra, err := sessionTools(ctx, f, policy, sessionID, out.sink)
+	if err != nil {
+		return err
+	}
+	a, err := app.New(app.Options{Config: out.cfg, Client: clients.Resolve, Workspace: out.dir, Board: store,
+		Events: out.sink, Policy: policy, Tools: extra, Now: f.Now})
+	if err != nil {
+		return err
+	}
+	out.app = a
+	out.closers = append(out.closers, func() { out.warn(f, "closing the workspace", a.Workspace.Close()) })
+	return nil
+}
+
+// openRun assembles a run without a session (a queue worker): nothing is
+// persisted by opening it.
+func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
+	if err := f.startTelemetry(ctx); err != nil {
 		return nil, err
 	}
+	out, clients, policy, err := prepareRun(f, fl, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := assembleRun(ctx, f, out, clients, policy, func() string { return "" }); err != nil {
+		out.close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// openSession assembles a run over a new or resumed session and its
+// director — and on resume recovers delegations a dead process left in
+// flight. On error it releases what it opened.
+func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (_ *session, err error) {
+	if err := f.startTelemetry(ctx); err != nil {
+		return nil, err
+	}
+	out, clients, policy, err := prepareRun(f, fl, req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			out.close()
+		}
+	}()
 	// The session's database, rollout and row are opened and written
-	// (fsyncs) while the session's tools are built: the two do not depend
-	// on each other until the director is.
+	// (fsyncs) while the run's tools are built: the two do not depend on
+	// each other until the director is.
 	type opened struct {
 		sess *memory.Session
 		err  error
 	}
 	done := make(chan opened, 1)
 	go func() {
-		sessions, err := f.Sessions(ctx)
-		if err != nil {
-			done <- opened{err: err}
-			return
-		}
 		var o opened
-		if req.Resume != "" {
-			o.sess, o.err = sessions.ResumeWith(ctx, req.Resume, memory.ResumeOptions{ReadOnly: req.Inspect, LockOptions: memory.LockOptions{
-				Wait:   fl.Wait,
-				OnWait: func(b *memory.BusyError) { out.notice(f, b.Error()+": waiting for it to finish (--wait)") },
-			}})
-			if errors.Is(o.err, memory.ErrSessionBusy) && !fl.Wait {
-				o.err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", o.err)
-			}
-		} else {
-			o.sess, o.err = sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: dir, Model: model, BoardID: req.Board, Title: req.Title})
-		}
+		o.sess, o.err = createOrResume(ctx, f, fl, req, out)
 		done <- o
 	}()
 	var sessionID string // known before any tool runs
-	store, err := f.Board()
-	var extra []*agents.Tool
-	if err == nil {
-		extra, err = sessionTools(ctx, f, policy, func() string { return sessionID }, out.sink)
-	}
+	err = assembleRun(ctx, f, out, clients, policy, func() string { return sessionID })
 	o := <-done
 	if o.err != nil {
 		return nil, o.err
@@ -222,10 +254,7 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	for _, w := range sess.Warnings {
 		out.notice(f, "warning: "+w)
 	}
-	d, err := director.New(director.Options{
-		Config: cfg, Client: cl.resolve, Workspace: dir, Board: store, BoardID: sess.BoardID(),
-		Events: out.sink, Policy: policy, Session: sess, Toolset: fl.Toolset, Tools: extra, Model: fl.Model,
-	})
+	d, err := director.New(out.app, director.Options{BoardID: sess.BoardID(), Session: sess, Toolset: fl.Toolset, Model: fl.Model})
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +269,26 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 		}
 	}
 	return out, nil
+}
+
+// createOrResume opens the session a request names: a new one, or the one
+// it resumes (waiting for another process with --wait).
+func createOrResume(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest, out *session) (*memory.Session, error) {
+	sessions, err := f.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Resume == "" {
+		return sessions.Create(ctx, memory.CreateOptions{ID: req.ID, Kind: req.Kind, Cwd: out.dir, Model: out.model, BoardID: req.Board, Title: req.Title})
+	}
+	sess, err := sessions.ResumeWith(ctx, req.Resume, memory.ResumeOptions{ReadOnly: req.Inspect, LockOptions: memory.LockOptions{
+		Wait:   fl.Wait,
+		OnWait: func(b *memory.BusyError) { out.notice(f, b.Error()+": waiting for it to finish (--wait)") },
+	}})
+	if errors.Is(err, memory.ErrSessionBusy) && !fl.Wait {
+		err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", err)
+	}
+	return sess, err
 }
 
 // notice shows a line of yagent's own through the session's printer.

@@ -103,17 +103,17 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	defer q.Close()
 	host, _ := os.Hostname()
 	name := fmt.Sprintf("%s:%d", host, os.Getpid())
-	// The worker's runtime is a session's, without a model endpoint
-	// checked up front: a job names its model, and one this host cannot
-	// reach fails that job, not the worker.
-	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, Title: "worker " + name, Sink: notices, Inspect: true})
+	// The worker's runtime is assembled without a session (nothing is
+	// persisted by a worker that finds no job) and without a model
+	// endpoint checked up front: a job names its model, and one this host
+	// cannot reach fails that job, not the worker.
+	s, err := openRun(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, Sink: notices, Inspect: true})
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	runner := *s.d.SubRunner()
-	runner.Recorder = nil // the coordinator books each delegation's spend
-	runner.Events = nil
+	runner := *s.app.Runner
+	runner.Events = nil // the coordinator reports each delegation
 	concurrency := int(opts.Concurrency)
 	if concurrency == 0 {
 		concurrency = cfg.Queue.Concurrency

@@ -165,6 +165,9 @@ var layering = map[string][]string{
 	"queue":      {"director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox"},
 	"tui":        {"config", "blackboard", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox", "queue"},
 	"sandbox":    {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "internal"},
+	"webui":      {"director", "agents", "sleep", "kb", "mcp", "queue", "tui", "sandbox"},
+	"batch":      {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "sandbox"},
+	"app":        {"director", "batch", "memory", "notebook", "sleep", "queue", "tui", "webui"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 

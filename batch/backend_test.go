@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"context"
@@ -66,21 +66,21 @@ func newQueueBackend(t *testing.T, runner *agents.SubRunner) *queueBackend {
 }
 
 // run coordinates one plan run as `yagent batch --queue` does.
-func (qb *queueBackend) run(ctx context.Context, t *testing.T, p *Plan, opts BatchOptions) (*BatchReport, error) {
+func (qb *queueBackend) run(ctx context.Context, t *testing.T, p *Plan, opts Options) (*Report, error) {
 	t.Helper()
 	board := opts.Board
 	if board == "" {
 		board = p.Board
 	}
 	if board == "" {
-		return RunPlan(ctx, p, opts) // refused: no board
+		return Run(ctx, p, opts) // refused: no board
 	}
 	c, err := qb.q.Coordinate(t.Context(), queue.CoordinatorOptions{Runner: opts.Runner, Board: board, Plan: p.Name, Digest: p.Digest(), Resume: opts.Resume})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Executor = c
-	rep, err := RunPlan(ctx, p, opts)
+	rep, err := Run(ctx, p, opts)
 	c.Close(err == nil)
 	return rep, err
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"strings"
@@ -37,12 +37,12 @@ func TestModelNames(t *testing.T) {
 		{"gpt-5", "inherit", "gpt-5", "http://127.0.0.1:1/v1", ""},
 	} {
 		var warnings []string
-		c := &clients{cfg: cfg, getenv: func(string) string { return "" }, override: tc.override, warn: func(s string) { warnings = append(warnings, s) }}
-		cl, id, err := c.resolve(tc.name)
+		c := NewClients(cfg, ClientOptions{Getenv: func(string) string { return "" }, Model: tc.override, Warn: func(s string) { warnings = append(warnings, s) }})
+		cl, id, err := c.Resolve(tc.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, _ = c.resolve(tc.name) // a second use warns no more
+		_, _, _ = c.Resolve(tc.name) // a second use warns no more
 		if id != tc.wantID {
 			t.Errorf("--model %q, resolve(%q) id = %q; want %q", tc.override, tc.name, id, tc.wantID)
 		}
@@ -83,8 +83,8 @@ steps:
 		srv := llmtest.New(sc)
 		t.Cleanup(srv.Close)
 		cfg := &config.Config{Models: map[string]config.Model{"default": {BaseURL: srv.URL(), Model: "m", Timeout: config.Duration(5 * time.Second), MaxRetries: retries}}}
-		c := &clients{cfg: cfg, getenv: func(string) string { return "" }}
-		cl, _, err := c.resolve("")
+		c := NewClients(cfg, ClientOptions{Getenv: func(string) string { return "" }})
+		cl, _, err := c.Resolve("")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/yagent/yagent/blackboard"
 )
 
-// batchRun is the state of one RunPlan: the topological scheduler. Only
+// batchRun is the state of one Run: the topological scheduler. Only
 // the goroutine in run touches it; sub-agents report on a channel.
 type batchRun struct {
 	plan   *Plan
-	opts   BatchOptions
+	opts   Options
 	board  string
 	now    func() time.Time
-	report *BatchReport
+	report *Report
 
 	index      map[string]int
 	deps       [][]int // i depends on deps[i]
@@ -34,7 +34,7 @@ type batchResult struct {
 	err error
 }
 
-func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
+func newBatchRun(p *Plan, opts Options, board string) *batchRun {
 	n := len(p.Delegations)
 	now := opts.Now
 	if now == nil {
@@ -46,7 +46,7 @@ func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
 	}
 	b := &batchRun{
 		plan: p, opts: opts, board: board, now: now,
-		report: &BatchReport{Plan: p.Name, Board: board, Parallel: par, Resume: opts.Resume, Delegations: make([]DelegationReport, n)},
+		report: &Report{Plan: p.Name, Board: board, Parallel: par, Resume: opts.Resume, Delegations: make([]DelegationReport, n)},
 		index:  make(map[string]int, n), deps: make([][]int, n), dependants: make([][]int, n), waiting: make([]int, n), terminal: make([]bool, n),
 	}
 	for i, d := range p.Delegations {
@@ -79,32 +79,17 @@ func newBatchRun(p *Plan, opts BatchOptions, board string) *batchRun {
 // agent, with status ok or partial. An error note does not count, so a
 // resumed run retries what failed.
 func (b *batchRun) findDone() error {
-	store := b.opts.Runner.Board
-	if !store.BoardExists(b.board) {
-		return nil
-	}
-	want := map[string]int{}
-	for i, d := range b.plan.Delegations {
-		want[d.ID] = i
-	}
-	list, err := store.ListNotes(b.board, blackboard.ListOptions{})
+	landed, err := Landed(b.opts.Runner.Board, b.board, b.plan, time.Time{})
 	if err != nil {
-		return fmt.Errorf("resume: list board %s: %w", b.board, err)
+		return fmt.Errorf("resume: %w", err)
 	}
-	for _, m := range list.Notes { // newest first
-		if m.Status != blackboard.StatusOK && m.Status != blackboard.StatusPartial {
-			continue
-		}
-		_, h, err := store.ReadHandoff(b.board, m.Ref)
-		if err != nil {
-			continue // unreadable: as if absent
-		}
-		i, ok := want[KeyID(h.Key)]
-		if !ok || b.terminal[i] || blackboard.NormalizeAgent(b.plan.Delegations[i].Agent) != m.Agent {
+	for i, d := range b.plan.Delegations {
+		l, ok := landed[d.ID]
+		if !ok || b.terminal[i] {
 			continue
 		}
 		r := &b.report.Delegations[i]
-		r.Status, r.Ref, r.Conclusion, r.Reason, r.Resumed = string(m.Status), m.Ref, m.Conclusion, h.Reason, true
+		r.Status, r.Ref, r.Conclusion, r.Reason, r.Resumed = string(l.Status), l.Ref, l.Conclusion, l.Reason, true
 		b.terminal[i] = true
 	}
 	return nil

@@ -1,5 +1,5 @@
 //go:build !race
 
-package director
+package batch
 
 const raceEnabled = false

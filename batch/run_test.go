@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"context"
@@ -273,7 +273,7 @@ delegations:
 		}()
 		rep, err := f.run(ctx, t, plan, f.options(""))
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("RunPlan error = %v; want context.Canceled", err)
+			t.Fatalf("Run error = %v; want context.Canceled", err)
 		}
 		// The slow model answers 10 s after its request: half of that
 		// after the cancel is far more than a loaded machine needs, and far
@@ -306,7 +306,7 @@ delegations:
 	})
 }
 
-// TestBatchInvalidPlanStartsNothing: RunPlan checks the plan against the
+// TestBatchInvalidPlanStartsNothing: Run checks the plan against the
 // runner's catalog and the board first; an invalid plan makes no model
 // call and writes nothing.
 func TestBatchInvalidPlanStartsNothing(t *testing.T) {
@@ -316,7 +316,7 @@ func TestBatchInvalidPlanStartsNothing(t *testing.T) {
 		rep, err := f.run(t.Context(), t, plan, f.options("b"))
 		var pe *PlanError
 		if !errors.As(err, &pe) || rep != nil {
-			t.Fatalf("RunPlan = %v, %v; want a *PlanError and no report", rep, err)
+			t.Fatalf("Run = %v, %v; want a *PlanError and no report", rep, err)
 		}
 		if n := len(f.srv.Requests()); n != 0 || f.store.BoardExists("b") || len(f.rec.Events()) != 0 {
 			t.Errorf("an invalid plan made %d model calls, board exists %v, %d events", n, f.store.BoardExists("b"), len(f.rec.Events()))
@@ -405,7 +405,7 @@ func TestBatchBoardFromOptions(t *testing.T) {
 		f := newBatchFixture(t, be, "batch-failures")
 		plan := parsePlan(t, "delegations:\n  - {id: docs, agent: explorer, task: Read the docs.}\n")
 		if _, err := f.run(t.Context(), t, plan, f.options("")); err == nil || !strings.Contains(err.Error(), "no board") {
-			t.Errorf("RunPlan without a board = %v; want an error", err)
+			t.Errorf("Run without a board = %v; want an error", err)
 		}
 		rep, err := f.run(t.Context(), t, plan, f.options("given"))
 		if err != nil {

@@ -1,15 +1,18 @@
-package director
+package batch
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
-	"github.com/yagent/yagent/memory"
 )
 
 // batchFixture runs plans against a scripted scenario on one backend (see
@@ -34,12 +37,39 @@ func newBatchFixture(t *testing.T, be backend, scenario string) *batchFixture {
 // (River) queue: a second run of the same plan.
 func newBatchFixtureOn(t *testing.T, be backend, srv *llmtest.Server, store *blackboard.Store, qb *queueBackend) *batchFixture {
 	t.Helper()
-	d, _, _ := testDirector(t, testEnv{srv: srv, home: t.TempDir(), store: store, kind: memory.KindBatch, id: "unused"})
-	f := &batchFixture{backend: be, srv: srv, runner: d.SubRunner(), store: store, rec: &agents.Recorder{}, queue: qb}
+	f := &batchFixture{backend: be, srv: srv, runner: testRunner(t, srv, store), store: store, rec: &agents.Recorder{}, queue: qb}
 	if be == backendRiver && qb == nil {
 		f.queue = newQueueBackend(t, f.runner)
 	}
 	return f
+}
+
+// testRunner assembles a run over the repository (the example plan reads
+// it) whose every model is srv, and returns its runner of delegations: a
+// batch needs nothing else, and no session.
+func testRunner(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *agents.SubRunner {
+	t.Helper()
+	home := t.TempDir()
+	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
+		if k == "YAGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Options{Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
+		Workspace: "..", Board: store, Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a.Runner
 }
 
 // again is a fixture for a second run on the same server, board and queue.
@@ -48,16 +78,16 @@ func (f *batchFixture) again(t *testing.T) *batchFixture {
 	return newBatchFixtureOn(t, f.backend, f.srv, f.store, f.queue)
 }
 
-func (f *batchFixture) options(board string) BatchOptions {
-	return BatchOptions{Runner: f.runner, Board: board, Events: f.rec}
+func (f *batchFixture) options(board string) Options {
+	return Options{Runner: f.runner, Board: board, Events: f.rec}
 }
 
 // run runs the plan on the fixture's backend: in this process, or through
 // a River coordinator whose jobs the fixture's worker runs.
-func (f *batchFixture) run(ctx context.Context, t *testing.T, p *Plan, opts BatchOptions) (*BatchReport, error) {
+func (f *batchFixture) run(ctx context.Context, t *testing.T, p *Plan, opts Options) (*Report, error) {
 	t.Helper()
 	if f.backend == backendInProcess {
-		return RunPlan(ctx, p, opts)
+		return Run(ctx, p, opts)
 	}
 	return f.queue.run(ctx, t, p, opts)
 }
@@ -105,7 +135,7 @@ func parsePlan(t testing.TB, src string) *Plan {
 	return p
 }
 
-func byID(r *BatchReport) map[string]DelegationReport {
+func byID(r *Report) map[string]DelegationReport {
 	m := map[string]DelegationReport{}
 	for _, d := range r.Delegations {
 		m[d.ID] = d

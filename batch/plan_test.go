@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"errors"
@@ -217,7 +217,7 @@ func FuzzParsePlan(f *testing.F) {
 			}
 			return
 		}
-		b := newBatchRun(p, BatchOptions{}, "b")
+		b := newBatchRun(p, Options{}, "b")
 		started := map[int]int{}
 		for i := range p.Delegations {
 			if b.waiting[i] == 0 {

@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"bytes"
@@ -282,15 +282,16 @@ func typedField(root *yaml.Node, line int, goType string, is func(*yaml.Node) bo
 }
 
 // knownKeys lists the YAML keys of the plan type named by yaml.v3
-// ("director.PlanDelegation").
+// ("batch.PlanDelegation": compared with reflect's name of it, so a move
+// of the type keeps the list).
 func knownKeys(goType string) string {
 	var t reflect.Type
-	switch strings.TrimPrefix(goType, "*") {
-	case "director.Plan":
-		t = reflect.TypeFor[Plan]()
-	case "director.PlanDelegation":
-		t = reflect.TypeFor[PlanDelegation]()
-	default:
+	for _, c := range []reflect.Type{reflect.TypeFor[Plan](), reflect.TypeFor[PlanDelegation]()} {
+		if c.String() == strings.TrimPrefix(goType, "*") {
+			t = c
+		}
+	}
+	if t == nil {
 		return "see README.md, \"Batch plans\""
 	}
 	var names []string

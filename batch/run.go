@@ -1,4 +1,4 @@
-package director
+package batch
 
 import (
 	"context"
@@ -59,8 +59,8 @@ func (p *Plan) Digest() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// BatchOptions are what RunPlan needs besides the plan.
-type BatchOptions struct {
+// Options are what Run needs besides the plan.
+type Options struct {
 	// Runner's Catalog and Board are the ones the plan is checked against;
 	// it runs each delegation unless Executor is set.
 	Runner *agents.SubRunner
@@ -82,9 +82,9 @@ type BatchOptions struct {
 	Now    func() time.Time
 }
 
-// BatchReport is what a batch run did, one row per delegation in plan
+// Report is what a batch run did, one row per delegation in plan
 // order.
-type BatchReport struct {
+type Report struct {
 	Plan        string
 	Board       string
 	Parallel    int // 0: no bound
@@ -119,11 +119,11 @@ type DelegationReport struct {
 
 // Succeeded reports whether the delegation counts as done: ok or partial.
 func (d *DelegationReport) Succeeded() bool {
-	return d.Status == string(blackboard.StatusOK) || d.Status == string(blackboard.StatusPartial)
+	return blackboard.Status(d.Status).Succeeded()
 }
 
 // OK reports whether every delegation succeeded (the exit code 0 rule).
-func (r *BatchReport) OK() bool {
+func (r *Report) OK() bool {
 	for i := range r.Delegations {
 		if !r.Delegations[i].Succeeded() {
 			return false
@@ -133,7 +133,7 @@ func (r *BatchReport) OK() bool {
 }
 
 // Counts returns how many delegations ended in each status.
-func (r *BatchReport) Counts() map[string]int {
+func (r *Report) Counts() map[string]int {
 	m := map[string]int{}
 	for _, d := range r.Delegations {
 		m[d.Status]++
@@ -142,7 +142,7 @@ func (r *BatchReport) Counts() map[string]int {
 }
 
 // Usage totals the delegations' requests and tokens.
-func (r *BatchReport) Usage() agents.UsageEvent {
+func (r *Report) Usage() agents.UsageEvent {
 	var u agents.UsageEvent
 	for _, d := range r.Delegations {
 		u.Add(d.Usage)
@@ -164,14 +164,14 @@ func (d *DelegationReport) Event() agents.DelegationEvent {
 	return ev
 }
 
-// RunPlan validates the plan against the runner's catalog and the board,
+// Run validates the plan against the runner's catalog and the board,
 // then runs it: delegations start in plan order as soon as their
 // dependencies succeeded, at most Parallel at once; one whose dependency
 // did not succeed is skipped and writes nothing. When ctx is cancelled
 // nothing new starts, running delegations are abandoned (they write
 // nothing) and the report says what ran; the error is then ctx's. An
 // invalid plan returns a *PlanError and starts nothing.
-func RunPlan(ctx context.Context, p *Plan, opts BatchOptions) (*BatchReport, error) {
+func Run(ctx context.Context, p *Plan, opts Options) (*Report, error) {
 	if opts.Runner == nil {
 		return nil, errors.New("run plan: no sub-agent runner")
 	}

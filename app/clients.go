@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -8,15 +8,16 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
-	"github.com/yagent/yagent/llm/llmtest"
 )
 
-// clients builds and caches one model client per configured model name.
-type clients struct {
+// Clients builds and caches one model client per configured model name.
+// Build it with NewClients; it is safe for concurrent use.
+type Clients struct {
 	cfg    *config.Config
 	getenv func(string) string
-	// replay, when set, serves every model from a scripted scenario.
-	replay *llmtest.Server
+	// replay, when set, is the base URL of a scripted scenario that
+	// serves every model.
+	replay string
 	// override is --model: a name under models: serves as the default
 	// model, anything else is the default endpoint's model id.
 	override string
@@ -28,12 +29,31 @@ type clients struct {
 	warned map[string]bool
 }
 
-// resolve implements agents.ClientFunc. An empty name and "inherit" are
+// ClientOptions configure NewClients.
+type ClientOptions struct {
+	// Getenv reads the variables that hold keys and headers.
+	Getenv func(string) string
+	// Model is --model ("" = models.default): a name under models:, else
+	// a model id for the default endpoint.
+	Model string
+	// Replay, when set, is the base URL of a scripted scenario serving
+	// every model (--replay).
+	Replay string
+	// Warn reports a model name that maps to nothing, once per name.
+	Warn func(string)
+}
+
+// NewClients returns the model clients of cfg.
+func NewClients(cfg *config.Config, o ClientOptions) *Clients {
+	return &Clients{cfg: cfg, getenv: o.Getenv, override: o.Model, replay: o.Replay, warn: o.Warn}
+}
+
+// Resolve implements agents.ClientFunc. An empty name and "inherit" are
 // the default model. Another name (an agent file's model: field) is a name
 // under models:, else an alias under models.aliases (which names a model
 // or a raw model id); a name neither maps is a visible warning, and the
 // default model serves.
-func (c *clients) resolve(name string) (llm.Client, string, error) {
+func (c *Clients) Resolve(name string) (llm.Client, string, error) {
 	key, rawID := c.modelFor(name)
 	m := c.cfg.Models[key]
 	id := m.Model
@@ -50,10 +70,10 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 		Provider: m.Provider, API: m.API, ReasoningEffort: m.ReasoningEffort, APIVersion: m.APIVersion,
 		ExtraBody: m.ExtraBody, ExtraHeaders: m.Headers(c.getenv), DropParams: m.DropParams,
 		Secrets: m.SecretHeaders(c.getenv)}
-	if c.replay != nil {
+	if c.replay != "" {
 		// A scripted model answers at once and never fails by chance: no
 		// retries, the configured timeout.
-		ep = llm.EndpointConfig{BaseURL: c.replay.URL(), Model: "replay", Timeout: m.Timeout.D()}
+		ep = llm.EndpointConfig{BaseURL: c.replay, Model: "replay", Timeout: m.Timeout.D()}
 		id = "replay"
 	}
 	name = key
@@ -74,7 +94,7 @@ func (c *clients) resolve(name string) (llm.Client, string, error) {
 
 // modelFor maps a model name to the key under models: whose endpoint
 // serves it, and the model id to ask for when it is not that entry's own.
-func (c *clients) modelFor(name string) (key, rawID string) {
+func (c *Clients) modelFor(name string) (key, rawID string) {
 	if name == "" || name == "inherit" {
 		return c.defaultModel()
 	}
@@ -102,7 +122,7 @@ func (c *clients) modelFor(name string) (key, rawID string) {
 }
 
 // defaultModel is models.default, or what --model names.
-func (c *clients) defaultModel() (key, rawID string) {
+func (c *Clients) defaultModel() (key, rawID string) {
 	if c.override == "" {
 		return "default", ""
 	}
@@ -112,4 +132,4 @@ func (c *clients) defaultModel() (key, rawID string) {
 	return "default", c.override
 }
 
-var _ agents.ClientFunc = (*clients)(nil).resolve
+var _ agents.ClientFunc = (*Clients)(nil).Resolve

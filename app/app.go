@@ -1,0 +1,127 @@
+// Package app assembles a run: the workspace its tools are confined to,
+// the registry of tools with their gates, the agent catalog, the model
+// clients, the approval and sandbox policy and the runner of delegations.
+// One constructor builds them (New); the director, batch plans, a queue
+// worker, the MCP gateway and ACP take the pieces they use and never build
+// them again. Commands only parse flags, call New and print.
+//
+// An App holds no session: a session (memory) is the director's, or a
+// batch's; a worker runs delegations without one.
+package app
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
+)
+
+// Options are what an App is built from.
+type Options struct {
+	Config *config.Config
+	// Client resolves a model name ("" = the default) to a client:
+	// (*Clients).Resolve, or a test's scripted endpoint.
+	Client agents.ClientFunc
+	// Workspace is the directory the tools are confined to.
+	Workspace string
+	Board     *blackboard.Store
+	// Events receive what the run does (nil: nothing is printed).
+	Events agents.Sink
+	// Policy decides what shell commands, file writes and external
+	// tools may do (NewPolicy).
+	Policy agents.ShellPolicy
+	// Tools are extra tools: the knowledge base's, external MCP servers'.
+	Tools []*agents.Tool
+	// Now is the clock of the events (nil: time.Now).
+	Now func() time.Time
+}
+
+// App is an assembled run. Close releases it.
+type App struct {
+	Config    *config.Config
+	Client    agents.ClientFunc
+	Workspace *agents.Workspace
+	// Registry holds every tool of the run: the file tools, the shell,
+	// the board tools and the extra ones; the director adds its own
+	// (notebook, delegate) for its session.
+	Registry *agents.Registry
+	Catalog  *agents.Catalog
+	Board    *blackboard.Store
+	Policy   agents.ShellPolicy
+	Events   agents.Sink
+	// Index is how the board's per-call index is built.
+	Index blackboard.IndexOptions
+	// Project is the workspace's AGENTS.md, framed, for prompts.
+	Project string
+	// Runner runs delegations; its Recorder is unset (a session sets it).
+	Runner *agents.SubRunner
+	now    func() time.Time
+}
+
+// New assembles a run.
+func New(o Options) (*App, error) {
+	if o.Config == nil || o.Client == nil {
+		return nil, fmt.Errorf("app: no configuration or model clients")
+	}
+	cfg := o.Config
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	ws, err := agents.OpenWorkspace(o.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	reg := agents.NewRegistry()
+	var tools []*agents.Tool
+	tools = append(tools, agents.FSTools(ws, o.Policy)...)
+	tools = append(tools, agents.ShellTool(ws, o.Policy))
+	tools = append(tools, agents.BoardTools(o.Board, cfg.Blackboard.ContextPackChars, ws)...)
+	tools = append(tools, o.Tools...)
+	for _, t := range tools {
+		if err := reg.Add(t); err != nil {
+			ws.Close()
+			return nil, err
+		}
+	}
+	a := &App{Config: cfg, Client: o.Client, Workspace: ws, Registry: reg, Board: o.Board,
+		Policy: o.Policy, Events: o.Events, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
+		Project: agents.ProjectInstructions(ws), now: now}
+	a.Catalog = agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: cfg.Home, UserHome: cfg.UserHome},
+		func(name string) bool { _, ok := reg.Get(name); return ok })
+	if n := a.Catalog.Notice(); n != "" {
+		a.Notice("warning: " + n)
+	}
+	ag := cfg.Agents
+	a.Runner = &agents.SubRunner{
+		Client: o.Client, Registry: reg, Catalog: a.Catalog, Board: o.Board, Workspace: ws, Events: o.Events,
+		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
+		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,
+		TailRole: llm.Role(ag.TailRole), Project: a.Project,
+	}
+	return a, nil
+}
+
+// Notice shows a line of yagent's own through the run's events.
+func (a *App) Notice(text string) {
+	if a.Events != nil {
+		a.Events.Emit(agents.Event{Type: agents.EventNotice, Time: a.now(), Agent: "yagent", Text: text})
+	}
+}
+
+// Now is the run's clock.
+func (a *App) Now() time.Time { return a.now() }
+
+// Close releases the workspace and the sandbox's private temp dirs.
+func (a *App) Close() error {
+	err := a.Workspace.Close()
+	if a.Policy.Sandbox != nil {
+		if cerr := a.Policy.Sandbox.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
