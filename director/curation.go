@@ -20,11 +20,6 @@ type curation struct {
 	sched   *sleep.Scheduler
 	cancel  context.CancelFunc
 
-	turnCtx context.Context
-	profile sleep.Profile  // read at turn entry
-	hidden  []*agents.Tool // the running turn's hidden tools
-	loaded  *agents.Loaded // tools brought back in the running turn
-
 	mu sync.Mutex // guards due and pending: the scheduler reports from its goroutine
 	// due is the in-memory copy of chats.next_sleep_at (nil: never
 	// scheduled), read at open and kept current by the scheduler's OnDue,
@@ -35,20 +30,18 @@ type curation struct {
 	pending bool
 }
 
-// enterTurn reads the session's tool profile for the turn (the curation
-// of a sleep applies from the next turn on, never in the running one).
-func (d *Director) enterTurn(ctx context.Context) {
-	d.cur.turnCtx = ctx
-	d.cur.loaded = &agents.Loaded{}
+// readProfile reads the session's tool profile (the zero profile when
+// curation is off or the read fails, which is a notice).
+func (d *Director) readProfile(ctx context.Context) sleep.Profile {
 	if d.cur.store == nil {
-		return
+		return sleep.Profile{}
 	}
 	p, err := d.cur.store.Profile(ctx, d.opts.Session.ID())
 	if err != nil {
 		d.warn("read the session's tool profile", err)
-		return
+		return sleep.Profile{}
 	}
-	d.cur.profile = p
+	return p
 }
 
 func (d *Director) setupCuration() error {
@@ -72,7 +65,7 @@ func (d *Director) setupCuration() error {
 		},
 		Logf: func(format string, args ...any) { d.notice("warning: " + sprintf(format, args...)) },
 	}
-	d.cur = curation{store: st, curator: cur, sched: sleep.NewScheduler(cur), due: s.Info().NextSleepAt, loaded: &agents.Loaded{}}
+	d.cur = curation{store: st, curator: cur, sched: sleep.NewScheduler(cur), due: s.Info().NextSleepAt}
 	d.cur.sched.OnRun = func(r sleep.Run, err error) {
 		switch {
 		case errors.Is(err, context.Canceled):
@@ -94,12 +87,22 @@ func (d *Director) setupCuration() error {
 	for _, w := range cur.UnknownCore() {
 		d.notice("warning: " + w)
 	}
-	hidden := func() []*agents.Tool { return d.cur.hidden }
-	loaded := func() *agents.Loaded { return d.cur.loaded }
-	count := func(name string) {
-		if d.cur.turnCtx != nil { // tool_load runs only inside a turn
-			d.warn("count the tool_load of "+name, st.RecordLoad(context.WithoutCancel(d.cur.turnCtx), s.ID(), name))
+	// The curation tools act on the running turn, which the call's
+	// context carries; outside a turn nothing is hidden or loaded.
+	hidden := func(ctx context.Context) []*agents.Tool {
+		if t := turnOf(ctx); t != nil {
+			return t.hidden
 		}
+		return nil
+	}
+	loaded := func(ctx context.Context) *agents.Loaded {
+		if t := turnOf(ctx); t != nil {
+			return t.loaded
+		}
+		return &agents.Loaded{}
+	}
+	count := func(ctx context.Context, name string) {
+		d.warn("count the tool_load of "+name, st.RecordLoad(context.WithoutCancel(ctx), s.ID(), name))
 	}
 	for _, t := range []*agents.Tool{sleep.FindTool(hidden), sleep.LoadTool(hidden, loaded, count), sleep.StartTool(cur, s.ID, d.notice)} {
 		if err := d.app.Registry.Add(t); err != nil {
@@ -130,9 +133,9 @@ func (d *Director) curationApplies() bool {
 // sleep.TurnSplit — the function `yagent tools profile` counts with.
 // tool_find and tool_load are there only when something is hidden. It has
 // no side effects: Turn keeps the hidden list for tool_load.
-func (d *Director) curatedTools(g agents.Gates) (in, hidden []*agents.Tool, catalogue string) {
+func (d *Director) curatedTools(p sleep.Profile, g agents.Gates) (in, hidden []*agents.Tool, catalogue string) {
 	cfg := d.app.Config
-	in, hidden = sleep.TurnSplit(d.cur.profile, d.app.Registry.Reachable(g), cfg.ChatSleep.Tools.Core, cfg.Toolsets, d.curationApplies())
+	in, hidden = sleep.TurnSplit(p, d.app.Registry.Reachable(g), cfg.ChatSleep.Tools.Core, cfg.Toolsets, d.curationApplies())
 	if len(hidden) == 0 {
 		return in, nil, ""
 	}

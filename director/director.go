@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
+	"github.com/yagent/yagent/sleep"
 	"github.com/yagent/yagent/telemetry"
 )
 
@@ -65,11 +66,8 @@ type Director struct {
 	// after the [window] line, before the board index.
 	State func(ctx context.Context) (string, error)
 
-	fit *fitter // keeps the running turn's requests inside the window
-	// book is the lead's notebook (nil when notes.enabled is false);
-	// mode is its mode, fixed for the running turn.
+	// book is the lead's notebook (nil when notes.enabled is false).
 	book *notebook.Book
-	mode notebook.Mode
 
 	cur curation // tool curation ("sleep"); zero when chat_sleep is off
 }
@@ -147,21 +145,48 @@ func (d *Director) Close() error {
 // SubRunner returns the runner of delegations.
 func (d *Director) SubRunner() *agents.SubRunner { return d.delegator.Runner }
 
-// Agent returns the director as it runs a turn with the given gates: the
-// reachable tools minus what curation hides (listed in the catalogue at
-// the end of the stable prefix, loadable with tool_load).
+// Agent returns the director as a turn starting now would run with the
+// given gates: the reachable tools minus what curation hides (listed in the
+// catalogue at the end of the stable prefix, loadable with tool_load).
 func (d *Director) Agent(g agents.Gates) *agents.Agent {
-	a, _ := d.agent(g)
-	return a
+	t := &turnState{loaded: &agents.Loaded{}, profile: d.readProfile(context.Background())}
+	return d.agent(t, g)
 }
 
-// agent builds the turn's agent and returns the hidden tools with it.
-func (d *Director) agent(g agents.Gates) (*agents.Agent, []*agents.Tool) {
+// agent builds the turn's agent and keeps its hidden tools in t.
+func (d *Director) agent(t *turnState, g agents.Gates) *agents.Agent {
 	if d.opts.Toolset != "" {
 		g.Allow = d.app.Config.Toolsets[d.opts.Toolset]
 	}
-	in, hidden, catalogue := d.curatedTools(g)
-	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.app.Config.Agents.MaxSteps, Loaded: d.cur.loaded}, hidden
+	in, hidden, catalogue := d.curatedTools(t.profile, g)
+	t.hidden = hidden
+	return &agents.Agent{Name: "director", System: agents.SystemPrompt(d.system, catalogue), Tools: in, Model: d.model, MaxSteps: d.app.Config.Agents.MaxSteps, Loaded: t.loaded}
+}
+
+// turnState is what one turn owns (codex's TurnContext, adk's
+// InvocationContext): made by Turn, reached through the turn's context
+// (the tail, the pressure line and the curation tools read it), gone when
+// the turn ends. Nothing of a turn stays on the long-lived Director.
+type turnState struct {
+	fit  *fitter       // keeps the turn's requests inside the window
+	mode notebook.Mode // the notebook's mode, fixed for the turn
+	// profile is the session's tool profile read at turn entry (a sleep's
+	// curation applies from the next turn on, never in the running one).
+	profile sleep.Profile
+	hidden  []*agents.Tool // the turn's hidden tools (tool_find, tool_load)
+	loaded  *agents.Loaded // tools brought back in the turn
+}
+
+type turnKey struct{}
+
+func withTurn(ctx context.Context, t *turnState) context.Context {
+	return context.WithValue(ctx, turnKey{}, t)
+}
+
+// turnOf is the running turn of ctx; nil outside a turn.
+func turnOf(ctx context.Context) *turnState {
+	t, _ := ctx.Value(turnKey{}).(*turnState)
+	return t
 }
 
 // Turn runs one master turn: the person's input, the director's work, its
@@ -181,7 +206,8 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 		defer func() { endTurnSpan(sp, input, outcome, err) }()
 	}
 	d.delegator.StartTurn()
-	d.fit = d.newFitter(s, "director", "", s.Info().Kind)
+	t := &turnState{fit: d.newFitter(s, "director", "", s.Info().Kind), loaded: &agents.Loaded{}}
+	ctx = withTurn(ctx, t)
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())
@@ -193,14 +219,14 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	}
 	// The profile is read before the nudge: a sleep it starts applies from
 	// the next turn, never to this one.
-	d.enterTurn(ctx)
+	t.profile = d.readProfile(ctx)
 	d.CheckSleep()
 	gates := agents.Gates{Master: true}
 	if d.book != nil {
-		if d.mode, err = d.book.EnterTurn(ctx); err != nil {
+		if t.mode, err = d.book.EnterTurn(ctx); err != nil {
 			return &agents.Outcome{Reason: agents.ReasonError}, err
 		}
-		gates.NotesIndexed = d.mode == notebook.Index
+		gates.NotesIndexed = t.mode == notebook.Index
 	}
 	cfg := d.app.Config.Agents
 	loop := &agents.Loop{
@@ -210,11 +236,10 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 			d.warn("record the answer's window use", s.Observe(resp))
 			d.warn("record the answer's tokens", s.RecordUsage(ctx, "turn", resp.Usage))
 		},
-		Fit: d.fit.fit,
+		Fit: t.fit.fit,
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
-	agent, hidden := d.agent(gates)
-	d.cur.hidden = hidden
+	agent := d.agent(t, gates)
 	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: input})
 	// The end of a turn is recorded even when it was cancelled, with a
 	// context that still works.

@@ -1,9 +1,11 @@
 package director
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +19,8 @@ import (
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/notebook"
+	"github.com/yagent/yagent/sleep"
 )
 
 type fixture struct {
@@ -354,5 +358,32 @@ func TestUnknownToolset(t *testing.T) {
 	_, err := New(a, Options{Session: newFixture(t, "basic-text", nil).sess, Toolset: "nosuch"})
 	if !errors.Is(err, ErrUnknownToolset) || !strings.Contains(err.Error(), `--toolset "nosuch" is not configured: add it under toolsets:`) {
 		t.Errorf("New with an unknown toolset: %v; want ErrUnknownToolset saying how to define it", err)
+	}
+}
+
+// TestDirectorHoldsNoTurnState pins that what a turn owns lives in its
+// turnState (reached through the turn's context), never on the
+// long-lived Director between turns: no context, fitter, notebook mode,
+// hidden or loaded tools as fields of the Director or its curation.
+func TestDirectorHoldsNoTurnState(t *testing.T) {
+	turnTypes := map[reflect.Type]bool{
+		reflect.TypeFor[context.Context](): true, reflect.TypeFor[*fitter](): true, reflect.TypeFor[notebook.Mode](): true,
+		reflect.TypeFor[*agents.Loaded](): true, reflect.TypeFor[[]*agents.Tool](): true, reflect.TypeFor[sleep.Profile](): true,
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Director](), reflect.TypeFor[curation]()} {
+		for f := range typ.Fields() {
+			if turnTypes[f.Type] {
+				t.Errorf("%s.%s (%s) is a turn's state: keep it in turnState", typ.Name(), f.Name, f.Type)
+			}
+		}
+	}
+	// Outside a turn the curation tools see no hidden tool.
+	f := newFixture(t, "basic-text", nil)
+	if turnOf(t.Context()) != nil {
+		t.Fatal("a context outside a turn carries one")
+	}
+	a := f.d.Agent(agents.Gates{Master: true})
+	if a.Loaded == nil || len(a.Loaded.List()) != 0 {
+		t.Errorf("a fresh agent's loaded tools = %v; want none", a.Loaded)
 	}
 }

@@ -57,6 +57,10 @@ func (d *Director) Compact(ctx context.Context) (memory.CompactResult, error) {
 // the board index rebuilt from disk right now.
 func (d *Director) Tail(ctx context.Context) (string, error) {
 	var state []string
+	t := turnOf(ctx)
+	if t == nil {
+		t = &turnState{} // outside a turn (a test, a tool's preview)
+	}
 	line := d.pressureLine(ctx)
 	if line != "" {
 		state = append(state, line)
@@ -66,12 +70,12 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if block := notebook.Block(notes, d.mode, line != "", d.book.PinLimits()); block != "" {
+		if block := notebook.Block(notes, t.mode, line != "", d.book.PinLimits()); block != "" {
 			state = append(state, block)
 		}
 	}
-	if d.fit != nil && d.fit.squeezed > 0 {
-		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", d.fit.squeezed))
+	if t.fit != nil && t.fit.squeezed > 0 {
+		state = append(state, fmt.Sprintf("[turn] this turn is long: %d older tool outputs of it were shrunk to fit; keep what you still need in your answer.", t.fit.squeezed))
 	}
 	if d.State != nil {
 		extra, err := d.State(ctx)
@@ -101,8 +105,8 @@ func (d *Director) pressureLine(ctx context.Context) string {
 	info := s.Info()
 	cfg := d.app.Config.Context
 	measure := 0
-	if d.fit != nil {
-		measure = d.fit.measure
+	if t := turnOf(ctx); t != nil && t.fit != nil {
+		measure = t.fit.measure
 	}
 	if measure == 0 {
 		measure = d.Measure()

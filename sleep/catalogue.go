@@ -73,13 +73,14 @@ type (
 	}
 )
 
-// FindTool returns tool_find over the turn's hidden tools.
-func FindTool(hidden func() []*agents.Tool) *agents.Tool {
+// FindTool returns tool_find over the turn's hidden tools (hidden reads
+// them from the call's context: the running turn's).
+func FindTool(hidden func(context.Context) []*agents.Tool) *agents.Tool {
 	return agents.NewTool("tool_find", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, _ *agents.Call, a findIn) (agents.Result, error) {
 		words := strings.Fields(strings.ToLower(a.Query))
 		var b strings.Builder
 		n := 0
-		for _, t := range hidden() {
+		for _, t := range hidden(ctx) {
 			hay := strings.ToLower(t.Name + " " + t.Family + " " + t.Description)
 			for _, w := range words {
 				if strings.Contains(hay, w) {
@@ -101,12 +102,12 @@ func FindTool(hidden func() []*agents.Tool) *agents.Tool {
 // the next step; every load is counted (loads ≥ 2 keeps a tool visible at
 // the next curation). Gated tools are not hidden tools: they cannot be
 // loaded.
-func LoadTool(hidden func() []*agents.Tool, loaded func() *agents.Loaded, count func(name string)) *agents.Tool {
+func LoadTool(hidden func(context.Context) []*agents.Tool, loaded func(context.Context) *agents.Loaded, count func(ctx context.Context, name string)) *agents.Tool {
 	return agents.NewTool("tool_load", "curation", agents.Core|agents.LeadOnly, func(ctx context.Context, _ *agents.Call, a loadIn) (agents.Result, error) {
-		for _, t := range hidden() {
+		for _, t := range hidden(ctx) {
 			if t.Name == a.Name {
-				if loaded().Add(t) && count != nil {
-					count(t.Name)
+				if loaded(ctx).Add(t) && count != nil {
+					count(ctx, t.Name)
 				}
 				return agents.Result{Content: "loaded " + t.Name + ": you can call it from your next step", Summary: "loaded " + t.Name}, nil
 			}

@@ -106,7 +106,7 @@ func TestFindAndLoad(t *testing.T) {
 		tool(t, "gh_issues", "mcp_gh", "List the issues of a repository."),
 		tool(t, "gh_pulls", "mcp_gh", "List pull requests."),
 	}
-	find := FindTool(func() []*agents.Tool { return hidden })
+	find := FindTool(func(context.Context) []*agents.Tool { return hidden })
 	run := func(tl *agents.Tool, args any) agents.Result {
 		t.Helper()
 		raw, _ := json.Marshal(args)
@@ -132,7 +132,7 @@ func TestFindAndLoad(t *testing.T) {
 
 	loaded := &agents.Loaded{}
 	var counted []string
-	load := LoadTool(func() []*agents.Tool { return hidden }, func() *agents.Loaded { return loaded }, func(n string) { counted = append(counted, n) })
+	load := LoadTool(func(context.Context) []*agents.Tool { return hidden }, func(context.Context) *agents.Loaded { return loaded }, func(_ context.Context, n string) { counted = append(counted, n) })
 	if r := run(load, loadIn{Name: "gh_pulls"}); r.IsError || !strings.Contains(r.Content, "loaded gh_pulls") {
 		t.Errorf("tool_load gh_pulls = %+v", r)
 	}
@@ -144,7 +144,7 @@ func TestFindAndLoad(t *testing.T) {
 		t.Errorf("loaded %v, counted %v; want gh_pulls once", got, counted)
 	}
 	// Without a counter (nothing records loads) a load still works.
-	nocount := LoadTool(func() []*agents.Tool { return hidden }, func() *agents.Loaded { return loaded }, nil)
+	nocount := LoadTool(func(context.Context) []*agents.Tool { return hidden }, func(context.Context) *agents.Loaded { return loaded }, nil)
 	if r := run(nocount, loadIn{Name: "maps_search"}); r.IsError || len(loaded.List()) != 2 {
 		t.Errorf("tool_load without a counter = %+v, loaded %v", r, agents.Names(loaded.List()))
 	}

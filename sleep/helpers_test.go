@@ -76,8 +76,8 @@ func newFixture(t *testing.T, kind string, n int, extra ...string) *fixture {
 	for _, e := range extra {
 		f.reg.MustAdd(mk(e))
 	}
-	f.reg.MustAdd(FindTool(func() []*agents.Tool { return nil }))
-	f.reg.MustAdd(LoadTool(func() []*agents.Tool { return nil }, func() *agents.Loaded { return &agents.Loaded{} }, nil))
+	f.reg.MustAdd(FindTool(func(context.Context) []*agents.Tool { return nil }))
+	f.reg.MustAdd(LoadTool(func(context.Context) []*agents.Tool { return nil }, func(context.Context) *agents.Loaded { return &agents.Loaded{} }, nil))
 	f.srv = llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "sleep-plans.yaml"))
 	// A minute of silence: a loaded machine must not fail a curation the
 	// scripted model answers at once (tests that want a stuck call use
