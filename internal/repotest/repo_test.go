@@ -151,6 +151,56 @@ func TestAgentsMD(t *testing.T) {
 	}
 }
 
+// fileRef matches a Go file named in backticks in an AGENTS.md: a path
+// relative to the package directory (`loop.go`, `../config/gate.go`), a
+// glob over one package's files (`sys_*.go`), optionally followed by a
+// line or a symbol (`loop_test.go:16`, `setup.go: openSession`). A bare
+// suffix such as `_test.go` is not a file name.
+var fileRef = regexp.MustCompile("`((?:\\.\\./)*(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9][A-Za-z0-9_*-]*\\.go)(?::[^`]*)?`")
+
+// TestAgentsMDFiles keeps each package's file map true: every Go file an
+// AGENTS.md names exists (relative to the package directory), and every
+// non-test Go file of the package is named at least once in its AGENTS.md.
+func TestAgentsMDFiles(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		docPath := filepath.Join(root, dir, "AGENTS.md")
+		data, err := os.ReadFile(docPath)
+		if err != nil {
+			continue // TestAgentsMD reports the missing file
+		}
+		doc := filepath.ToSlash(filepath.Join(dir, "AGENTS.md"))
+		named := map[string]bool{}
+		for _, m := range fileRef.FindAllStringSubmatch(string(data), -1) {
+			ref := m[1]
+			target := filepath.Join(root, dir, filepath.FromSlash(ref))
+			matches, err := filepath.Glob(target)
+			if err != nil || len(matches) == 0 {
+				t.Errorf("%s names %s, which does not exist (%s)", doc, ref, filepath.ToSlash(filepath.Join(dir, ref)))
+				continue
+			}
+			for _, p := range matches {
+				if filepath.Dir(p) == filepath.Join(root, dir) {
+					named[filepath.Base(p)] = true
+				}
+			}
+		}
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			if !named[name] {
+				t.Errorf("%s does not name %s: say in its Boundary what the file holds", doc, filepath.ToSlash(filepath.Join(dir, name)))
+			}
+		}
+	}
+}
+
 // layering lists, per package, the module packages it must never import.
 var layering = map[string][]string{
 	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox"},
