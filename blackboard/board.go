@@ -32,16 +32,12 @@ var (
 	ErrNoteNotFound = errors.New("no such note on this board")
 )
 
-// getenv (Enabled's) and userHomeDir are swapped by tests.
-var (
-	getenv      = os.Getenv
-	userHomeDir = os.UserHomeDir
-)
+// userHomeDir is swapped by tests.
+var userHomeDir = os.UserHomeDir
 
-// Enabled reports whether the blackboard is on. It is the one predicate used
-// by write, read, inject and GC; the kill switch is YAGENT_BLACKBOARD=0 and
-// there is deliberately no "enabled" configuration key.
-func Enabled() bool { return getenv("YAGENT_BLACKBOARD") != "0" }
+// KillSwitch is the environment variable that turns the blackboard off when
+// it is "0". There is deliberately no "enabled" configuration key.
+const KillSwitch = "YAGENT_BLACKBOARD"
 
 // NotesRootDir returns where boards live: $YAGENT_NOTES_ROOT, else the notes
 // directory of yagent's home ($YAGENT_HOME/notes, else ~/.yagent/notes). If

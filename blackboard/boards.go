@@ -18,7 +18,7 @@ type BoardInfo struct {
 
 // Boards lists the boards under the root, most recently active first.
 func (s *Store) Boards() ([]BoardInfo, error) {
-	if !Enabled() {
+	if !s.Enabled() {
 		return nil, ErrDisabled
 	}
 	entries, err := os.ReadDir(s.root)

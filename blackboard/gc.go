@@ -49,7 +49,7 @@ var tempPattern = sync.OnceValue(func() *regexp.Regexp {
 // directories, never by path.
 func (s *Store) GC(opts GCOptions, now time.Time) (GCReport, error) {
 	var rep GCReport
-	if !Enabled() {
+	if !s.Enabled() {
 		return rep, ErrDisabled
 	}
 	entries, err := os.ReadDir(s.root)

@@ -43,7 +43,7 @@ type Index struct {
 // notes are counted and reported on a trailing line, so "the board is
 // empty" and "N notes could not be read" look different.
 func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
-	if !Enabled() || opts.MaxNotes <= 0 || board == "" {
+	if !s.Enabled() || opts.MaxNotes <= 0 || board == "" {
 		return Index{}, nil
 	}
 	dir := BoardDir(s.root, SanitizeBoardID(board))

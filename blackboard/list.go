@@ -32,7 +32,7 @@ type Unreadable struct {
 
 // ListNotes lists the notes of a board, newest first, without their bodies.
 func (s *Store) ListNotes(board string, opts ListOptions) (ListResult, error) {
-	if !Enabled() {
+	if !s.Enabled() {
 		return ListResult{}, ErrDisabled
 	}
 	dir, err := s.boardDir(board)

@@ -61,7 +61,7 @@ const maxNameAttempts = 64
 // WriteNote stores a new note on board and returns its metadata. It never
 // overwrites an existing note.
 func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
-	if !Enabled() {
+	if !s.Enabled() {
 		return NoteMeta{}, ErrDisabled
 	}
 	if board == "" {

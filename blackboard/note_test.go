@@ -178,13 +178,29 @@ func TestEmptyBodyFallsBackToRenderedHandoff(t *testing.T) {
 }
 
 // TestKillSwitch pins constraint 2's last rule: YAGENT_BLACKBOARD=0 stops
-// write, read, index and GC through the one predicate Enabled.
+// write, read, index and GC through the one predicate Enabled, decided when
+// the store is opened (OpenEnv) — the process environment is not read
+// afterwards.
 func TestKillSwitch(t *testing.T) {
-	s := newTestStore(t)
-	m := put(t, s, "b", "explorer", "x")
-	t.Setenv("YAGENT_BLACKBOARD", "0")
-	if Enabled() {
-		t.Fatal("Enabled() with YAGENT_BLACKBOARD=0")
+	root := filepath.Join(t.TempDir(), "notes")
+	env := map[string]string{"YAGENT_NOTES_ROOT": root}
+	on := OpenEnv(func(k string) string { return env[k] })
+	if !on.Enabled() || on.Root() != root {
+		t.Fatalf("OpenEnv without the switch: Enabled() = %v, Root() = %q; want true, %q", on.Enabled(), on.Root(), root)
+	}
+	m := put(t, on, "b", "explorer", "x")
+	env[KillSwitch] = "0"
+	s := OpenEnv(func(k string) string { return env[k] })
+	if s.Enabled() {
+		t.Fatal("Enabled() of a store opened with YAGENT_BLACKBOARD=0")
+	}
+	// The environment is read when the store is opened, never later.
+	t.Setenv(KillSwitch, "0")
+	if !on.Enabled() {
+		t.Error("a store opened on was switched off by the process environment")
+	}
+	if _, err := on.ListNotes("b", ListOptions{}); err != nil {
+		t.Errorf("ListNotes on the store opened on = %v", err)
 	}
 	if _, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK}}); err != ErrDisabled {
 		t.Errorf("WriteNote = %v; want ErrDisabled", err)
@@ -197,6 +213,15 @@ func TestKillSwitch(t *testing.T) {
 	}
 	if _, err := s.GC(GCOptions{MaxNotesPerBoard: 1}, t0); err != ErrDisabled {
 		t.Errorf("GC = %v; want ErrDisabled", err)
+	}
+	if _, err := s.ListNotes("b", ListOptions{}); err != ErrDisabled {
+		t.Errorf("ListNotes = %v; want ErrDisabled", err)
+	}
+	if _, err := s.Boards(); err != ErrDisabled {
+		t.Errorf("Boards = %v; want ErrDisabled", err)
+	}
+	if _, err := s.ResolveRefs("b", []string{m.Ref}, PackOptions{}); err != ErrDisabled {
+		t.Errorf("ResolveRefs = %v; want ErrDisabled", err)
 	}
 }
 

@@ -321,7 +321,7 @@ func countRunes(b []byte) int {
 
 // noteFileOf resolves a ref on a board to its file.
 func (s *Store) noteFileOf(board, ref string) (string, noteFile, error) {
-	if !Enabled() {
+	if !s.Enabled() {
 		return "", noteFile{}, ErrDisabled
 	}
 	r, err := ParseNoteRef(ref)

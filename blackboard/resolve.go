@@ -41,7 +41,7 @@ type ContextPack struct {
 // excerpt rather than some being dropped.
 func (s *Store) ResolveRefs(board string, refs []string, opts PackOptions) (ContextPack, error) {
 	var pack ContextPack
-	if !Enabled() {
+	if !s.Enabled() {
 		return pack, ErrDisabled
 	}
 	if len(refs) == 0 {

@@ -19,13 +19,31 @@ type Store struct {
 	// maxNoteBytes is the largest note loaded whole (WithMaxNoteBytes);
 	// 0 means no limit.
 	maxNoteBytes int64
+	// off is the kill switch (OpenEnv: YAGENT_BLACKBOARD=0), decided when
+	// the store is opened.
+	off bool
 }
 
-// Open returns a store rooted at root (NotesRootDir in a real run). Nothing is
-// created until the first write.
+// Open returns a store rooted at root, switched on. Nothing is created until
+// the first write.
 func Open(root string) *Store {
 	return &Store{root: root, now: time.Now, namer: &defaultNamer}
 }
+
+// OpenEnv opens the store a real run uses, from the environment getenv
+// reads (os.Getenv in a real run), once: the root is NotesRootDir's answer,
+// and KillSwitch=0 opens it switched off. Nothing reads the environment
+// after that.
+func OpenEnv(getenv func(string) string) *Store {
+	s := Open(NotesRootDir(getenv))
+	s.off = getenv(KillSwitch) == "0"
+	return s
+}
+
+// Enabled reports whether the store is on. It is the one predicate used by
+// write, read, index and GC: a store switched off returns ErrDisabled from
+// every read and write and builds an empty index.
+func (s *Store) Enabled() bool { return !s.off }
 
 // Root returns the notes root directory.
 func (s *Store) Root() string { return s.root }

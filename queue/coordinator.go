@@ -40,7 +40,7 @@ type CoordinatorOptions struct {
 }
 
 // Coordinator runs a plan's delegations on the queue's workers and lands
-// their handoffs on the board; it is the director's Executor for a
+// their handoffs on the board; it is the batch.Executor of a
 // distributed batch. Its Run is safe for concurrent use.
 type Coordinator struct {
 	q      *Queue

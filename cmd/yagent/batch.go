@@ -104,7 +104,11 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	if !blackboard.Enabled() {
+	store, err := f.Board()
+	if err != nil {
+		return err
+	}
+	if !store.Enabled() {
 		return fmt.Errorf("%w and a batch plan's handoffs go there: unset it to run plans", blackboard.ErrDisabled)
 	}
 	// The run is a session of kind batch; its board is the plan's, else
@@ -125,10 +129,6 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		if board, err = agents.SetBoardScope(sessionID, ""); err != nil {
 			return err
 		}
-	}
-	store, err := f.Board()
-	if err != nil {
-		return err
 	}
 	dir, err := workspaceDir(f, &opts.Agent)
 	if err != nil {

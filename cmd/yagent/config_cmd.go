@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/sandbox"
@@ -61,6 +60,10 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	if err != nil {
 		return err
 	}
+	store, err := f.Board()
+	if err != nil {
+		return err
+	}
 	sources := cfg.Sources
 	if sources == nil {
 		sources = []string{}
@@ -80,7 +83,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 			Sources           []string         `json:"sources"`
 			Workspace         config.Workspace `json:"workspace"`
 			Config            *config.Config   `json:"config"`
-		}{cfg.Home, f.NotesRoot(), blackboard.Enabled(), box.Describe(), sources, ws, cfg})
+		}{cfg.Home, f.NotesRoot(), store.Enabled(), box.Describe(), sources, ws, cfg})
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -90,7 +93,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	}
 	w := f.IO.Out
 	fmt.Fprintf(w, "# home: %s\n# notes root: %s\n", cfg.Home, f.NotesRoot())
-	if !blackboard.Enabled() {
+	if !store.Enabled() {
 		fmt.Fprintln(w, "# blackboard: disabled by YAGENT_BLACKBOARD=0")
 	}
 	fmt.Fprintf(w, "# %s\n", box.Describe())

@@ -131,14 +131,16 @@ func (f *Factory) reloadConfig() {
 	f.cfg, f.cfgErr = config.Load(config.Options{Getenv: f.Getenv, Dir: f.Dir})
 }
 
-// Board opens the notes root (blackboard.NotesRootDir); a board it starts
-// belongs to kb.project (mcp serve shows it only to tokens reaching it).
+// Board opens the notes root (blackboard.NotesRootDir), switched off by
+// YAGENT_BLACKBOARD=0 — both read from f.Getenv here, once; a board it
+// starts belongs to kb.project (mcp serve shows it only to tokens reaching
+// it).
 func (f *Factory) Board() (*blackboard.Store, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	return blackboard.Open(f.NotesRoot()).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
+	return blackboard.OpenEnv(f.Getenv).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
 }
 
 // NotesRoot is where boards live: $YAGENT_NOTES_ROOT, else the notes of

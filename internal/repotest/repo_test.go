@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 var update = flag.Bool("update", false, "rewrite the line numbers of tests named in AGENTS.md files")
@@ -151,6 +152,56 @@ func TestAgentsMD(t *testing.T) {
 	}
 }
 
+// fileRef matches a Go file named in backticks in an AGENTS.md: a path
+// relative to the package directory (`loop.go`, `../config/gate.go`), a
+// glob over one package's files (`sys_*.go`), optionally followed by a
+// line or a symbol (`loop_test.go:16`, `setup.go: openSession`). A bare
+// suffix such as `_test.go` is not a file name.
+var fileRef = regexp.MustCompile("`((?:\\.\\./)*(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9][A-Za-z0-9_*-]*\\.go)(?::[^`]*)?`")
+
+// TestAgentsMDFiles keeps each package's file map true: every Go file an
+// AGENTS.md names exists (relative to the package directory), and every
+// non-test Go file of the package is named at least once in its AGENTS.md.
+func TestAgentsMDFiles(t *testing.T) {
+	root := repoRoot(t)
+	for _, dir := range packageDirs(t, root) {
+		docPath := filepath.Join(root, dir, "AGENTS.md")
+		data, err := os.ReadFile(docPath)
+		if err != nil {
+			continue // TestAgentsMD reports the missing file
+		}
+		doc := filepath.ToSlash(filepath.Join(dir, "AGENTS.md"))
+		named := map[string]bool{}
+		for _, m := range fileRef.FindAllStringSubmatch(string(data), -1) {
+			ref := m[1]
+			target := filepath.Join(root, dir, filepath.FromSlash(ref))
+			matches, err := filepath.Glob(target)
+			if err != nil || len(matches) == 0 {
+				t.Errorf("%s names %s, which does not exist (%s)", doc, ref, filepath.ToSlash(filepath.Join(dir, ref)))
+				continue
+			}
+			for _, p := range matches {
+				if filepath.Dir(p) == filepath.Join(root, dir) {
+					named[filepath.Base(p)] = true
+				}
+			}
+		}
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			if !named[name] {
+				t.Errorf("%s does not name %s: say in its Boundary what the file holds", doc, filepath.ToSlash(filepath.Join(dir, name)))
+			}
+		}
+	}
+}
+
 // layering lists, per package, the module packages it must never import.
 var layering = map[string][]string{
 	"config":     {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "sandbox"},
@@ -279,4 +330,98 @@ func readmeCommand(t *testing.T, readme, name string) string {
 	}
 	block, _, _ = strings.Cut(block, "```")
 	return strings.TrimSpace(block)
+}
+
+// TestReadmeTOC keeps README.md's table of contents (between <!-- toc -->
+// and <!-- /toc -->) true: every `## ` section is linked from it, in the
+// order of the file, and every link in it points to a heading.
+func TestReadmeTOC(t *testing.T) {
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections, anchors := readmeHeadings(string(readme))
+	_, rest, ok := strings.Cut(string(readme), "<!-- toc -->\n")
+	toc, _, ok2 := strings.Cut(rest, "<!-- /toc -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no table of contents between <!-- toc --> and <!-- /toc -->")
+	}
+	var linked []string
+	for _, m := range regexp.MustCompile(`\]\(#([^)]*)\)`).FindAllStringSubmatch(toc, -1) {
+		if !anchors[m[1]] {
+			t.Errorf("README.md's table of contents links #%s, which is no heading", m[1])
+		}
+		linked = append(linked, m[1])
+	}
+	var got []string // the sections linked, in the table's order
+	for _, a := range linked {
+		if slices.Contains(sections, a) {
+			got = append(got, a)
+		}
+	}
+	for _, s := range sections {
+		if !slices.Contains(linked, s) {
+			t.Errorf("README.md's table of contents does not link the section #%s", s)
+		}
+	}
+	if !slices.Equal(got, sections) && len(got) == len(sections) {
+		t.Errorf("README.md's table of contents lists the sections as %v; the file has them as %v", got, sections)
+	}
+}
+
+// readmeHeadings returns the anchors of a Markdown file's `## ` headings, in
+// order, and the set of every heading's anchor, as GitHub makes them
+// (lower case; letters, digits, '-' and '_' kept, spaces as '-', the rest
+// dropped; a repeated anchor gets -1, -2…). Lines in fenced code blocks are
+// no headings.
+func readmeHeadings(md string) (sections []string, all map[string]bool) {
+	all = map[string]bool{}
+	seen := map[string]int{}
+	fence := ""
+	for line := range strings.Lines(md) {
+		line = strings.TrimRight(line, "\n")
+		if trimmed := strings.TrimLeft(line, " "); strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			switch {
+			case fence == "":
+				fence = trimmed[:3]
+			case strings.HasPrefix(trimmed, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		if level == 0 || level > 6 || !strings.HasPrefix(line[level:], " ") {
+			continue
+		}
+		a := slug(strings.TrimSpace(line[level:]))
+		if n := seen[a]; n > 0 {
+			seen[a]++
+			a = a + "-" + strconv.Itoa(n)
+		} else {
+			seen[a] = 1
+		}
+		all[a] = true
+		if level == 2 {
+			sections = append(sections, a)
+		}
+	}
+	return sections, all
+}
+
+// slug is GitHub's anchor of a heading's text.
+func slug(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
