@@ -49,10 +49,8 @@ type model struct {
 	turnTokens int
 
 	// the session
-	status      Status
-	tokensIn    int
-	tokensCache int
-	tokensOut   int
+	status Status
+	usage  agents.UsageEvent // every request of the session so far
 
 	// the composer
 	hist   *history
@@ -516,9 +514,7 @@ func (m *model) event(e agents.Event) {
 		}
 	case agents.EventUsage:
 		u := e.Usage
-		m.tokensIn += u.PromptTokens - u.CachedTokens
-		m.tokensCache += u.CachedTokens
-		m.tokensOut += u.CompletionTokens
+		m.usage.Add(*u)
 		m.turnTokens += u.PromptTokens + u.CompletionTokens
 		if d != nil {
 			d.steps++
@@ -666,10 +662,10 @@ func (m *model) statusLine() string {
 	if m.status.ContextPct >= 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", m.status.ContextPct))
 	}
-	if t := m.tokensIn + m.tokensCache + m.tokensOut; t > 0 {
+	if t := m.usage.PromptTokens + m.usage.CompletionTokens; t > 0 {
 		parts = append(parts, count(t)+" tok")
 		if p := m.status.Price; p != nil {
-			cost := (float64(m.tokensIn)*p.Input + float64(m.tokensCache)*p.Cached + float64(m.tokensOut)*p.Output) / 1e6
+			cost := m.usage.Cost(p.Input, p.Cached, p.Output)
 			parts = append(parts, fmt.Sprintf("$%.4f", cost))
 		}
 	}

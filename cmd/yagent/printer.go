@@ -6,9 +6,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/agents/eventline"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
@@ -24,6 +26,8 @@ type jsonPrinter struct {
 	errOut  io.Writer
 	failed  bool
 	session string
+	// total sums the usage events of every agent, for the result.
+	total agents.UsageEvent
 }
 
 func newJSONPrinter(w, errOut io.Writer) *jsonPrinter {
@@ -40,6 +44,9 @@ func (p *jsonPrinter) setSession(id string) {
 func (p *jsonPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == agents.EventUsage && e.Usage != nil {
+		p.total.Add(*e.Usage)
+	}
 	var v any = e
 	if e.Type == agents.EventTurnStarted && p.session != "" {
 		v = struct {
@@ -51,6 +58,23 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 		p.failed = true
 		fmt.Fprintf(p.errOut, "yagent: warning: the JSON event stream is broken from here on: %v\n", err)
 	}
+}
+
+// result ends the stream with a result event: r with, unless r has them,
+// the tokens of every usage event seen, and their cost at price (nil:
+// unknown).
+func (p *jsonPrinter) result(now time.Time, r agents.ResultEvent, price *config.Price) {
+	p.mu.Lock()
+	if r.Usage == nil {
+		total := p.total
+		r.Usage = &total
+	}
+	p.mu.Unlock()
+	if price != nil {
+		cost := r.Usage.Cost(price.Input, price.CachedInput, price.Output)
+		r.CostUSD = &cost
+	}
+	p.Emit(agents.Event{Type: agents.EventResult, Time: now, Agent: "yagent", Result: &r})
 }
 
 // humanPrinter streams the lead's text to out and progress (tool calls,
