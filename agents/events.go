@@ -30,6 +30,9 @@ const (
 	EventBatchStarted      EventType = "batch_started"
 	EventDelegationSkipped EventType = "delegation_skipped"
 	EventBatchFinished     EventType = "batch_finished"
+	// EventResult ends every --json stream of yagent run, resume and
+	// batch: what a script reads when it does not follow the stream.
+	EventResult EventType = "result"
 )
 
 // Event is one thing that happened in a run, for printers and scripts.
@@ -51,6 +54,7 @@ type Event struct {
 	Delegation *DelegationEvent `json:"delegation,omitempty"`
 	Note       *NoteEvent       `json:"note,omitempty"`
 	Batch      *BatchEvent      `json:"batch,omitempty"`
+	Result     *ResultEvent     `json:"result,omitempty"`
 	// Reason says why a turn finished: answer, agent_exit, max_steps,
 	// cancelled, error.
 	Reason string `json:"reason,omitempty"`
@@ -88,6 +92,13 @@ func (t *UsageEvent) Add(u UsageEvent) {
 	t.ReasoningTokens += u.ReasoningTokens
 }
 
+// Cost is u in US dollars at prices per million tokens: input for the
+// prompt tokens not cached, cached for the cached ones, output for the
+// completion (reasoning included).
+func (u UsageEvent) Cost(input, cached, output float64) float64 {
+	return (float64(u.PromptTokens-u.CachedTokens)*input + float64(u.CachedTokens)*cached + float64(u.CompletionTokens)*output) / 1e6
+}
+
 // DelegationEvent describes a delegation starting or finishing. In a
 // batch plan it is also a row of the report: ID (= CallID) is the plan's
 // id, Status may be skipped, abandoned or not_started, Resumed marks a note
@@ -120,6 +131,38 @@ type BatchEvent struct {
 	Usage       *UsageEvent       `json:"usage,omitempty"`
 	ElapsedMS   int64             `json:"elapsed_ms,omitempty"`
 	Cancelled   bool              `json:"cancelled,omitempty"`
+}
+
+// Result statuses: how a run ended.
+const (
+	ResultOK        = "ok"
+	ResultError     = "error"
+	ResultCancelled = "cancelled"
+	// ResultMaxSteps is a turn stopped at its step budget.
+	ResultMaxSteps = "max_steps"
+	// ResultTruncated is an answer the model's output limit cut.
+	ResultTruncated = "truncated"
+)
+
+// ResultEvent is how a run ended, the last event of a --json stream (as
+// claude -p's result): the session to resume, the answer, the status, the
+// tokens of every request the run made (sub-agents included), its cost
+// when the model's price is configured, and the wall time.
+type ResultEvent struct {
+	Session string `json:"session"`
+	// Status is ok, error, cancelled, max_steps or truncated; a batch is
+	// ok when every delegation succeeded (ok or partial).
+	Status string `json:"status"`
+	// Answer is the director's final answer; for a batch, the counts by
+	// status ("2 ok, 1 skipped").
+	Answer string `json:"answer"`
+	// Error says what went wrong when Status is not ok.
+	Error string      `json:"error,omitempty"`
+	Usage *UsageEvent `json:"usage"`
+	// CostUSD is the tokens at models.<default>.price, absent when no
+	// price is configured.
+	CostUSD   *float64 `json:"cost_usd,omitempty"`
+	ElapsedMS int64    `json:"elapsed_ms"`
 }
 
 // NoteEvent is a write to the lead's notebook, shown to the person.

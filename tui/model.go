@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/agents/eventline"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
 )
@@ -44,14 +45,12 @@ type model struct {
 	live       strings.Builder // the lead's text of the current model call, rendered safe
 	liveSafe   termsafe.Stream // renders live as it streams
 	dels       []*delegation   // running delegations, in start order
-	seen       map[string]int  // delegations per agent in this turn (explorer#2)
+	view       eventline.View  // the lines of events; labels delegations (explorer#2)
 	turnTokens int
 
 	// the session
-	status      Status
-	tokensIn    int
-	tokensCache int
-	tokensOut   int
+	status Status
+	usage  agents.UsageEvent // every request of the session so far
 
 	// the composer
 	hist   *history
@@ -101,7 +100,7 @@ func newModel(o Options, sink *Sink) *model {
 		o.Context = context.Background()
 	}
 	plain := Plain(o.Env) || getenv(o.Env, "NO_COLOR") != ""
-	m := &model{o: o, sink: sink, plain: plain, histAt: -1, seen: map[string]int{}}
+	m := &model{o: o, sink: sink, plain: plain, histAt: -1}
 	m.st = newStyles(plain)
 	m.ta = textarea.New()
 	m.ta.ShowLineNumbers = false
@@ -153,6 +152,7 @@ func (m *model) setWidth(w int) {
 		w = 80
 	}
 	m.width = w
+	m.view.Width = max(w-8, 20)
 	m.ta.SetWidth(max(w-1, 10))
 	// Plain lines show the terminal's own cursor, not a drawn one.
 	m.ta.SetVirtualCursor(!m.bare())
@@ -367,7 +367,6 @@ func (m *model) submit() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.o.Context)
 	m.running, m.cancelling, m.cancel, m.started = true, false, cancel, m.o.Now()
-	m.seen = map[string]int{}
 	m.turnTokens = 0
 	b := m.o.Backend
 	m.turns.Add(1)
@@ -486,13 +485,6 @@ func (m *model) flush() tea.Cmd {
 // rendered for the terminal (termsafe) before any style is added.
 func (m *model) event(e agents.Event) {
 	d := m.delegationOf(e)
-	who := ""
-	if d != nil {
-		who = d.label + ": "
-	} else if e.Depth > 0 {
-		who = e.Agent + ": "
-	}
-	indent := strings.Repeat("  ", e.Depth)
 	switch e.Type {
 	case agents.EventTextDelta:
 		if e.Depth == 0 {
@@ -503,54 +495,26 @@ func (m *model) event(e agents.Event) {
 			d.steps = max(d.steps, e.Step)
 			d.lastTool = e.Tool.Name
 		}
-		if e.Tool.Quiet || e.Tool.Name == "delegate" {
-			return
+		if !e.Tool.Quiet && e.Tool.Name != "delegate" {
+			m.flushLive()
 		}
+	case agents.EventDelegationStarted, agents.EventNotice:
 		m.flushLive()
-		m.print(m.st.tool.Render(termsafe.Line(fmt.Sprintf("%s▸ %s%s %s", indent, who, e.Tool.Name, brief.Args(e.Tool.Args)))))
-	case agents.EventToolResult:
-		if e.Tool.Quiet || e.Tool.Name == "delegate" {
-			return
-		}
-		mark, st := "✓", m.st.dim
-		if e.Tool.IsError {
-			mark, st = "✗", m.st.err
-		}
-		m.print(st.Render(termsafe.Line(fmt.Sprintf("%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, max(m.width-8, 20))))))
-	case agents.EventDelegationStarted:
-		m.flushLive()
-		dl := e.Delegation
-		m.seen[dl.Agent]++
-		nd := &delegation{callID: dl.CallID, label: termsafe.Line(fmt.Sprintf("%s#%d", dl.Agent, m.seen[dl.Agent])), task: dl.Task}
-		m.dels = append(m.dels, nd)
-		m.print(m.st.tool.Render(fmt.Sprintf("%s⇢ %s: %s", indent, nd.label, brief.Line(dl.Task, 100))))
 	case agents.EventDelegationFinished:
-		dl := e.Delegation
-		label := dl.Agent
 		for i, x := range m.dels {
-			if x.callID == dl.CallID {
-				label = x.label
+			if x.callID == e.Delegation.CallID {
 				m.dels = append(m.dels[:i], m.dels[i+1:]...)
 				break
 			}
 		}
-		m.print(m.st.tool.Render(termsafe.Line(fmt.Sprintf("%s⇠ %s %s %s — %s", indent, label, dl.Status, dl.Ref, brief.Line(dl.Conclusion, 120)))))
 	case agents.EventRetry:
 		if e.Depth == 0 {
 			m.live.Reset() // the retried call's text is void
 			m.liveSafe.End()
 		}
-		m.print(m.st.warn.Render(termsafe.Line(fmt.Sprintf("%s↻ %s%s: %s", indent, who, e.Text, brief.Line(e.Error, 120)))))
-	case agents.EventNotice:
-		m.flushLive()
-		m.print(m.st.dim.Render(indent + termsafe.Text(e.Text)))
-	case agents.EventError:
-		m.print(m.st.err.Render(fmt.Sprintf("%serror: %s%s", indent, termsafe.Line(who), termsafe.Text(e.Error))))
 	case agents.EventUsage:
 		u := e.Usage
-		m.tokensIn += u.PromptTokens - u.CachedTokens
-		m.tokensCache += u.CachedTokens
-		m.tokensOut += u.CompletionTokens
+		m.usage.Add(*u)
 		m.turnTokens += u.PromptTokens + u.CompletionTokens
 		if d != nil {
 			d.steps++
@@ -558,9 +522,13 @@ func (m *model) event(e agents.Event) {
 		if e.Depth == 0 {
 			m.flushLive() // the call succeeded: its text is the answer
 		}
-	case agents.EventNoteSaved:
-		n := e.Note
-		m.print(m.st.dim.Render(termsafe.Line(fmt.Sprintf("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100)))))
+	}
+	for _, l := range m.view.Lines(e, eventline.Options{}) {
+		m.print(m.st.of(l.Kind).Render(l.Text))
+	}
+	if e.Type == agents.EventDelegationStarted {
+		dl := e.Delegation
+		m.dels = append(m.dels, &delegation{callID: dl.CallID, label: m.view.Label(dl.CallID), task: dl.Task})
 	}
 }
 
@@ -694,10 +662,10 @@ func (m *model) statusLine() string {
 	if m.status.ContextPct >= 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", m.status.ContextPct))
 	}
-	if t := m.tokensIn + m.tokensCache + m.tokensOut; t > 0 {
+	if t := m.usage.PromptTokens + m.usage.CompletionTokens; t > 0 {
 		parts = append(parts, count(t)+" tok")
 		if p := m.status.Price; p != nil {
-			cost := (float64(m.tokensIn)*p.Input + float64(m.tokensCache)*p.Cached + float64(m.tokensOut)*p.Output) / 1e6
+			cost := m.usage.Cost(p.Input, p.Cached, p.Output)
 			parts = append(parts, fmt.Sprintf("$%.4f", cost))
 		}
 	}
@@ -719,6 +687,23 @@ func count(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// of is the style of a line of eventline.
+func (s styles) of(k eventline.Kind) lipgloss.Style {
+	switch k {
+	case eventline.Progress:
+		return s.tool
+	case eventline.Failed, eventline.Error:
+		return s.err
+	case eventline.Warn:
+		return s.warn
+	case eventline.Added:
+		return s.add
+	case eventline.Removed:
+		return s.del
+	}
+	return s.dim
 }
 
 // styles are the program's colours; all plain under NO_COLOR or TERM=dumb.

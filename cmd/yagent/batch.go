@@ -193,6 +193,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
 	}
 	if rep == nil {
+		if jp, ok := sink.(*jsonPrinter); ok {
+			jp.result(f.Now(), batchResult(s.sess.ID(), &batch.Report{}, err), s.price)
+		}
 		return err
 	}
 	if human != nil {
@@ -201,8 +204,17 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		human.finish(rep)
 	}
+	err = batchError(rep, board, coord != nil, err)
+	if jp, ok := sink.(*jsonPrinter); ok {
+		jp.result(f.Now(), batchResult(s.sess.ID(), rep, err), s.price)
+	}
+	return err
+}
+
+// batchError is the error a batch run ends with.
+func batchError(rep *batch.Report, board string, queued bool, err error) error {
 	if errors.Is(err, context.Canceled) {
-		if coord != nil {
+		if queued {
 			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", countsText(rep), err)
 		}
 		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", countsText(rep), err)
@@ -214,6 +226,24 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		return fmt.Errorf("%s did not succeed (%s): see the table, then yagent board show REF --board %s", failedCount(rep), countsText(rep), board)
 	}
 	return nil
+}
+
+// batchResult is how a batch ended, for the --json stream: ok when every
+// delegation succeeded, the counts by status as its answer, the tokens of
+// every delegation.
+func batchResult(session string, rep *batch.Report, err error) agents.ResultEvent {
+	u := rep.Usage()
+	r := agents.ResultEvent{Session: session, Status: agents.ResultOK, Answer: countsText(rep), Usage: &u, ElapsedMS: rep.Elapsed.Milliseconds()}
+	switch {
+	case rep.Cancelled || errors.Is(err, context.Canceled):
+		r.Status = agents.ResultCancelled
+	case err != nil:
+		r.Status = agents.ResultError
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
 }
 
 func failedCount(rep *batch.Report) string {

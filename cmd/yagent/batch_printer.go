@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/agents/eventline"
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
@@ -28,6 +29,7 @@ type batchPrinter struct {
 	done    int
 	running int
 	bar     bool // the bar is on screen
+	view    eventline.View
 }
 
 func newBatchPrinter(errOut io.Writer, tty bool) *batchPrinter {
@@ -38,57 +40,37 @@ func (p *batchPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = e.Time
-	d := e.Delegation
+	clock := ""
 	switch e.Type {
-	case agents.EventNotice:
-		p.clearBar()
-		io.WriteString(p.errOut, termsafe.Text(e.Text)+"\n")
 	case agents.EventBatchStarted:
 		p.start, p.total = e.Time, e.Batch.Delegations
-		mode := ""
-		if e.Batch.Resume {
-			mode = ", resuming"
-		}
-		bound := "all that are ready at once" // parallel 0: no bound
-		if e.Batch.Parallel > 0 {
-			bound = fmt.Sprintf("%d at once", e.Batch.Parallel)
-		}
-		p.line("▶ batch %s: %d delegations on board %s, %s%s", e.Batch.Plan, e.Batch.Delegations, e.Batch.Board, bound, mode)
 	case agents.EventDelegationStarted:
 		p.running++
-		p.line("%s ⇢ %s (%s): %s", p.clock(e), d.ID, d.Agent, brief.Line(d.Task, 90))
+		clock = p.clock(e)
 	case agents.EventDelegationFinished:
 		p.done++
-		if d.Resumed {
-			p.line("%s ↺ %s %s %s — reused from an earlier run", p.clock(e), d.ID, d.Status, d.Ref)
-			break
+		if !e.Delegation.Resumed {
+			p.running--
 		}
-		p.running--
-		ref := d.Ref
-		if ref == "" {
-			ref = "(no note)"
-		}
-		p.line("%s ⇠ %s %s %s in %s — %s", p.clock(e), d.ID, d.Status, ref, seconds(d.ElapsedMS), brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 100))
+		clock = p.clock(e)
 	case agents.EventDelegationSkipped:
 		p.done++
-		p.line("%s ⊘ %s %s — %s", p.clock(e), d.ID, d.Status, d.Reason)
+		clock = p.clock(e)
 	case agents.EventBatchFinished:
 		p.clearBar()
 		return
 	}
+	for _, l := range p.view.Lines(e, eventline.Options{}) {
+		p.clearBar()
+		io.WriteString(p.errOut, clock+l.Text+"\n")
+	}
 	p.drawBar()
 }
 
-// clock is the time since the run began, as "[  1.2s]".
+// clock is the time since the run began, as "[  1.2s] ", before the
+// lines of a delegation.
 func (p *batchPrinter) clock(e agents.Event) string {
-	return fmt.Sprintf("[%5.1fs]", e.Time.Sub(p.start).Seconds())
-}
-
-// line prints one line, rendered for the terminal (a task, a conclusion,
-// a reason are the model's), under the bar's place.
-func (p *batchPrinter) line(format string, args ...any) {
-	p.clearBar()
-	io.WriteString(p.errOut, termsafe.Line(fmt.Sprintf(format, args...))+"\n")
+	return fmt.Sprintf("[%5.1fs] ", e.Time.Sub(p.start).Seconds())
 }
 
 func (p *batchPrinter) clearBar() {
@@ -118,7 +100,7 @@ func (p *batchPrinter) finish(rep *batch.Report) {
 	p.clearBar()
 	u := rep.Usage()
 	fmt.Fprintf(p.errOut, "── %d delegations: %s · %d requests · %d tokens · %s\n", len(rep.Delegations), countsText(rep),
-		u.Requests, u.PromptTokens+u.CompletionTokens, seconds(rep.Elapsed.Milliseconds()))
+		u.Requests, u.PromptTokens+u.CompletionTokens, eventline.Seconds(rep.Elapsed.Milliseconds()))
 	fmt.Fprintf(p.errOut, "board %s: yagent board ls --board %s\n", rep.Board, rep.Board)
 }
 
@@ -127,7 +109,7 @@ func writeBatchTable(w io.Writer, rep *batch.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tAGENT\tSTATUS\tREF\tCONCLUSION\tTOKENS\tTIME")
 	for _, d := range rep.Delegations {
-		ref, tokens, took := d.Ref, "-", seconds(d.Elapsed.Milliseconds())
+		ref, tokens, took := d.Ref, "-", eventline.Seconds(d.Elapsed.Milliseconds())
 		if ref == "" {
 			ref = "-"
 		}
@@ -143,14 +125,6 @@ func writeBatchTable(w io.Writer, rep *batch.Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(d.ID), termsafe.Line(d.Agent), d.Status, termsafe.Line(ref), brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
 	}
 	return tw.Flush()
-}
-
-// seconds renders a duration for a person: "340ms", "12.3s".
-func seconds(ms int64) string {
-	if ms < 1000 {
-		return strconv.FormatInt(ms, 10) + "ms"
-	}
-	return fmt.Sprintf("%.1fs", float64(ms)/1000)
 }
 
 func firstNonEmpty(s ...string) string {

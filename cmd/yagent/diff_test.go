@@ -2,30 +2,11 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/yagent/yagent/internal/testio"
 )
-
-func TestLineDiff(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want []string
-	}{
-		{"", "one\ntwo", []string{"+ one", "+ two"}},
-		{"one\ntwo", "", []string{"- one", "- two"}},
-		{"a\nb\nc", "a\nB\nc", []string{"- b", "+ B"}},
-		{"a\nb", "a\nb\nc\n", []string{"+ c"}},
-		{"same", "same", nil},
-	}
-	for _, tt := range tests {
-		if got := lineDiff(tt.a, tt.b); !slices.Equal(got, tt.want) {
-			t.Errorf("lineDiff(%q, %q) = %q; want %q", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
 
 func TestUnifiedDiff(t *testing.T) {
 	long := func(n int, change int) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/linediff"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
@@ -161,7 +162,7 @@ func notesShowRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", termsafe.Line(n.Name), termsafe.Line(n.Description), pin, termsafe.Text(strings.TrimRight(n.Body, "\n")))
 	if n.PrevBody != "" && n.PrevBody != n.Body {
 		fmt.Fprintln(f.IO.ErrOut, "last edit:")
-		for _, l := range lineDiff(n.PrevBody, n.Body) {
+		for _, l := range linediff.Changed(n.PrevBody, n.Body) {
 			fmt.Fprintln(f.IO.ErrOut, "  "+termsafe.Text(l))
 		}
 	}
@@ -215,7 +216,7 @@ func notesPutRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 		verb = "created"
 	}
 	fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, opts.Name)
-	for _, l := range lineDiff(res.Note.PrevBody, res.Note.Body) {
+	for _, l := range linediff.Changed(res.Note.PrevBody, res.Note.Body) {
 		fmt.Fprintln(f.IO.ErrOut, "   "+l)
 	}
 	return nil

@@ -6,9 +6,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/agents/eventline"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
@@ -24,6 +26,8 @@ type jsonPrinter struct {
 	errOut  io.Writer
 	failed  bool
 	session string
+	// total sums the usage events of every agent, for the result.
+	total agents.UsageEvent
 }
 
 func newJSONPrinter(w, errOut io.Writer) *jsonPrinter {
@@ -40,6 +44,9 @@ func (p *jsonPrinter) setSession(id string) {
 func (p *jsonPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Type == agents.EventUsage && e.Usage != nil {
+		p.total.Add(*e.Usage)
+	}
 	var v any = e
 	if e.Type == agents.EventTurnStarted && p.session != "" {
 		v = struct {
@@ -51,6 +58,23 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 		p.failed = true
 		fmt.Fprintf(p.errOut, "yagent: warning: the JSON event stream is broken from here on: %v\n", err)
 	}
+}
+
+// result ends the stream with a result event: r with, unless r has them,
+// the tokens of every usage event seen, and their cost at price (nil:
+// unknown).
+func (p *jsonPrinter) result(now time.Time, r agents.ResultEvent, price *config.Price) {
+	p.mu.Lock()
+	if r.Usage == nil {
+		total := p.total
+		r.Usage = &total
+	}
+	p.mu.Unlock()
+	if price != nil {
+		cost := r.Usage.Cost(price.Input, price.CachedInput, price.Output)
+		r.CostUSD = &cost
+	}
+	p.Emit(agents.Event{Type: agents.EventResult, Time: now, Agent: "yagent", Result: &r})
 }
 
 // humanPrinter streams the lead's text to out and progress (tool calls,
@@ -88,6 +112,7 @@ type humanPrinter struct {
 	inReasoning bool
 	// textSafe and reasonSafe render the streamed text and reasoning.
 	textSafe, reasonSafe termsafe.Stream
+	view                 eventline.View
 	total                agents.UsageEvent
 	byAgent              map[string]*agents.UsageEvent
 	order                []string
@@ -100,7 +125,6 @@ func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
 func (p *humanPrinter) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	indent := strings.Repeat("  ", e.Depth)
 	switch e.Type {
 	case agents.EventTextDelta:
 		if e.Depth != 0 {
@@ -112,6 +136,7 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			return
 		}
 		p.writeText(p.textSafe.Next(e.Text))
+		return
 	case agents.EventReasoningDelta:
 		if e.Depth != 0 || !p.reasoning {
 			return
@@ -122,39 +147,15 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			p.inReasoning = true
 		}
 		io.WriteString(p.errOut, p.reasonSafe.Next(e.Text))
+		return
 	case agents.EventToolCall:
 		if e.Depth == 0 && p.done != "" {
 			p.narrate()
 		}
-		if e.Tool.Quiet || e.Tool.Name == "delegate" {
-			return
-		}
-		p.line("%s▸ %s%s %s", indent, who(e), e.Tool.Name, brief.Args(e.Tool.Args))
-	case agents.EventToolResult:
-		if e.Tool.Quiet || e.Tool.Name == "delegate" {
-			return
-		}
-		mark, width := "✓", 120
-		if e.Tool.IsError {
-			mark, width = "✗", 400 // a refusal says what to do: show it whole
-		}
-		p.line("%s  %s %s%s", indent, mark, who(e), brief.Line(e.Tool.Summary, width))
-	case agents.EventDelegationStarted:
-		p.line("%s⇢ %s: %s", indent, e.Delegation.Agent, brief.Line(e.Delegation.Task, 100))
-	case agents.EventDelegationFinished:
-		d := e.Delegation
-		p.line("%s⇠ %s %s %s — %s", indent, d.Agent, d.Status, d.Ref, brief.Line(d.Conclusion, 120))
 	case agents.EventRetry:
 		if e.Depth == 0 {
 			p.pending.Reset() // the retried call's text is void
 		}
-		if e.Depth == 0 && p.midline {
-			p.line("%s↻ %s: %s — the text above is void, the answer follows again", indent, e.Text, brief.Line(e.Error, 120))
-			return
-		}
-		p.line("%s↻ %s: %s", indent, e.Text, brief.Line(e.Error, 120))
-	case agents.EventNotice:
-		p.text(indent + e.Text)
 	case agents.EventUsage:
 		if e.Depth == 0 {
 			p.flush() // the call succeeded: its text is narration or the answer
@@ -174,44 +175,22 @@ func (p *humanPrinter) Emit(e agents.Event) {
 		if e.Depth == 0 && e.Usage != nil {
 			p.total.ElapsedMS = e.Usage.ElapsedMS
 		}
-	case agents.EventError:
-		p.text(indent + "error: " + e.Error)
-	case agents.EventNoteSaved:
-		n := e.Note
-		p.line("📝 %s %s — %s", n.Action, n.Name, brief.Line(n.Description, 100))
-		if n.Action == "pinned" || n.Action == "unpinned" {
-			return
-		}
-		diff := lineDiff(n.PrevBody, n.Body)
-		const maxLines = 12
-		for i, l := range diff {
-			if i == maxLines {
-				p.line("   … %d more changed lines (yagent notes show %s)", len(diff)-maxLines, n.Name)
-				break
-			}
-			p.line("   %s", brief.Line(l, 140))
-		}
+	}
+	for _, l := range p.view.Lines(e, eventline.Options{TextShown: p.midline}) {
+		p.line(l.Text)
 	}
 }
 
 // dim and undim are the ANSI faint attribute and its reset.
 const dim, undim = "\x1b[2m", "\x1b[0m"
 
-// line prints a progress line on errOut (rendered as one line for the
-// terminal), first ending the lead's text line (or its reasoning) if it is
+// line prints a line of eventline (rendered for the terminal already) on
+// errOut, first ending the lead's text line (or its reasoning) if it is
 // open.
-func (p *humanPrinter) line(format string, args ...any) {
+func (p *humanPrinter) line(s string) {
 	p.endReasoning()
 	p.endText()
-	io.WriteString(p.errOut, termsafe.Line(fmt.Sprintf(format, args...))+"\n")
-}
-
-// text prints s, which may have several lines (a notice, an error), on
-// errOut as line does.
-func (p *humanPrinter) text(s string) {
-	p.endReasoning()
-	p.endText()
-	io.WriteString(p.errOut, termsafe.Text(s)+"\n")
+	io.WriteString(p.errOut, s+"\n")
 }
 
 // writeText writes the lead's text, rendered, to the terminal out.
@@ -293,12 +272,4 @@ func (p *humanPrinter) finish() {
 		line += " · tokens by agent: " + strings.Join(parts, ", ")
 	}
 	fmt.Fprintln(p.errOut, line)
-}
-
-// who names a sub-agent on its lines (parallel sub-agents interleave).
-func who(e agents.Event) string {
-	if e.Depth == 0 {
-		return ""
-	}
-	return e.Agent + ": "
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -122,13 +123,24 @@ func readPrompt(streams *IOStreams) (string, error) {
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code: an
-// answer cut at the model's output limit fails unless allowTruncated.
+// answer cut at the model's output limit fails unless allowTruncated. A
+// --json stream ends with the result.
 func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool) error {
+	start := f.Now()
 	out, err := s.turn(ctx, prompt)
 	if s.human != nil {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
+	err = turnError(s, out, err, allowTruncated)
+	if jp, ok := s.sink.(*jsonPrinter); ok {
+		jp.result(f.Now(), s.result(out, err, f.Now().Sub(start)), s.price)
+	}
+	return err
+}
+
+// turnError is the error a headless turn ends with.
+func turnError(s *session, out *agents.Outcome, err error, allowTruncated bool) error {
 	if err != nil {
 		return err
 	}
@@ -139,4 +151,29 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", s.d.Agent(agents.Gates{}).MaxSteps)
 	}
 	return nil
+}
+
+// result is how a headless turn ended, for the --json stream: the usage
+// is the printer's sum of every request (sub-agents included).
+func (s *session) result(out *agents.Outcome, err error, elapsed time.Duration) agents.ResultEvent {
+	r := agents.ResultEvent{Session: s.sess.ID(), Status: agents.ResultOK, ElapsedMS: elapsed.Milliseconds()}
+	if out != nil {
+		r.Answer = out.Final
+		switch out.Reason {
+		case agents.ReasonMaxSteps:
+			r.Status = agents.ResultMaxSteps
+		case agents.ReasonLength:
+			r.Status = agents.ResultTruncated
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		r.Status = agents.ResultCancelled
+	case err != nil && r.Status == agents.ResultOK:
+		r.Status = agents.ResultError
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
 }

@@ -68,6 +68,8 @@ type session struct {
 	dir   string
 	// cfg is the configuration with the flags folded in (--max-steps).
 	cfg *config.Config
+	// price is the lead's model's price, nil when none is configured.
+	price *config.Price
 }
 
 func (s *session) close() {
@@ -137,6 +139,7 @@ func prepareRun(f *Factory, fl *agentFlags, req sessionRequest) (_ *session, _ *
 		cfg = &c
 	}
 	out.cfg = cfg
+	out.price = modelPrice(cfg, fl.Model)
 	if req.Board != "" {
 		if err := blackboard.CheckBoardID(req.Board); err != nil {
 			return nil, nil, agents.ShellPolicy{}, err
@@ -165,6 +168,20 @@ func prepareRun(f *Factory, fl *agentFlags, req sessionRequest) (_ *session, _ *
 		return nil, nil, agents.ShellPolicy{}, err
 	}
 	return out, clients, policy, nil
+}
+
+// modelPrice is the price of the model --model names (a name under
+// models:; without --model, models.default), nil when none is configured:
+// a model id --model gives has no price.
+func modelPrice(cfg *config.Config, model string) *config.Price {
+	if model == "" {
+		model = "default"
+	}
+	if mc, ok := cfg.Models[model]; ok && mc.Price != (config.Price{}) {
+		p := mc.Price
+		return &p
+	}
+	return nil
 }
 
 // assembleRun is the second half: the board, the session's extra tools

@@ -15,7 +15,6 @@ import (
 	"encoding/hex"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
@@ -255,7 +254,7 @@ func (c *chat) status() tui.Status {
 		if mc.ContextWindow > 0 {
 			st.ContextPct = c.s.d.Measure() * 100 / mc.ContextWindow
 		}
-		if p := mc.Price; p != (config.Price{}) {
+		if p := modelPrice(cfg, c.opts.Agent.Model); p != nil {
 			st.Price = &tui.Price{Input: p.Input, Cached: p.CachedInput, Output: p.Output}
 		}
 	}
