@@ -32,9 +32,35 @@ func (w *pageWriter) raw(parts ...string) {
 }
 
 // esc escapes text and attribute values as html/template does.
-var escaper = strings.NewReplacer("\x00", "\uFFFD", `"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
-
-func esc(s string) string { return escaper.Replace(s) }
+// (A loop, not a strings.Replacer: a package-level value built at start
+// would cost every process, the pages are written only by `yagent ui`.)
+func esc(s string) string {
+	if !strings.ContainsAny(s, "\x00\"&'+<>") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case 0:
+			b.WriteString("\uFFFD")
+		case '"':
+			b.WriteString("&#34;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '+':
+			b.WriteString("&#43;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // href makes u safe in a quoted href: a URL with a scheme other than
 // http, https or mailto becomes "#ZgotmplZ" (html/template's marker), the

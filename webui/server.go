@@ -1,7 +1,6 @@
 package webui
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -12,11 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/markdown"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -48,7 +45,6 @@ type Options struct {
 // Server serves the pages.
 type Server struct {
 	o   Options
-	md  goldmark.Markdown
 	mux *http.ServeMux
 }
 
@@ -63,10 +59,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{o: opts, mux: http.NewServeMux(),
-		// GitHub-flavoured Markdown; raw HTML in a note is left out and
-		// dangerous links are dropped (goldmark's default, not WithUnsafe).
-		md: goldmark.New(goldmark.WithExtensions(extension.GFM))}
+	s := &Server{o: opts, mux: http.NewServeMux()}
 	static, _ := fs.Sub(staticFS, "static")
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /{$}", s.sessionsPage)
@@ -157,11 +150,8 @@ func (s *Server) fail(w http.ResponseWriter, what string, err error) {
 	}
 }
 
-// markdown renders Markdown to HTML (raw HTML left out).
+// markdown renders GitHub-flavoured Markdown to HTML, raw HTML left out
+// and dangerous links emptied (internal/markdown).
 func (s *Server) markdown(src string) safeHTML {
-	var buf bytes.Buffer
-	if err := s.md.Convert([]byte(src), &buf); err != nil {
-		return safeHTML("<pre>" + esc(src) + "</pre>")
-	}
-	return safeHTML(buf.String()) // #nosec: goldmark escapes; raw HTML is omitted
+	return safeHTML(markdown.HTML(src)) // #nosec: text is escaped; raw HTML is omitted
 }
