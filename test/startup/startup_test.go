@@ -6,9 +6,10 @@
 // binary is. It builds the real binary and drives it against an external
 // scripted endpoint (llm/llmtest in this process).
 //
-// One cheap check always runs (TestPlainProcessInits): a process that
-// does not use them never initialises goldmark, the OpenTelemetry SDK or
-// the protobuf runtime.
+// One cheap check always runs (TestPlainProcess, plain_test.go): a
+// process that does not use them never initialises goldmark, the
+// OpenTelemetry SDK or the protobuf runtime, and the linker keeps no
+// method it cannot see called.
 //
 // The measurements take a minute and want a quiet machine, so they run only
 // when asked:
@@ -87,7 +88,7 @@ func TestStartupBudget(t *testing.T) {
 	}
 	if bases := os.Getenv("YAGENT_STARTUP_BASE"); bases != "" {
 		for base := range strings.SplitSeq(bases, string(os.PathListSeparator)) {
-			subjects = append(subjects, yagent("base "+filepath.Base(base), installed(t, base)))
+			subjects = append(subjects, yagent("base "+filepath.Join(filepath.Base(filepath.Dir(base)), filepath.Base(base)), installed(t, base)))
 		}
 	}
 	for _, x := range subjects {
