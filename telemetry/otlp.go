@@ -7,27 +7,16 @@ import (
 	"io"
 	"net/http"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
 
 // otlpExporter sends spans as OTLP/HTTP protobuf (an
-// ExportTraceServiceRequest POSTed to the traces URL). It stands in for
-// the official otlptracehttp exporter, whose request type lives in a
-// package that links gRPC and grpc-gateway into every yagent process —
-// about 5 MiB of peak memory and their package initialisation on every
-// start, telemetry on or off (and on every sandboxed shell command, which
-// re-executes the binary). A failed export is returned, never retried.
+// ExportTraceServiceRequest POSTed to the traces URL), encoded here with
+// no protobuf runtime: the official otlptracehttp exporter links gRPC and
+// grpc-gateway, and the generated OTLP types the protobuf runtime, into
+// every yagent process (their package initialisation on every start,
+// telemetry on or off). A failed export is returned, never retried. The
+// encoding is checked by every trace test through telemetrytest's
+// receiver, which decodes with the official collector types.
 type otlpExporter struct {
 	url     string
 	headers map[string]string
@@ -38,16 +27,12 @@ func newOTLPExporter(url string, headers map[string]string, timeout time.Duratio
 	return &otlpExporter{url: url, headers: headers, client: &http.Client{Timeout: timeout}}
 }
 
-// ExportSpans implements sdktrace.SpanExporter.
-func (e *otlpExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+// ExportSpans posts one request holding spans.
+func (e *otlpExporter) ExportSpans(ctx context.Context, res []kv, spans []*span) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	body, err := marshalRequest(spans)
-	if err != nil {
-		return fmt.Errorf("encode spans: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(marshalRequest(res, spans)))
 	if err != nil {
 		return err
 	}
@@ -67,160 +52,159 @@ func (e *otlpExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 	return nil
 }
 
-// Shutdown implements sdktrace.SpanExporter.
-func (e *otlpExporter) Shutdown(context.Context) error {
-	e.client.CloseIdleConnections()
-	return nil
-}
+// scopeName is the instrumentation scope of every span.
+const scopeName = "github.com/yagent/yagent"
 
-// marshalRequest encodes an ExportTraceServiceRequest
-// (opentelemetry.proto.collector.trace.v1): field 1, resource_spans,
-// repeated — written by hand so the collector package is not linked.
-func marshalRequest(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
-	var out []byte
-	for _, rs := range resourceSpans(spans) {
-		b, err := proto.Marshal(rs)
-		if err != nil {
-			return nil, err
-		}
-		out = protowire.AppendTag(out, 1, protowire.BytesType)
-		out = protowire.AppendBytes(out, b)
-	}
-	return out, nil
-}
+// Field numbers of opentelemetry/proto (collector/trace/v1, trace/v1,
+// common/v1, resource/v1).
+const (
+	fRequestResourceSpans = 1 // ExportTraceServiceRequest.resource_spans
+	fResourceSpansRes     = 1 // ResourceSpans.resource
+	fResourceSpansScope   = 2 // ResourceSpans.scope_spans
+	fResourceAttrs        = 1 // Resource.attributes
+	fScopeSpansScope      = 1 // ScopeSpans.scope
+	fScopeSpansSpans      = 2 // ScopeSpans.spans
+	fScopeName            = 1 // InstrumentationScope.name
+	fSpanTraceID          = 1
+	fSpanID               = 2
+	fSpanTraceState       = 3
+	fSpanParentID         = 4
+	fSpanName             = 5
+	fSpanKind             = 6
+	fSpanStart            = 7  // fixed64
+	fSpanEnd              = 8  // fixed64
+	fSpanAttrs            = 9  // repeated KeyValue
+	fSpanDroppedAttrs     = 10 // uint32
+	fSpanStatus           = 15
+	fSpanFlags            = 16 // fixed32
+	fStatusMessage        = 2
+	fStatusCode           = 3
+	fKeyValueKey          = 1
+	fKeyValueValue        = 2
+	fAnyString            = 1
+	fAnyInt               = 3
+	fAnyArray             = 5
+	fArrayValues          = 1
 
-// resourceSpans groups spans by resource, then by instrumentation scope,
-// in the order they came.
-func resourceSpans(spans []sdktrace.ReadOnlySpan) []*tracepb.ResourceSpans {
-	type scopeKey struct {
-		res   *resource.Resource
-		scope instrumentation.Scope
-	}
-	var out []*tracepb.ResourceSpans
-	byRes := map[*resource.Resource]*tracepb.ResourceSpans{}
-	byScope := map[scopeKey]*tracepb.ScopeSpans{}
+	statusCodeError = 2
+	// SpanFlags: the context's remote flag is known, and it is remote.
+	flagHasIsRemote = 0x100
+	flagIsRemote    = 0x200
+)
+
+// marshalRequest encodes an ExportTraceServiceRequest: one resource, one
+// scope, the spans in the order they came.
+func marshalRequest(res []kv, spans []*span) []byte {
+	var scope, b []byte
+	scope = appendBytes(scope, fScopeSpansScope, appendString(nil, fScopeName, scopeName))
 	for _, s := range spans {
-		res := s.Resource()
-		rs := byRes[res]
-		if rs == nil {
-			rs = &tracepb.ResourceSpans{Resource: &resourcepb.Resource{Attributes: keyValues(res.Attributes())}, SchemaUrl: res.SchemaURL()}
-			byRes[res] = rs
-			out = append(out, rs)
-		}
-		sc := s.InstrumentationScope()
-		k := scopeKey{res, sc}
-		ss := byScope[k]
-		if ss == nil {
-			ss = &tracepb.ScopeSpans{Scope: &commonpb.InstrumentationScope{Name: sc.Name, Version: sc.Version}, SchemaUrl: sc.SchemaURL}
-			byScope[k] = ss
-			rs.ScopeSpans = append(rs.ScopeSpans, ss)
-		}
-		ss.Spans = append(ss.Spans, spanOf(s))
+		scope = appendBytes(scope, fScopeSpansSpans, marshalSpan(s))
 	}
-	return out
+	var rs []byte
+	rs = appendBytes(rs, fResourceSpansRes, appendKeyValues(nil, fResourceAttrs, res))
+	rs = appendBytes(rs, fResourceSpansScope, scope)
+	return appendBytes(b, fRequestResourceSpans, rs)
 }
 
-func spanOf(s sdktrace.ReadOnlySpan) *tracepb.Span {
-	sc := s.SpanContext()
-	tid, sid := sc.TraceID(), sc.SpanID()
-	p := &tracepb.Span{
-		TraceId:                tid[:],
-		SpanId:                 sid[:],
-		TraceState:             sc.TraceState().String(),
-		Name:                   s.Name(),
-		Kind:                   spanKind(s.SpanKind()),
-		StartTimeUnixNano:      uint64(s.StartTime().UnixNano()),
-		EndTimeUnixNano:        uint64(s.EndTime().UnixNano()),
-		Attributes:             keyValues(s.Attributes()),
-		DroppedAttributesCount: uint32(s.DroppedAttributes()),
-		DroppedEventsCount:     uint32(s.DroppedEvents()),
-		DroppedLinksCount:      uint32(s.DroppedLinks()),
-		Flags:                  uint32(sc.TraceFlags()),
-	}
-	if psc := s.Parent(); psc.SpanID().IsValid() {
-		psid := psc.SpanID()
-		p.ParentSpanId = psid[:]
-		if psc.IsRemote() {
-			p.Flags |= uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK | tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK)
-		} else {
-			p.Flags |= uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
+func marshalSpan(s *span) []byte {
+	var b []byte
+	b = appendBytes(b, fSpanTraceID, s.sc.traceID[:])
+	b = appendBytes(b, fSpanID, s.sc.spanID[:])
+	b = appendString(b, fSpanTraceState, s.sc.state)
+	flags := uint32(s.sc.flags) | flagHasIsRemote
+	if s.parent.valid() {
+		b = appendBytes(b, fSpanParentID, s.parent.spanID[:])
+		if s.parent.remote {
+			flags |= flagIsRemote
 		}
 	}
-	switch st := s.Status(); st.Code {
-	case codes.Error:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: st.Description}
-	case codes.Ok:
-		p.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	b = appendString(b, fSpanName, s.name)
+	b = appendVarintField(b, fSpanKind, uint64(s.kind))
+	b = appendFixed64(b, fSpanStart, uint64(s.start.UnixNano()))
+	b = appendFixed64(b, fSpanEnd, uint64(s.end.UnixNano()))
+	b = appendKeyValues(b, fSpanAttrs, s.attrs)
+	if s.dropped > 0 {
+		b = appendVarintField(b, fSpanDroppedAttrs, uint64(s.dropped))
 	}
-	for _, ev := range s.Events() {
-		p.Events = append(p.Events, &tracepb.Span_Event{
-			TimeUnixNano: uint64(ev.Time.UnixNano()), Name: ev.Name,
-			Attributes: keyValues(ev.Attributes), DroppedAttributesCount: uint32(ev.DroppedAttributeCount),
-		})
+	if s.errored {
+		var st []byte
+		st = appendString(st, fStatusMessage, s.errorMsg)
+		st = appendVarintField(st, fStatusCode, statusCodeError)
+		b = appendBytes(b, fSpanStatus, st)
 	}
-	for _, l := range s.Links() {
-		ltid, lsid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
-		p.Links = append(p.Links, &tracepb.Span_Link{
-			TraceId: ltid[:], SpanId: lsid[:], TraceState: l.SpanContext.TraceState().String(),
-			Attributes: keyValues(l.Attributes), DroppedAttributesCount: uint32(l.DroppedAttributeCount),
-		})
-	}
-	return p
+	b = appendTag(b, fSpanFlags, 5)
+	return append(b, byte(flags), byte(flags>>8), byte(flags>>16), byte(flags>>24))
 }
 
-func spanKind(k trace.SpanKind) tracepb.Span_SpanKind {
-	switch k {
-	case trace.SpanKindInternal:
-		return tracepb.Span_SPAN_KIND_INTERNAL
-	case trace.SpanKindServer:
-		return tracepb.Span_SPAN_KIND_SERVER
-	case trace.SpanKindClient:
-		return tracepb.Span_SPAN_KIND_CLIENT
-	case trace.SpanKindProducer:
-		return tracepb.Span_SPAN_KIND_PRODUCER
-	case trace.SpanKindConsumer:
-		return tracepb.Span_SPAN_KIND_CONSUMER
-	}
-	return tracepb.Span_SPAN_KIND_UNSPECIFIED
-}
-
-func keyValues(attrs []attribute.KeyValue) []*commonpb.KeyValue {
-	if len(attrs) == 0 {
-		return nil
-	}
-	out := make([]*commonpb.KeyValue, 0, len(attrs))
+// appendKeyValues appends each attribute as a KeyValue in field num.
+func appendKeyValues(b []byte, num int, attrs []kv) []byte {
 	for _, a := range attrs {
-		out = append(out, &commonpb.KeyValue{Key: string(a.Key), Value: anyValue(a.Value)})
+		var m []byte
+		m = appendString(m, fKeyValueKey, a.key)
+		m = appendBytes(m, fKeyValueValue, anyValue(a.v))
+		b = appendBytes(b, num, m)
 	}
-	return out
+	return b
 }
 
-func anyValue(v attribute.Value) *commonpb.AnyValue {
-	switch v.Type() {
-	case attribute.BOOL:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.AsBool()}}
-	case attribute.INT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v.AsInt64()}}
-	case attribute.FLOAT64:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}}
-	case attribute.STRING:
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.AsString()}}
-	case attribute.BOOLSLICE:
-		return array(v.AsBoolSlice(), func(b bool) attribute.Value { return attribute.BoolValue(b) })
-	case attribute.INT64SLICE:
-		return array(v.AsInt64Slice(), func(i int64) attribute.Value { return attribute.Int64Value(i) })
-	case attribute.FLOAT64SLICE:
-		return array(v.AsFloat64Slice(), func(f float64) attribute.Value { return attribute.Float64Value(f) })
-	case attribute.STRINGSLICE:
-		return array(v.AsStringSlice(), func(s string) attribute.Value { return attribute.StringValue(s) })
+func anyValue(v value) []byte {
+	switch v.typ {
+	case 'i':
+		return appendVarintField(nil, fAnyInt, uint64(v.i))
+	case 'l':
+		var arr []byte
+		for _, s := range v.ss {
+			arr = appendBytes(arr, fArrayValues, appendStringAlways(nil, fAnyString, s))
+		}
+		return appendBytes(nil, fAnyArray, arr)
 	}
-	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.String()}}
+	return appendStringAlways(nil, fAnyString, v.s)
 }
 
-func array[T any](xs []T, val func(T) attribute.Value) *commonpb.AnyValue {
-	vals := make([]*commonpb.AnyValue, len(xs))
-	for i, x := range xs {
-		vals[i] = anyValue(val(x))
+// The protobuf wire format: a tag is the field number and wire type
+// (0 varint, 1 fixed64, 2 length-delimited, 5 fixed32) as a varint.
+
+func appendVarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
 	}
-	return &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vals}}}
+	return append(b, byte(v))
+}
+
+func appendTag(b []byte, num int, typ uint64) []byte {
+	return appendVarint(b, uint64(num)<<3|typ)
+}
+
+func appendVarintField(b []byte, num int, v uint64) []byte {
+	return appendVarint(appendTag(b, num, 0), v)
+}
+
+func appendFixed64(b []byte, num int, v uint64) []byte {
+	b = appendTag(b, num, 1)
+	for i := range 8 {
+		b = append(b, byte(v>>(8*i)))
+	}
+	return b
+}
+
+func appendBytes(b []byte, num int, v []byte) []byte {
+	b = appendVarint(appendTag(b, num, 2), uint64(len(v)))
+	return append(b, v...)
+}
+
+// appendString leaves out an empty string (proto3's default), as a
+// generated marshaller does for a plain field.
+func appendString(b []byte, num int, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return appendStringAlways(b, num, s)
+}
+
+// appendStringAlways writes s even when empty: a member of a oneof is
+// present whatever its value.
+func appendStringAlways(b []byte, num int, s string) []byte {
+	b = appendVarint(appendTag(b, num, 2), uint64(len(s)))
+	return append(b, s...)
 }

@@ -20,6 +20,9 @@ const (
 	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
 	EnvTracesExporter = "OTEL_TRACES_EXPORTER"
 	EnvServiceName    = "OTEL_SERVICE_NAME"
+	// EnvResourceAttributes adds attributes to the resource; a list that
+	// does not parse is ignored (as the OpenTelemetry SDK ignored it).
+	EnvResourceAttributes = "OTEL_RESOURCE_ATTRIBUTES"
 )
 
 // ConfigError is a telemetry setting that cannot work, naming the
@@ -90,6 +93,7 @@ func Resolve(c config.Telemetry, getenv func(string) string) (Options, error) {
 	if v := strings.TrimSpace(getenv(EnvServiceName)); v != "" {
 		o.ServiceName = v
 	}
+	o.Resource, _ = ParseHeaders(getenv(EnvResourceAttributes))
 	if o.ExportTimeout <= 0 {
 		o.ExportTimeout = 2 * time.Second // only a hand-built config.Telemetry lacks one
 	}

@@ -6,10 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Attribute keys: the GenAI semantic conventions' where one exists,
@@ -56,16 +52,16 @@ const contentCap = 32 << 10
 // Span is one span of a hook; nil when telemetry is off, and every method
 // is a no-op on nil, so a hook's cost when off is one atomic load.
 type Span struct {
-	s       trace.Span
+	s       *span
 	content bool
 }
 
-func start(ctx context.Context, name string, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, *Span) {
+func start(ctx context.Context, name string, kind spanKind, attrs ...kv) (context.Context, *Span) {
 	st := cur.Load()
 	if st == nil {
 		return ctx, nil
 	}
-	ctx, s := st.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	ctx, s := st.tracer.start(ctx, name, kind, attrs...)
 	return ctx, &Span{s: s, content: st.content}
 }
 
@@ -79,9 +75,9 @@ func StartAgent(ctx context.Context, agent, model string, depth int, id string) 
 	if depth == 0 {
 		key = KeyConversationID
 	}
-	return start(ctx, "invoke_agent "+agent, trace.SpanKindInternal,
-		attribute.String(KeyOperation, "invoke_agent"), attribute.String(KeyAgentName, agent),
-		attribute.String(KeyRequestModel, model), attribute.Int(KeyDepth, depth), attribute.String(key, id))
+	return start(ctx, "invoke_agent "+agent, kindInternal,
+		str(KeyOperation, "invoke_agent"), str(KeyAgentName, agent),
+		str(KeyRequestModel, model), integer(KeyDepth, depth), str(key, id))
 }
 
 // StartChat starts "chat {model}", one model call.
@@ -89,8 +85,8 @@ func StartChat(ctx context.Context, model, provider string) (context.Context, *S
 	if cur.Load() == nil {
 		return ctx, nil
 	}
-	return start(ctx, "chat "+model, trace.SpanKindClient,
-		attribute.String(KeyOperation, "chat"), attribute.String(KeyRequestModel, model), attribute.String(KeyProvider, provider))
+	return start(ctx, "chat "+model, kindClient,
+		str(KeyOperation, "chat"), str(KeyRequestModel, model), str(KeyProvider, provider))
 }
 
 // StartTool starts "execute_tool {name}".
@@ -98,9 +94,9 @@ func StartTool(ctx context.Context, name, callID string) (context.Context, *Span
 	if cur.Load() == nil {
 		return ctx, nil
 	}
-	return start(ctx, "execute_tool "+name, trace.SpanKindInternal,
-		attribute.String(KeyOperation, "execute_tool"), attribute.String(KeyToolName, name),
-		attribute.String(KeyToolCallID, callID), attribute.String(KeyToolType, "function"))
+	return start(ctx, "execute_tool "+name, kindInternal,
+		str(KeyOperation, "execute_tool"), str(KeyToolName, name),
+		str(KeyToolCallID, callID), str(KeyToolType, "function"))
 }
 
 // StartBatch starts "batch {plan}", the root of a batch run; the span is
@@ -110,8 +106,8 @@ func StartBatch(ctx context.Context, plan, board string, delegations int) (conte
 		return ctx, nil
 	}
 	name := strings.TrimSuffix(filepath.Base(plan), filepath.Ext(plan)) // a plan is named by its file
-	return start(ctx, "batch "+name, trace.SpanKindInternal,
-		attribute.String(KeyBatch, plan), attribute.String(KeyBoard, board), attribute.Int(KeyBatchSize, delegations))
+	return start(ctx, "batch "+name, kindInternal,
+		str(KeyBatch, plan), str(KeyBoard, board), integer(KeyBatchSize, delegations))
 }
 
 // Chat records a model call's answer: the model that answered, why it
@@ -120,9 +116,9 @@ func (sp *Span) Chat(model, finish string, input, output, cached, reasoning int)
 	if sp == nil {
 		return
 	}
-	sp.s.SetAttributes(attribute.String(KeyResponseModel, model), attribute.StringSlice(KeyFinishReasons, []string{finish}),
-		attribute.Int(KeyInputTokens, input), attribute.Int(KeyOutputTokens, output),
-		attribute.Int(KeyCachedTokens, cached), attribute.Int(KeyReasoning, reasoning))
+	sp.s.setAttributes(str(KeyResponseModel, model), strList(KeyFinishReasons, []string{finish}),
+		integer(KeyInputTokens, input), integer(KeyOutputTokens, output),
+		integer(KeyCachedTokens, cached), integer(KeyReasoning, reasoning))
 }
 
 // Usage records an agent run's token totals.
@@ -130,8 +126,8 @@ func (sp *Span) Usage(input, output, cached, reasoning int) {
 	if sp == nil {
 		return
 	}
-	sp.s.SetAttributes(attribute.Int(KeyInputTokens, input), attribute.Int(KeyOutputTokens, output),
-		attribute.Int(KeyCachedTokens, cached), attribute.Int(KeyReasoning, reasoning))
+	sp.s.setAttributes(integer(KeyInputTokens, input), integer(KeyOutputTokens, output),
+		integer(KeyCachedTokens, cached), integer(KeyReasoning, reasoning))
 }
 
 // Int records a number.
@@ -139,7 +135,7 @@ func (sp *Span) Int(key string, v int) {
 	if sp == nil {
 		return
 	}
-	sp.s.SetAttributes(attribute.Int(key, v))
+	sp.s.setAttributes(integer(key, v))
 }
 
 // String records a string that is not content (a ref, a status, a reason).
@@ -147,7 +143,7 @@ func (sp *Span) String(key, v string) {
 	if sp == nil || v == "" {
 		return
 	}
-	sp.s.SetAttributes(attribute.String(key, v))
+	sp.s.setAttributes(str(key, v))
 }
 
 // Content records text a model read or wrote, or a person typed, only
@@ -160,7 +156,7 @@ func (sp *Span) Content(key string, text func() string) {
 	if len(v) > contentCap {
 		v = v[:contentCap] + "…"
 	}
-	sp.s.SetAttributes(attribute.String(key, v))
+	sp.s.setAttributes(str(key, v))
 }
 
 // Fail marks the span failed with a kind of error (error.type) and a
@@ -169,8 +165,8 @@ func (sp *Span) Fail(kind, desc string) {
 	if sp == nil {
 		return
 	}
-	sp.s.SetAttributes(attribute.String(KeyErrorType, kind))
-	sp.s.SetStatus(codes.Error, desc)
+	sp.s.setAttributes(str(KeyErrorType, kind))
+	sp.s.fail(desc)
 }
 
 // End ends the span; a non-nil err marks it failed (error.type "error"
@@ -180,10 +176,10 @@ func (sp *Span) End(err error) {
 		return
 	}
 	if err != nil {
-		sp.s.SetAttributes(attribute.String(KeyErrorType, errorType(err)))
-		sp.s.SetStatus(codes.Error, err.Error())
+		sp.s.setAttributes(str(KeyErrorType, errorType(err)))
+		sp.s.fail(err.Error())
 	}
-	sp.s.End()
+	sp.s.finish()
 }
 
 func errorType(err error) string {

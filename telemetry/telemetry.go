@@ -6,9 +6,11 @@
 //
 // It is off unless an endpoint is configured (telemetry.endpoint or the
 // standard OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
-// Off, Setup touches no part of the OpenTelemetry SDK and every helper
-// returns at once after one atomic load: the hooks in the turn loop cost
-// nothing. On, spans go through a bounded batch queue; an export that fails
+// Off, Setup starts nothing and every helper returns at once after one
+// atomic load: the hooks in the turn loop cost nothing. The spans are
+// recorded and encoded here (trace.go, otlp.go), not by the OpenTelemetry
+// SDK, which linked into yagent was initialised by every process, traces
+// on or off (trace.go says what was kept and what was dropped). On, spans go through a bounded batch queue; an export that fails
 // is dropped, never retried, and said once at exit, so a dead collector never
 // slows or fails a run. Prompts, outputs and tool arguments are recorded
 // only with telemetry.log_content.
@@ -22,14 +24,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Options are the resolved telemetry settings (see Resolve).
@@ -52,6 +50,9 @@ type Options struct {
 	QueueSize   int
 	ServiceName string
 	Version     string
+	// Resource are more attributes of the resource (OTEL_RESOURCE_ATTRIBUTES);
+	// service.name and service.version win over them.
+	Resource map[string]string
 	// Stderr receives the one notice about dropped traces, at Shutdown.
 	Stderr io.Writer
 }
@@ -64,7 +65,7 @@ const batchTimeout = time.Second
 
 // state is what the hooks see while telemetry is on.
 type state struct {
-	tracer  trace.Tracer
+	tracer  *tracer
 	content bool
 }
 
@@ -75,7 +76,7 @@ func On() bool { return cur.Load() != nil }
 
 // Telemetry is a running exporter; Shutdown flushes and stops it.
 type Telemetry struct {
-	tp      *sdktrace.TracerProvider
+	tp      *tracer
 	exp     *noticeExporter
 	timeout time.Duration
 	st      *state
@@ -96,26 +97,13 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	nexp := &noticeExporter{SpanExporter: exp, w: stderr, endpoint: opts.Endpoint}
-	name := opts.ServiceName
-	if name == "" {
-		name = "yagent"
+	if opts.QueueSize < 1 {
+		opts.QueueSize = 2048
 	}
-	own := resource.NewSchemaless(attribute.String("service.name", name), attribute.String("service.version", opts.Version))
-	res, _ := resource.Merge(resource.Default(), own) // on a schema conflict the merge is still whole
-	if res == nil {
-		res = own
-	}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithResource(res),
-		sdktrace.WithBatcher(nexp,
-			sdktrace.WithMaxQueueSize(opts.QueueSize),
-			sdktrace.WithMaxExportBatchSize(min(512, opts.QueueSize)),
-			sdktrace.WithBatchTimeout(batchTimeout),
-			sdktrace.WithExportTimeout(opts.ExportTimeout)),
-	)
+	nexp := &noticeExporter{exp: exp, w: stderr, endpoint: opts.Endpoint}
+	tp := newTracer(nexp, resourceOf(opts), opts.QueueSize, min(512, opts.QueueSize), opts.ExportTimeout)
 	t := &Telemetry{tp: tp, exp: nexp, timeout: opts.ShutdownTimeout,
-		st: &state{tracer: tp.Tracer("github.com/yagent/yagent"), content: opts.LogContent}}
+		st: &state{tracer: tp, content: opts.LogContent}}
 	cur.Store(t.st)
 	return t, nil
 }
@@ -140,7 +128,7 @@ func (t *Telemetry) shutdown(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
-	if err := t.tp.Shutdown(ctx); err != nil {
+	if !t.tp.shutdown(ctx) {
 		t.exp.lost(fmt.Errorf("not sent within telemetry.shutdown_timeout (%s)", t.timeout))
 	}
 	if msg := t.exp.first.Load(); msg != nil {
@@ -154,15 +142,15 @@ func (t *Telemetry) shutdown(ctx context.Context) {
 // full-screen terminal) and whether the last export failed (the collector
 // is down).
 type noticeExporter struct {
-	sdktrace.SpanExporter
+	exp      spanExporter
 	w        io.Writer
 	endpoint string
 	first    atomic.Pointer[string]
 	failed   atomic.Bool
 }
 
-func (e *noticeExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	err := e.SpanExporter.ExportSpans(ctx, spans)
+func (e *noticeExporter) ExportSpans(ctx context.Context, res []kv, spans []*span) error {
+	err := e.exp.ExportSpans(ctx, res, spans)
 	e.failed.Store(err != nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -170,11 +158,34 @@ func (e *noticeExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadO
 		}
 		e.lost(err)
 	}
-	return nil // returned, the SDK would log every failure again
+	return nil // said once, at Shutdown
 }
 
 // lost records the first reason spans were dropped.
 func (e *noticeExporter) lost(err error) {
 	msg := err.Error()
 	e.first.CompareAndSwap(nil, &msg)
+}
+
+// resourceOf is the resource of every span: the service's name and
+// version, the SDK yagent is (telemetry.sdk.*, as an OpenTelemetry SDK
+// names itself) and the person's own attributes.
+func resourceOf(o Options) []kv {
+	name := o.ServiceName
+	if name == "" {
+		name = "yagent"
+	}
+	out := []kv{str("service.name", name), str("service.version", o.Version),
+		str("telemetry.sdk.language", "go"), str("telemetry.sdk.name", "yagent"), str("telemetry.sdk.version", o.Version)}
+	keys := make([]string, 0, len(o.Resource))
+	for k := range o.Resource {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k != "service.name" && k != "service.version" {
+			out = append(out, str(k, o.Resource[k]))
+		}
+	}
+	return out
 }

@@ -47,10 +47,12 @@ func TestOffInitialisesNothing(t *testing.T) {
 	}
 }
 
-// TestHeadersReachTheCollector pins OTEL_EXPORTER_OTLP_HEADERS end to end.
+// TestHeadersReachTheCollector pins OTEL_EXPORTER_OTLP_HEADERS and
+// OTEL_RESOURCE_ATTRIBUTES end to end (service.name is yagent's own).
 func TestHeadersReachTheCollector(t *testing.T) {
 	recv := telemetrytest.NewReceiver(t)
-	env := map[string]string{telemetry.EnvEndpoint: recv.URL(), telemetry.EnvHeaders: "x-honeycomb-team=abc%2F123"}
+	env := map[string]string{telemetry.EnvEndpoint: recv.URL(), telemetry.EnvHeaders: "x-honeycomb-team=abc%2F123",
+		telemetry.EnvResourceAttributes: "deployment.environment=ci,service.name=other"}
 	opts, err := telemetry.Resolve(configDefaults(), func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +67,12 @@ func TestHeadersReachTheCollector(t *testing.T) {
 	if got := recv.Header("x-honeycomb-team"); got != "abc/123" {
 		t.Errorf("header x-honeycomb-team = %q; want abc/123", got)
 	}
-	if n := len(recv.Spans()); n != 1 {
-		t.Errorf("%d spans received; want 1", n)
+	spans := recv.Spans()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans received; want 1", len(spans))
+	}
+	if r := spans[0].Resource; r["deployment.environment"] != "ci" || r["service.name"] != "yagent" || r["telemetry.sdk.language"] != "go" {
+		t.Errorf("resource = %v; want deployment.environment=ci, service.name=yagent, telemetry.sdk.language=go", r)
 	}
 }
 

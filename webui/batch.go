@@ -216,7 +216,7 @@ func (s *Server) batchPage(w http.ResponseWriter, r *http.Request) {
 	if !d.Done {
 		pg.Events = sessionHref(in.ID) + "/batch/events"
 	}
-	s.render(w, http.StatusOK, "batch", pg)
+	s.render(w, http.StatusOK, pg)
 }
 
 // batchEvents streams the batch's state as server-sent events ("state",

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -56,7 +55,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	for _, in := range list {
 		d.Sessions = append(d.Sessions, sessionRow{Info: in, HasBoard: blackboard.CheckBoardID(in.BoardID) == nil && s.o.Board.BoardExists(in.BoardID)})
 	}
-	s.render(w, http.StatusOK, "sessions", page{Title: "Sessions", Crumbs: []crumb{{"/", "sessions"}}, Data: d})
+	s.render(w, http.StatusOK, page{Title: "Sessions", Crumbs: []crumb{{"/", "sessions"}}, Data: d})
 }
 
 // session finds the session a URL names and reads its rollout.
@@ -163,7 +162,7 @@ type entry struct {
 	Time      time.Time
 	Reasoning string
 	Turn      int
-	HTML      template.HTML
+	HTML      safeHTML
 	Text      string
 	Calls     []call
 	Name      string // the tool a result answers
@@ -222,7 +221,7 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 			out = append(out, entry{Kind: "cleared", Time: it.Time})
 		}
 	}
-	s.render(w, http.StatusOK, "transcript", page{Title: "Transcript " + in.ID, Crumbs: sessionCrumbs(in),
+	s.render(w, http.StatusOK, page{Title: "Transcript " + in.ID, Crumbs: sessionCrumbs(in),
 		Data: transcriptData{Info: in, Entries: out, Warnings: ro.Warnings}})
 }
 
@@ -306,7 +305,7 @@ func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
 	for _, m := range list.Notes {
 		d.Notes = append(d.Notes, noteRow{NoteMeta: m, Href: noteHref(id, m.Ref)})
 	}
-	s.render(w, http.StatusOK, "board", page{Title: "Board " + id, Crumbs: []crumb{{"/", "sessions"}, {boardHref(id), "board " + id}}, Data: d})
+	s.render(w, http.StatusOK, page{Title: "Board " + id, Crumbs: []crumb{{"/", "sessions"}, {boardHref(id), "board " + id}}, Data: d})
 }
 
 type field struct {
@@ -319,7 +318,7 @@ type noteData struct {
 	Board   string
 	Meta    blackboard.NoteMeta
 	Fields  []field
-	Body    template.HTML
+	Body    safeHTML
 	Partial bool
 }
 
@@ -357,7 +356,7 @@ func (s *Server) notePage(w http.ResponseWriter, r *http.Request) {
 		d.Meta, h, d.Body = n.Meta, n.Handoff, s.markdown(n.Body)
 	}
 	d.Fields = handoffFields(h)
-	s.render(w, http.StatusOK, "note", page{Title: "Note " + d.Meta.Ref,
+	s.render(w, http.StatusOK, page{Title: "Note " + d.Meta.Ref,
 		Crumbs: []crumb{{"/", "sessions"}, {boardHref(board), "board " + board}, {noteHref(board, d.Meta.Ref), d.Meta.Ref}}, Data: d})
 }
 
@@ -413,7 +412,7 @@ type notebookData struct {
 
 type bookNote struct {
 	notebook.Note
-	HTML template.HTML
+	HTML safeHTML
 }
 
 func (s *Server) notebookPage(w http.ResponseWriter, r *http.Request) {
@@ -441,7 +440,7 @@ func (s *Server) notebookPage(w http.ResponseWriter, r *http.Request) {
 	for _, n := range archived {
 		d.Archive = append(d.Archive, bookNote{Note: n, HTML: s.markdown(n.Body)})
 	}
-	s.render(w, http.StatusOK, "notebook", page{Title: "Notebook " + in.ID,
+	s.render(w, http.StatusOK, page{Title: "Notebook " + in.ID,
 		Crumbs: append(sessionCrumbs(in), crumb{sessionHref(in.ID) + "/notebook", "notebook"}), Data: d})
 }
 

@@ -1,28 +1,21 @@
 package webui
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
 	"fmt"
-	"html/template"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
-	"strings"
 	"time"
-
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/markdown"
 	"github.com/yagent/yagent/memory"
 )
-
-//go:embed templates/*.html
-var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
@@ -51,13 +44,9 @@ type Options struct {
 
 // Server serves the pages.
 type Server struct {
-	o     Options
-	pages map[string]*template.Template
-	md    goldmark.Markdown
-	mux   *http.ServeMux
+	o   Options
+	mux *http.ServeMux
 }
-
-var pageNames = []string{"sessions", "transcript", "timeline", "board", "note", "batch", "notebook", "error"}
 
 // New builds a server over opts.
 func New(opts Options) (*Server, error) {
@@ -70,17 +59,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Server{o: opts, pages: map[string]*template.Template{}, mux: http.NewServeMux(),
-		// GitHub-flavoured Markdown; raw HTML in a note is left out and
-		// dangerous links are dropped (goldmark's default, not WithUnsafe).
-		md: goldmark.New(goldmark.WithExtensions(extension.GFM))}
-	for _, name := range pageNames {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
-		if err != nil {
-			return nil, fmt.Errorf("webui: parse template %s: %w", name, err)
-		}
-		s.pages[name] = t
-	}
+	s := &Server{o: opts, mux: http.NewServeMux()}
 	static, _ := fs.Sub(staticFS, "static")
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /{$}", s.sessionsPage)
@@ -122,7 +101,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// page is what every template gets.
+// page is what every page is written from (render.go).
 type page struct {
 	Title  string
 	Crumbs []crumb
@@ -133,20 +112,17 @@ type page struct {
 
 type crumb struct{ Href, Text string }
 
-func (s *Server) render(w http.ResponseWriter, status int, name string, p page) {
-	var buf bytes.Buffer
-	if err := s.pages[name].Execute(&buf, p); err != nil {
-		http.Error(w, "render "+name+": "+err.Error(), http.StatusInternalServerError)
-		return
-	}
+func (s *Server) render(w http.ResponseWriter, status int, p page) {
+	var pw pageWriter
+	writePage(&pw, p)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = io.WriteString(w, pw.String())
 }
 
 // refuse answers a guard refusal as a small page (no links into the data).
 func (s *Server) refuse(w http.ResponseWriter, status int, msg string) {
-	s.render(w, status, "error", page{Title: http.StatusText(status), Data: errorData{Status: status, Msg: msg}})
+	s.render(w, status, page{Title: http.StatusText(status), Data: errorData{Status: status, Msg: msg}})
 }
 
 type errorData struct {
@@ -157,7 +133,7 @@ type errorData struct {
 
 // notFound is the 404 page: what was not found, and the way back.
 func (s *Server) notFound(w http.ResponseWriter, msg string) {
-	s.render(w, http.StatusNotFound, "error", page{Title: "Not found", Data: errorData{Status: http.StatusNotFound, Msg: msg, Back: true}})
+	s.render(w, http.StatusNotFound, page{Title: "Not found", Data: errorData{Status: http.StatusNotFound, Msg: msg, Back: true}})
 }
 
 // fail answers an error reading the stores: a missing thing is a 404, the
@@ -169,52 +145,13 @@ func (s *Server) fail(w http.ResponseWriter, what string, err error) {
 		errors.Is(err, blackboard.ErrBadRef), errors.Is(err, blackboard.ErrNoteNotFound):
 		s.notFound(w, fmt.Sprintf("%s: %v.", what, err))
 	default:
-		s.render(w, http.StatusInternalServerError, "error", page{Title: "Error",
+		s.render(w, http.StatusInternalServerError, page{Title: "Error",
 			Data: errorData{Status: http.StatusInternalServerError, Msg: fmt.Sprintf("%s: %v", what, err), Back: true}})
 	}
 }
 
-// markdown renders Markdown to HTML (raw HTML left out).
-func (s *Server) markdown(src string) template.HTML {
-	var buf bytes.Buffer
-	if err := s.md.Convert([]byte(src), &buf); err != nil {
-		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
-	}
-	return template.HTML(buf.String()) // #nosec: goldmark escapes; raw HTML is omitted
-}
-
-var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.Local().Format(time.DateTime)
-	},
-	"clock": func(t time.Time) string { return t.Local().Format("15:04:05.000") },
-	"dur": func(d time.Duration) string {
-		switch {
-		case d < time.Second:
-			return fmt.Sprintf("%dms", d.Milliseconds())
-		case d < time.Minute:
-			return fmt.Sprintf("%.1fs", d.Seconds())
-		}
-		return d.Round(time.Second).String()
-	},
-	"short": func(s string, n int) string {
-		s = strings.Join(strings.Fields(s), " ")
-		if r := []rune(s); len(r) > n {
-			return string(r[:n-1]) + "…"
-		}
-		return s
-	},
-	"join": strings.Join,
-	"bytes": func(n int64) string {
-		switch {
-		case n >= 1<<20:
-			return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-		case n >= 1<<10:
-			return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-		}
-		return fmt.Sprintf("%d bytes", n)
-	},
+// markdown renders GitHub-flavoured Markdown to HTML, raw HTML left out
+// and dangerous links emptied (internal/markdown).
+func (s *Server) markdown(src string) safeHTML {
+	return safeHTML(markdown.HTML(src)) // #nosec: text is escaped; raw HTML is omitted
 }

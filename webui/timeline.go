@@ -163,6 +163,6 @@ func (s *Server) timelinePage(w http.ResponseWriter, r *http.Request) {
 		}
 		b.Title = fmt.Sprintf("%s · %s · %s · %s\n%s", b.Agent, state, fmtDur(b.End.Sub(b.Start)), b.Tokens, b.Task)
 	}
-	s.render(w, http.StatusOK, "timeline", page{Title: "Timeline " + in.ID,
+	s.render(w, http.StatusOK, page{Title: "Timeline " + in.ID,
 		Crumbs: append(sessionCrumbs(in), crumb{sessionHref(in.ID) + "/timeline", "timeline"}), Data: d})
 }

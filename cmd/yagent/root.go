@@ -16,6 +16,7 @@ import (
 // there is no second entry point to keep honest.
 func NewCmdRoot(f *Factory) *cobra.Command {
 	opts := &chatOptions{}
+	var showVersion bool
 	root := &cobra.Command{
 		Use:   "yagent",
 		Short: "A multi-agent orchestrator: a director delegates, handoffs land on a board",
@@ -30,14 +31,28 @@ blackboard, and a fresh index of the board goes into every model call.`,
 
   # Watch the whole flow offline, anywhere
   yagent demo`,
-		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), f, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "yagent %s\n", version())
+				return err
+			}
+			return chatRun(cmd.Context(), f, opts)
+		},
 	}
-	root.SetVersionTemplate("yagent {{.Version}}\n")
-	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitCodesHelp + "\n")
+	// No text/template anywhere in the binary: executing one makes the
+	// linker keep every exported method of every type (reflect's
+	// MethodByName), 21 MB of the stripped binary (README, Start-up
+	// budgets). So --version and the help's exit codes are plain code,
+	// not cobra's SetVersionTemplate/SetHelpTemplate.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		help(c, args)
+		fmt.Fprintf(c.OutOrStdout(), "\n%s\n", exitCodesHelp)
+	})
+	root.Flags().BoolVarP(&showVersion, "version", "v", false, "version for yagent")
 	opts.register(root.Flags())
 	root.AddCommand(
 		NewCmdChat(f),
@@ -59,9 +74,21 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdDemo(f),
 	)
 	checkCommandLine(root)
+	// --version is answered before the arguments and the workspace's
+	// trust are checked, as cobra's own version flag is.
+	args := root.Args
+	root.Args = func(c *cobra.Command, a []string) error {
+		if showVersion {
+			return nil
+		}
+		return args(c, a)
+	}
 	registerCompletions(root, f)
 	checked := root.PersistentPreRunE
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if showVersion {
+			return nil
+		}
 		if err := checked(c, args); err != nil {
 			return err
 		}

@@ -4,11 +4,23 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // runsAny are programs every command of which may run a command or code
-// given in its arguments; the value says why (%s is the program).
-var runsAny = func() map[string]string {
+// given in its arguments; the value says why (%s is the program). Built on
+// first use: every yagent process links this package, few judge a command.
+func runsAny() map[string]string {
+	runsAnyOnce.Do(func() { runsAnyMap = buildRunsAny() })
+	return runsAnyMap
+}
+
+var (
+	runsAnyOnce sync.Once
+	runsAnyMap  map[string]string
+)
+
+func buildRunsAny() map[string]string {
 	m := map[string]string{}
 	add := func(why string, names ...string) {
 		for _, n := range names {
@@ -35,7 +47,7 @@ var runsAny = func() map[string]string {
 		"vi", "vim", "nvim", "view", "vimdiff", "ex", "ed", "red", "emacs", "emacsclient", "dc",
 		"gdb", "lldb", "sqlite3", "psql", "mysql", "mariadb")
 	return m
-}()
+}
 
 // subWrappers run the command named after one of their subcommands.
 var subWrappers = map[string][]string{

@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Prefix says why words may not be approved for good as a command prefix
@@ -58,7 +59,7 @@ func Command(words []string) string {
 	}
 	name := Name(words[0])
 	args := words[1:]
-	if why, ok := runsAny[name]; ok {
+	if why, ok := runsAny()[name]; ok {
 		return fmt.Sprintf(why, name)
 	}
 	if interpreter(name) {
@@ -131,9 +132,12 @@ func goFlag(w string, names ...string) bool {
 }
 
 // interpreters run code given with -c/-e (or read from a file named first).
-var interpreterRe = regexp.MustCompile(`^(python|python[23]|pypy|pypy3|perl|ruby|irb|node|nodejs|deno|bun|php|php-cgi|lua|luajit|tclsh|wish|Rscript|R|julia|osascript|guile|racket|sbcl|clisp|runghc|runhaskell|ghci|elixir|iex|erl|escript|scala|groovy|jshell|java|raku|rakudo)([0-9][0-9.]*)?$`)
+// interpreterRe is compiled on first use (see runsAny).
+var interpreterRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(python|python[23]|pypy|pypy3|perl|ruby|irb|node|nodejs|deno|bun|php|php-cgi|lua|luajit|tclsh|wish|Rscript|R|julia|osascript|guile|racket|sbcl|clisp|runghc|runhaskell|ghci|elixir|iex|erl|escript|scala|groovy|jshell|java|raku|rakudo)([0-9][0-9.]*)?$`)
+})
 
-func interpreter(name string) bool { return interpreterRe.MatchString(name) }
+func interpreter(name string) bool { return interpreterRe().MatchString(name) }
 
 // codeWords are first arguments of an interpreter that run code given in
 // the command line, though they do not look like options.
@@ -146,7 +150,7 @@ var codeWords = map[string][]string{
 // node --eval, java -XX:OnError=…) may run code given in the command line;
 // once the script or module is named, the rest are its arguments.
 func interpreterCommand(name string, args []string) string {
-	base := interpreterRe.FindStringSubmatch(name)[1]
+	base := interpreterRe().FindStringSubmatch(name)[1]
 	if len(args) == 0 {
 		return ""
 	}
@@ -165,7 +169,7 @@ func interpreterCommand(name string, args []string) string {
 // interpreterPrefix: a prefix must name the script or module, or it
 // approves `python3 -c …`.
 func interpreterPrefix(name string, args []string) string {
-	base := interpreterRe.FindStringSubmatch(name)[1]
+	base := interpreterRe().FindStringSubmatch(name)[1]
 	if len(args) == 0 || strings.HasPrefix(base, "python") && args[0] == "-m" && len(args) < 2 {
 		ex := name + " script.py"
 		if strings.HasPrefix(base, "python") {

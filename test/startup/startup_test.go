@@ -1,9 +1,15 @@
 // Package startup measures yagent as a process: how soon a `yagent run`
 // sends its first model request after it was started, how much memory the
-// run peaks at, and how much package initialisation every start pays (the
-// sandbox helper, which re-executes the binary for each confined shell
-// command, pays it on every command). It builds the real binary and drives it
-// against an external scripted endpoint (llm/llmtest in this process).
+// run peaks at, how much package initialisation every start pays (a whole
+// process, and the sandbox helper, which re-executes the binary for each
+// confined shell command and takes it over early) and how big the stripped
+// binary is. It builds the real binary and drives it against an external
+// scripted endpoint (llm/llmtest in this process).
+//
+// One cheap check always runs (TestPlainProcess, plain_test.go): a
+// process that does not use them never initialises goldmark, the
+// OpenTelemetry SDK or the protobuf runtime, and the linker keeps no
+// method it cannot see called.
 //
 // The measurements take a minute and want a quiet machine, so they run only
 // when asked:
@@ -15,8 +21,11 @@
 // ./cmd/yagent; YAGENT_STARTUP_BASE names other builds (older commits',
 // separated by colons) to measure in the same runs, interleaved, for a comparison that holds on a
 // noisy machine. Figures are medians. The budgets of
-// issue 13 item 6 are checked: first request ≤ 12 ms after the start, peak
-// RSS ≤ 36 MB; the bare openai-go program (testdata/bare) is the floor.
+// issue 13 item 6 and issue 27 item 5 are checked: first request ≤ 12 ms
+// after the start, peak RSS ≤ 36 MB, package initialisation of a whole
+// process (`yagent --version`, GODEBUG=inittrace=1) ≤ 3 ms, the binary
+// built with -ldflags='-s -w' ≤ 60 MB (10^6 bytes, as ls counts); the bare
+// openai-go program (testdata/bare) is the floor.
 package startup
 
 import (
@@ -34,10 +43,12 @@ import (
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
-// The budgets of issue 13, item 6.
+// The budgets of issue 13, item 6, and issue 27, item 5.
 const (
 	firstRequestBudget = 12 * time.Millisecond
 	peakRSSBudget      = 36 << 20
+	initBudget         = 3.0        // ms of package initialisation, a whole process
+	binaryBudget       = 60_000_000 // bytes, stripped
 )
 
 func TestStartupBudget(t *testing.T) {
@@ -77,7 +88,7 @@ func TestStartupBudget(t *testing.T) {
 	}
 	if bases := os.Getenv("YAGENT_STARTUP_BASE"); bases != "" {
 		for base := range strings.SplitSeq(bases, string(os.PathListSeparator)) {
-			subjects = append(subjects, yagent("base "+filepath.Base(base), installed(t, base)))
+			subjects = append(subjects, yagent("base "+filepath.Join(filepath.Base(filepath.Dir(base)), filepath.Base(base)), installed(t, base)))
 		}
 	}
 	for _, x := range subjects {
@@ -88,7 +99,8 @@ func TestStartupBudget(t *testing.T) {
 			x := &subjects[i]
 			x.s = append(x.s, x.run())
 			if x.bin != "" {
-				x.init = append(x.init, initMillis(t, x.bin))
+				x.helperInit = append(x.helperInit, initMillis(t, x.bin, "__yagent-sandbox-exec"))
+				x.init = append(x.init, initMillis(t, x.bin, "--version"))
 			}
 		}
 	}
@@ -97,10 +109,23 @@ func TestStartupBudget(t *testing.T) {
 		t.Logf("%-20s first request %5.1f ms after start, peak RSS %4.1f MB (medians of %d, 20 model requests each)", x.name+":", ms(m.first), mb(m.rss), runs)
 		if x.bin != "" {
 			slices.Sort(x.init)
-			t.Logf("%-20s package initialisation %.2f ms at every start, the sandbox helper's included (median)", x.name+":", x.init[runs/2])
+			slices.Sort(x.helperInit)
+			t.Logf("%-20s package initialisation %.2f ms a process, %.2f ms a sandbox helper (medians)", x.name+":", x.init[runs/2], x.helperInit[runs/2])
 		}
 	}
 	y := median(subjects[0].s)
+	if in := subjects[0].init[runs/2]; in > initBudget {
+		t.Errorf("package initialisation %.2f ms; the budget is %.0f ms", in, initBudget)
+	}
+	stripped := build(t, "./cmd/yagent", "-ldflags=-s -w")
+	fi, err := os.Stat(stripped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%-20s %.1f MB stripped (go build -ldflags='-s -w' ./cmd/yagent)", "binary:", float64(fi.Size())/1e6)
+	if fi.Size() > binaryBudget {
+		t.Errorf("the stripped binary is %.1f MB; the budget is %.0f MB", float64(fi.Size())/1e6, float64(binaryBudget)/1e6)
+	}
 
 	if y.first > firstRequestBudget {
 		t.Errorf("first request %.1f ms after start; the budget is %v", ms(y.first), firstRequestBudget)
@@ -111,13 +136,15 @@ func TestStartupBudget(t *testing.T) {
 }
 
 // subject is one program measured: its runs' figures and, for a yagent
-// build (bin set), its package initialisation times.
+// build (bin set), its package initialisation times (a whole process, a
+// sandbox helper).
 type subject struct {
-	name string
-	run  func() sample
-	s    []sample
-	init []float64
-	bin  string
+	name       string
+	run        func() sample
+	s          []sample
+	init       []float64
+	helperInit []float64
+	bin        string
 }
 
 // home returns a workspace holding a go.mod and the environment of a person
@@ -188,17 +215,38 @@ func runOnce(t *testing.T, sc *llmtest.Scenario, dir string, env []string, bin s
 	return s
 }
 
-// initMillis runs bin as the sandbox helper with no arguments (it refuses
-// them at once, after every package's init ran) under GODEBUG=inittrace=1
-// and sums the init clock times it reports.
-func initMillis(t *testing.T, bin string) float64 {
+// initMillis runs bin with one argument under GODEBUG=inittrace=1 and
+// sums the init clock times it reports: "--version" initialises every
+// package of a process; "__yagent-sandbox-exec" is the sandbox helper with
+// no command, which refuses at once, from its own init.
+func initMillis(t *testing.T, bin, arg string) float64 {
 	t.Helper()
-	cmd := testio.Command(t, testio.ChildTimeout, bin, "__yagent-sandbox-exec")
-	cmd.Env = []string{"GODEBUG=inittrace=1"}
+	var total float64
+	for _, in := range inits(t, bin, arg) {
+		total += in.ms
+	}
+	if total == 0 {
+		t.Fatalf("no inittrace lines from %s %s", bin, arg)
+	}
+	return total
+}
+
+// pkgInit is one line of GODEBUG=inittrace=1.
+type pkgInit struct {
+	pkg string
+	ms  float64
+}
+
+// inits runs bin arg under GODEBUG=inittrace=1 and returns the package
+// initialisations it reports, in order.
+func inits(t *testing.T, bin, arg string) []pkgInit {
+	t.Helper()
+	cmd := testio.Command(t, testio.ChildTimeout, bin, arg)
+	cmd.Env = []string{"GODEBUG=inittrace=1", "HOME=" + t.TempDir()}
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
-	_ = cmd.Run() // exits non-zero: no command to confine
-	var total float64
+	_ = cmd.Run() // the helper exits non-zero: no command to confine
+	var out []pkgInit
 	for line := range strings.Lines(errOut.String()) {
 		// init PKG @T ms, D ms clock, B bytes, A allocs
 		f := strings.Fields(line)
@@ -207,19 +255,16 @@ func initMillis(t *testing.T, bin string) float64 {
 			if err != nil {
 				t.Fatalf("inittrace line %q: %v", line, err)
 			}
-			total += d
+			out = append(out, pkgInit{pkg: f[1], ms: d})
 		}
 	}
-	if total == 0 {
-		t.Fatalf("no inittrace lines from %s:\n%s", bin, errOut.String())
-	}
-	return total
+	return out
 }
 
-func build(t *testing.T, pkg string) string {
+func build(t *testing.T, pkg string, flags ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	cmd := testio.Command(t, 5*time.Minute, "go", "build", "-o", out, pkg)
+	cmd := testio.Command(t, 5*time.Minute, "go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	cmd.Dir = filepath.Join("..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
