@@ -27,6 +27,8 @@ func TestSedRuns(t *testing.T) {
 		{"0,/x/p", false}, {"1,+2p", false}, {"1,+2e id", true}, {"1,~4p", false}, {"1,~4e id", true},
 		{"1 , 3 p", false}, {"1 ,3 e id", true}, {"1,/x", true}, {"1,", false},
 		{"2", false},
+		// Every digit, at the start of an address, inside it, after + and ~.
+		{"9p", false}, {"9e id", true}, {"19p", false}, {"1~9p", false}, {"1,+0p", false}, {"1,+9p", false}, {"1,+9e id", true}, {"1,+3", false},
 		// Commands without arguments.
 		{"{p}", false}, {"=", false}, {"d;D;g;G;h;H;n;N;p;P;x;z;F", false}, {"1{\ne id\n}", true},
 		{"e", true}, {"E", true}, {"k", true},
@@ -46,6 +48,7 @@ func TestSedRuns(t *testing.T) {
 		{"b end;e id", true}, {"b", false}, {":a;e id", true}, {"t x", false}, {"T x\ne id", true}, {"v;p", false},
 		// Exit codes and line lengths.
 		{"q5", false}, {"q 5;e id", true}, {"Q", false}, {"l 10", false}, {"L 7;p", false}, {"l 1e id", true},
+		{"q0", false}, {"q9", false}, {"q09;e id", true},
 	} {
 		if got := sedRuns(tt.script); got != tt.runs {
 			t.Errorf("sedRuns(%q) = %v; want %v", tt.script, got, tt.runs)

@@ -72,6 +72,8 @@ func TestCommand(t *testing.T) {
 		{[]string{"git", "grep", "-Ovim", "TODO"}, true},
 		{[]string{"git", "grep", "--open=vim", "TODO"}, true},
 		{[]string{"git", "grep", "TODO", "--", "-O"}, false},
+		{[]string{"cmake", "--", "-E"}, false},      // "--" first: everything after it is an operand
+		{[]string{"rsync", "-", "-", "dst"}, false}, // a lone "-" is an operand, not options
 		{[]string{"git", "rebase", "-i", "main"}, false},
 		{[]string{"git", "rebase", "-ix", "id", "main"}, true},
 		{[]string{"git", "bisect", "run", "sh", "-c", "id"}, true},
