@@ -33,7 +33,7 @@ func TestSedRuns(t *testing.T) {
 		{"{p}", false}, {"=", false}, {"d;D;g;G;h;H;n;N;p;P;x;z;F", false}, {"1{\ne id\n}", true},
 		{"e", true}, {"E", true}, {"k", true},
 		// s: parts, flags, the file of w.
-		{"s/a/b/", false}, {"s/a/b/e", true}, {"s/a/b/ge", true}, {"s/a/b/3pe", true}, {"s/a/b/gpiImM0123456789", false},
+		{"s/a/b/", false}, {"s/a/b/e", true}, {"s/a/b/ge", true}, {"s/a/b/3pe", true}, {"s/a/b/gpiImM0123456789", false}, {"s/a/b/gi;e id", true},
 		{"s/a/b/;e id", true}, {"s/a/b/x", false}, {"s/a/b/w out.txt;e id", false}, {"s/a/b/w out\ne id", true},
 		{"s/a\\/b/c/e", true}, {"s/a\\/b/c/", false}, {"s|a|b|e", true}, {"s|a|b|g;p", false},
 		{"s", true}, {"s\nx", true}, {"s\\a\\b\\", true}, {"s/a/b", true}, {"s/a", true},
