@@ -36,13 +36,21 @@ type OpenAIClient struct {
 	maxRetries      int
 	backoff         func(int) time.Duration
 	profile         Profile
-	api             string
+	wire            wire // the API it speaks, chosen once in NewOpenAI
 	reasoningEffort string
 	bodyOpts        bodyOptions
 	secrets         redact.Secrets // what the requests carry that errors must not show
 }
 
 var _ Client = (*OpenAIClient)(nil)
+
+// wire is the API a client speaks — Chat Completions or Responses —
+// decided once, when the client is built: how a request's body is built
+// and how one attempt is sent and its stream read.
+type wire struct {
+	body    func(req Request, model string) (*object, error)
+	attempt func(ctx context.Context, body []byte, ho *httpOutcome, out sink, tick func()) (Response, error)
+}
 
 // errIdle is the cancellation cause of an attempt that heard nothing from
 // the server for the configured timeout.
@@ -85,7 +93,6 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 		maxRetries:      cfg.MaxRetries,
 		backoff:         cfg.Backoff,
 		profile:         profile,
-		api:             api,
 		reasoningEffort: cfg.ReasoningEffort,
 		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams, omit: profile.Omit},
 		secrets:         credentials(cfg, u),
@@ -122,6 +129,10 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	for _, k := range sortedKeys(cfg.ExtraHeaders) {
 		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
 	}
+	c.wire = wire{body: c.chatBody, attempt: c.chatAttempt}
+	if api == APIResponses {
+		c.wire = wire{body: c.responsesBody, attempt: c.responsesAttempt}
+	}
 	c.chat = openai.NewChatCompletionService(opts...)
 	c.responses = responses.NewResponseService(opts...)
 	c.embeddings = openai.NewEmbeddingService(opts...)
@@ -142,11 +153,7 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 	if model == "" {
 		return Response{}, errors.New("no model set: set YAGENT_MODEL or models.<name>.model")
 	}
-	build := c.chatBody
-	if c.api == APIResponses {
-		build = c.responsesBody
-	}
-	body, err := build(req, model)
+	body, err := c.wire.body(req, model)
 	if err != nil {
 		return Response{}, fmt.Errorf("build request for %s: %w", model, err)
 	}
@@ -215,11 +222,7 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string
 	var ho httpOutcome
 	var resp Response
 	var err error
-	if c.api == APIResponses {
-		resp, err = c.responsesAttempt(actx, body, &ho, out, tick)
-	} else {
-		resp, err = c.chatAttempt(actx, body, &ho, out, tick)
-	}
+	resp, err = c.wire.attempt(actx, body, &ho, out, tick)
 	if err == nil {
 		err = notAnAnswer(resp)
 	}
