@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/yagent/yagent/llm"
 )
 
 // EventType names an event of the --json stream. The names and fields are
@@ -72,31 +74,19 @@ type ToolEvent struct {
 	Quiet   bool            `json:"quiet,omitempty"`
 }
 
-// UsageEvent reports tokens of one request, or totals at turn end.
+// UsageEvent reports tokens of one request, or totals at turn end: how
+// many requests, their tokens (llm.Usage, embedded: its JSON fields are
+// this event's, between requests and elapsed_ms) and how long.
 type UsageEvent struct {
-	Requests         int `json:"requests"`
-	PromptTokens     int `json:"prompt_tokens"`
-	CachedTokens     int `json:"cached_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	// ReasoningTokens is the part of CompletionTokens spent reasoning.
-	ReasoningTokens int   `json:"reasoning_tokens"`
-	ElapsedMS       int64 `json:"elapsed_ms,omitempty"`
+	Requests int `json:"requests"`
+	llm.Usage
+	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
 }
 
-// Add accumulates u.
+// Add accumulates u's requests and tokens.
 func (t *UsageEvent) Add(u UsageEvent) {
 	t.Requests += u.Requests
-	t.PromptTokens += u.PromptTokens
-	t.CachedTokens += u.CachedTokens
-	t.CompletionTokens += u.CompletionTokens
-	t.ReasoningTokens += u.ReasoningTokens
-}
-
-// Cost is u in US dollars at prices per million tokens: input for the
-// prompt tokens not cached, cached for the cached ones, output for the
-// completion (reasoning included).
-func (u UsageEvent) Cost(input, cached, output float64) float64 {
-	return (float64(u.PromptTokens-u.CachedTokens)*input + float64(u.CachedTokens)*cached + float64(u.CompletionTokens)*output) / 1e6
+	t.Usage.Add(u.Usage)
 }
 
 // DelegationEvent describes a delegation starting or finishing. In a

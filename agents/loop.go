@@ -390,7 +390,7 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, built *st
 		}
 		return resp, fmt.Errorf("%s: model call %d: %w", a.Name, step, err)
 	}
-	sp.Chat(resp.Model, resp.FinishReason, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.CachedPromptTokens, resp.Usage.ReasoningTokens)
+	sp.Chat(resp.Model, resp.FinishReason, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.CachedTokens, resp.Usage.ReasoningTokens)
 	sp.Content(telemetry.KeyOutputMessages, func() string { return messagesJSON([]llm.Message{resp.Message}) })
 	sp.End(nil)
 	u := usageOf(resp.Usage)
@@ -404,8 +404,7 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, built *st
 
 // usageOf is one response's usage as an event.
 func usageOf(u llm.Usage) UsageEvent {
-	return UsageEvent{Requests: 1, PromptTokens: u.PromptTokens, CachedTokens: u.CachedPromptTokens,
-		CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}
+	return UsageEvent{Requests: 1, Usage: u}
 }
 
 // stallCheck counts identical consecutive calls.

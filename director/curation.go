@@ -9,7 +9,6 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/llm"
-	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sleep"
 )
 
@@ -60,8 +59,7 @@ func (d *Director) setupCuration() error {
 			return d.app.Client(name)
 		},
 		Spend: func(ctx context.Context, chatID string, u llm.Usage) {
-			d.warn("record the curation's tokens", s.Store().AddSpend(ctx, chatID, memory.SpendRow{Label: "sleep", Requests: 1, PromptTokens: u.PromptTokens,
-				CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens}))
+			d.warn("record the curation's tokens", s.Store().AddSpend(ctx, chatID, "sleep", u))
 		},
 		Logf: func(format string, args ...any) { d.notice("warning: " + sprintf(format, args...)) },
 	}

@@ -56,10 +56,10 @@ func (a *assembler) add(chunk *openai.ChatCompletionChunk, out sink) {
 	if chunk.JSON.Usage.Valid() {
 		u := &chunk.Usage
 		a.usage = Usage{
-			PromptTokens:       int(u.PromptTokens),
-			CachedPromptTokens: int(u.PromptTokensDetails.CachedTokens),
-			CompletionTokens:   int(u.CompletionTokens),
-			ReasoningTokens:    int(u.CompletionTokensDetails.ReasoningTokens),
+			PromptTokens:     int(u.PromptTokens),
+			CachedTokens:     int(u.PromptTokensDetails.CachedTokens),
+			CompletionTokens: int(u.CompletionTokens),
+			ReasoningTokens:  int(u.CompletionTokensDetails.ReasoningTokens),
 		}
 	}
 	for i := range chunk.Choices {

@@ -109,7 +109,7 @@ func TestAssemblerTextUsageAndCut(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}`,
 		`{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":8}}}`,
 	)
-	if want := (Usage{PromptTokens: 10, CachedPromptTokens: 8, CompletionTokens: 2}); a2.usage != want {
+	if want := (Usage{PromptTokens: 10, CachedTokens: 8, CompletionTokens: 2}); a2.usage != want {
 		t.Errorf("usage = %+v; want %+v", a2.usage, want)
 	}
 	if a.model != "m1" || a.message().Content != "Hello" {

@@ -312,7 +312,7 @@ func (a *responsesAssembler) finishWith(ev respEvent) error {
 	}
 	a.model = r.Model
 	if u := r.Usage; u != nil {
-		a.usage = Usage{PromptTokens: u.InputTokens, CachedPromptTokens: u.InputTokensDetails.CachedTokens,
+		a.usage = Usage{PromptTokens: u.InputTokens, CachedTokens: u.InputTokensDetails.CachedTokens,
 			CompletionTokens: u.OutputTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens}
 	}
 	switch ev.Type {

@@ -47,7 +47,7 @@ func TestStreamUsageCachedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := first.Usage; u.PromptTokens == 0 || u.CompletionTokens == 0 || u.CachedPromptTokens != 0 {
+	if u := first.Usage; u.PromptTokens == 0 || u.CompletionTokens == 0 || u.CachedTokens != 0 {
 		t.Errorf("first usage = %+v; want computed prompt and completion, nothing cached", u)
 	}
 	msgs = append(msgs, first.Message, user("and again"))
@@ -55,7 +55,7 @@ func TestStreamUsageCachedTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := llm.Usage{PromptTokens: 1200, CachedPromptTokens: 800, CompletionTokens: 40}
+	want := llm.Usage{PromptTokens: 1200, CachedTokens: 800, CompletionTokens: 40}
 	if second.Usage != want {
 		t.Errorf("second usage = %+v; want %+v (set by the scenario)", second.Usage, want)
 	}

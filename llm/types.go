@@ -118,14 +118,34 @@ type Event struct {
 	Wait        time.Duration // EventRetry: the pause before the next attempt
 }
 
-// Usage is the provider's token accounting for one response. Fields are zero
-// when the provider did not report usage.
+// Usage is the provider's token accounting for one response, or a sum of
+// them; fields are zero when the provider did not report usage. It is
+// yagent's one token count: the --json stream's usage (agents.UsageEvent),
+// a rollout's usage item and a queued job's output embed it, so the JSON
+// names here are the stream's (README "Run JSON") and must not change.
 type Usage struct {
-	PromptTokens       int
-	CachedPromptTokens int
-	CompletionTokens   int
+	PromptTokens int `json:"prompt_tokens"`
+	// CachedTokens is the part of PromptTokens the provider read from its
+	// prompt cache.
+	CachedTokens     int `json:"cached_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 	// ReasoningTokens is the part of CompletionTokens spent reasoning.
-	ReasoningTokens int
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// Add accumulates v.
+func (u *Usage) Add(v Usage) {
+	u.PromptTokens += v.PromptTokens
+	u.CachedTokens += v.CachedTokens
+	u.CompletionTokens += v.CompletionTokens
+	u.ReasoningTokens += v.ReasoningTokens
+}
+
+// Cost is u in US dollars at prices per million tokens: input for the
+// prompt tokens not cached, cached for the cached ones, output for the
+// completion (reasoning included).
+func (u Usage) Cost(input, cached, output float64) float64 {
+	return (float64(u.PromptTokens-u.CachedTokens)*input + float64(u.CachedTokens)*cached + float64(u.CompletionTokens)*output) / 1e6
 }
 
 // Response is a finished answer.

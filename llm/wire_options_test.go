@@ -125,7 +125,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.Message.Content != "Sunny." || second.Usage.CachedPromptTokens == 0 {
+	if second.Message.Content != "Sunny." || second.Usage.CachedTokens == 0 {
 		t.Errorf("second answer = %+v; want the text and cached tokens of the stable prefix", second)
 	}
 	reqs := srv.Requests()

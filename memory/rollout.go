@@ -72,13 +72,11 @@ type AnchorItem struct {
 	HistoryTokens int `json:"history_tokens"`
 }
 
-// UsageItem records the tokens of one model response.
+// UsageItem records the tokens of one model response under the label its
+// spend is booked to.
 type UsageItem struct {
-	Label            string `json:"label"`
-	PromptTokens     int    `json:"prompt_tokens"`
-	CachedTokens     int    `json:"cached_tokens"`
-	CompletionTokens int    `json:"completion_tokens"`
-	ReasoningTokens  int    `json:"reasoning_tokens,omitempty"`
+	Label string `json:"label"`
+	llm.Usage
 }
 
 // Item is one line of a rollout.

@@ -276,12 +276,10 @@ func (s *Session) DelegationFinished(d DelegationItem) error {
 
 // RecordUsage adds a response's tokens to the rollout and the spend table.
 func (s *Session) RecordUsage(ctx context.Context, label string, u llm.Usage) error {
-	if err := s.w.Write(Item{Type: ItemUsage, Usage: &UsageItem{Label: label, PromptTokens: u.PromptTokens,
-		CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens, ReasoningTokens: u.ReasoningTokens}}, false); err != nil {
+	if err := s.w.Write(Item{Type: ItemUsage, Usage: &UsageItem{Label: label, Usage: u}}, false); err != nil {
 		return err
 	}
-	return s.st.AddSpend(ctx, s.ID(), SpendRow{Label: label, Requests: 1, PromptTokens: u.PromptTokens,
-		CachedTokens: u.CachedPromptTokens, CompletionTokens: u.CompletionTokens})
+	return s.st.AddSpend(ctx, s.ID(), label, u)
 }
 
 // Compacted replaces messages before upto (a global index) by summary (and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/statedb"
+	"github.com/yagent/yagent/llm"
 )
 
 // Session kinds.
@@ -263,7 +264,9 @@ func (st *Store) Delete(ctx context.Context, id string) ([]Info, error) {
 	return removed, nil
 }
 
-// SpendRow is the tokens a session spent under one label.
+// SpendRow is the tokens a session spent under one label: the sum of the
+// llm.Usage of its requests, less the reasoning part (the spend table
+// keeps none; a rollout's usage items do).
 type SpendRow struct {
 	Label            string `json:"label"`
 	Requests         int    `json:"requests"`
@@ -272,9 +275,11 @@ type SpendRow struct {
 	CompletionTokens int    `json:"completion_tokens"`
 }
 
-// AddSpend adds to a session's spend under label (turn, subagent:<agent>,
-// summary, notes, sleep).
-func (st *Store) AddSpend(ctx context.Context, id string, r SpendRow) error {
+// AddSpend adds one response's tokens to a session's spend under label
+// (turn, subagent:<agent>, summary, notes, sleep): the one conversion from
+// llm.Usage to the spend table.
+func (st *Store) AddSpend(ctx context.Context, id, label string, u llm.Usage) error {
+	r := SpendRow{Label: label, Requests: 1, PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens, CompletionTokens: u.CompletionTokens}
 	_, err := st.DB.ExecContext(ctx, `INSERT INTO spend(chat_id, label, requests, prompt_tokens, cached_tokens, completion_tokens)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(chat_id, label) DO UPDATE SET requests = requests + excluded.requests,

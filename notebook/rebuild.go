@@ -92,9 +92,7 @@ func (b *Book) Rebuild(ctx context.Context, o RebuildOptions) (RebuildResult, er
 	for attempt := 1; attempt <= 2; attempt++ {
 		res.Attempts = attempt
 		text, usage, err := b.ask(ctx, o, old, target, maxNotes)
-		res.Usage.PromptTokens += usage.PromptTokens
-		res.Usage.CachedPromptTokens += usage.CachedPromptTokens
-		res.Usage.CompletionTokens += usage.CompletionTokens
+		res.Usage.Add(usage)
 		if o.Spend != nil && usage.PromptTokens+usage.CompletionTokens > 0 {
 			o.Spend(usage)
 		}

@@ -236,8 +236,7 @@ func (c *Coordinator) wait(ctx context.Context, d agents.Delegation, jobID int64
 func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivertype.JobRow) (agents.DelegationResult, error) {
 	var args JobArgs
 	_ = json.Unmarshal(row.EncodedArgs, &args)
-	var out JobOutput
-	outErr := json.Unmarshal(row.Output(), &out)
+	out, outErr := decodeOutput(row.Output())
 	res := agents.DelegationResult{Unresolved: args.Unresolved, Usage: out.Usage, Elapsed: time.Duration(out.ElapsedMS) * time.Millisecond}
 	var note blackboard.NewNote
 	switch {

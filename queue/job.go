@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
@@ -70,7 +72,34 @@ type JobOutput struct {
 	ElapsedMS int64             `json:"elapsed_ms"`
 }
 
-const outputVersion = 1
+// outputVersion is the version of JobOutput a worker writes. Version 2
+// names Responses' fields as the --json stream does (prompt_tokens, …);
+// version 1 wrote them with Go's field names, and decodeOutput still reads
+// it (a worker of an older yagent during an upgrade).
+const outputVersion = 2
+
+// decodeOutput reads a job's output of any version.
+func decodeOutput(data []byte) (JobOutput, error) {
+	var out JobOutput
+	if err := json.Unmarshal(data, &out); err != nil {
+		return out, fmt.Errorf("read the job's output: %w", err)
+	}
+	if out.Version >= 2 {
+		return out, nil
+	}
+	var v1 struct {
+		Responses []struct{ PromptTokens, CachedPromptTokens, CompletionTokens, ReasoningTokens int }
+	}
+	if err := json.Unmarshal(data, &v1); err != nil {
+		return out, fmt.Errorf("read the job's output (version %d): %w", out.Version, err)
+	}
+	out.Responses = nil
+	for _, r := range v1.Responses {
+		out.Responses = append(out.Responses, llm.Usage{PromptTokens: r.PromptTokens, CachedTokens: r.CachedPromptTokens,
+			CompletionTokens: r.CompletionTokens, ReasoningTokens: r.ReasoningTokens})
+	}
+	return out, nil
+}
 
 // retryPolicy retries a failed or rescued job after attempt seconds: a
 // worker that cannot run it fails fast, another may take it soon after.

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
 )
 
 // TestRiverConfigs pins what the worker and the coordinator ask of River:
@@ -115,5 +117,46 @@ func TestDegradedNote(t *testing.T) {
 	}
 	if got := firstLine(strings.Repeat("a", 300)); got != strings.Repeat("a", 300) {
 		t.Errorf("firstLine of 300 runes cut to %d", len(got))
+	}
+}
+
+// TestDecodeOutput pins the job output's wire format across versions: a
+// worker writes version 2, whose responses carry the --json stream's
+// names, and the coordinator still reads version 1 (Go field names, as a
+// worker of an older yagent wrote it) without losing a response's tokens.
+func TestDecodeOutput(t *testing.T) {
+	responses := []llm.Usage{{PromptTokens: 120, CachedTokens: 80, CompletionTokens: 9, ReasoningTokens: 4}, {PromptTokens: 200, CompletionTokens: 3}}
+	usage := agents.UsageEvent{Requests: 2, Usage: llm.Usage{PromptTokens: 320, CachedTokens: 80, CompletionTokens: 12, ReasoningTokens: 4}}
+	written, err := json.Marshal(JobOutput{Version: outputVersion, Worker: "w1", Body: "done", Usage: usage, Responses: responses, ElapsedMS: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"responses":[{"prompt_tokens":120,"cached_tokens":80,"completion_tokens":9,"reasoning_tokens":4},`; !strings.Contains(string(written), want) {
+		t.Errorf("a worker writes %s; want it to hold %s", written, want)
+	}
+	for _, tt := range []struct {
+		name, data string
+	}{
+		{"version 2, as this worker writes it", string(written)},
+		{"version 1, as an older worker wrote it", `{"version":1,"worker":"w1","body":"done",` +
+			`"usage":{"requests":2,"prompt_tokens":320,"cached_tokens":80,"completion_tokens":12,"reasoning_tokens":4,"elapsed_ms":0},` +
+			`"responses":[{"PromptTokens":120,"CachedPromptTokens":80,"CompletionTokens":9,"ReasoningTokens":4},{"PromptTokens":200,"CachedPromptTokens":0,"CompletionTokens":3,"ReasoningTokens":0}],` +
+			`"elapsed_ms":1500}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := decodeOutput([]byte(tt.data))
+			if err != nil {
+				t.Fatalf("decodeOutput: %v", err)
+			}
+			if diff := cmp.Diff(responses, out.Responses); diff != "" {
+				t.Errorf("responses (-want +got):\n%s", diff)
+			}
+			if out.Usage != usage || out.Body != "done" || out.Worker != "w1" || out.ElapsedMS != 1500 {
+				t.Errorf("decodeOutput = %+v; want the usage %+v, body, worker and elapsed kept", out, usage)
+			}
+		})
+	}
+	if _, err := decodeOutput([]byte(`{"version":1,"responses":{}}`)); err == nil || !strings.Contains(err.Error(), "job's output") {
+		t.Errorf("decodeOutput of a damaged output: err = %v; want one naming the job's output", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/testio"
+	"github.com/yagent/yagent/llm"
 )
 
 func TestSanitize(t *testing.T) {
@@ -220,7 +221,7 @@ func TestPicker(t *testing.T) {
 func TestStatusCost(t *testing.T) {
 	m := newModel(Options{Width: 120, Env: []string{"NO_COLOR=1"}}, &Sink{})
 	m.status = Status{Model: "m", ContextPct: 7, Price: &Price{Input: 2, Cached: 0.5, Output: 8}}
-	m.event(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{PromptTokens: 300_000, CachedTokens: 200_000, CompletionTokens: 50_000}})
+	m.event(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{Usage: llm.Usage{PromptTokens: 300_000, CachedTokens: 200_000, CompletionTokens: 50_000}}})
 	got := m.statusLine()
 	// 100k×2 + 200k×0.5 + 50k×8 per million = 0.2 + 0.1 + 0.4
 	if want := "m · ctx 7% · 350.0k tok · $0.7000 · /help"; got != want {

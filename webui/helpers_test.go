@@ -84,7 +84,7 @@ func newFixture(t *testing.T) *fixture {
 	must(fx.run.DelegationStarted(memory.DelegationItem{CallID: "call_a", Agent: "explorer", Task: "Map the packages", SubSession: subA.ID()}))
 	subB := create(memory.CreateOptions{Kind: memory.KindSubagent, Cwd: "/w", ParentID: fx.run.ID(), BoardID: fx.run.BoardID(), Title: "reviewer: Review WriteNote"})
 	must(fx.run.DelegationStarted(memory.DelegationItem{CallID: "call_b", Agent: "reviewer", Task: "Review WriteNote", SubSession: subB.ID()}))
-	must(subA.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 1200, CachedPromptTokens: 200, CompletionTokens: 34}))
+	must(subA.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 1200, CachedTokens: 200, CompletionTokens: 34}))
 	must(subB.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 900, CompletionTokens: 56}))
 	a, err := fx.board.WriteNote(fx.run.BoardID(), blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Task: "Map the packages", Conclusion: "Six packages, cmd is thin.",

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/llm"
 )
 
 type brokenWriter struct{}
@@ -50,7 +51,7 @@ func TestHumanPrinterRetryVoidsText(t *testing.T) {
 		{Type: agents.EventTextDelta, Text: "ans"},
 		{Type: agents.EventRetry, Text: "retrying (2/4) in 500ms", Error: "stream ended before the answer finished"},
 		{Type: agents.EventTextDelta, Text: "The whole answer."},
-		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1, CompletionTokens: 9, ReasoningTokens: 4}},
+		{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1, Usage: llm.Usage{CompletionTokens: 9, ReasoningTokens: 4}}},
 	}
 	for _, tc := range []struct {
 		name       string

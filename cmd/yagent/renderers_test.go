@@ -11,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/agents/eventline"
+	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/tui"
 )
 
@@ -24,7 +25,7 @@ func rendererEvents() []struct {
 	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	args := json.RawMessage(`{"path":"go.mod","limit":5}`)
-	usage := &agents.UsageEvent{Requests: 1, PromptTokens: 1200, CachedTokens: 800, CompletionTokens: 90}
+	usage := &agents.UsageEvent{Requests: 1, Usage: llm.Usage{PromptTokens: 1200, CachedTokens: 800, CompletionTokens: 90}}
 	return []struct {
 		name string
 		e    agents.Event

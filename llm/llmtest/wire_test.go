@@ -121,14 +121,14 @@ func TestDefaultUsageCachedPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r1.Usage.CachedPromptTokens != 0 {
-		t.Errorf("first request cached %d; want 0", r1.Usage.CachedPromptTokens)
+	if r1.Usage.CachedTokens != 0 {
+		t.Errorf("first request cached %d; want 0", r1.Usage.CachedTokens)
 	}
-	if u := r2.Usage; u.CachedPromptTokens < r1.Usage.PromptTokens-5 || u.CachedPromptTokens >= u.PromptTokens {
+	if u := r2.Usage; u.CachedTokens < r1.Usage.PromptTokens-5 || u.CachedTokens >= u.PromptTokens {
 		t.Errorf("second request usage %+v; want about the first request's %d prompt tokens cached", u, r1.Usage.PromptTokens)
 	}
-	if other.Usage.CachedPromptTokens != 0 {
-		t.Errorf("another agent's first request cached %d; want 0 (the cache is per agent)", other.Usage.CachedPromptTokens)
+	if other.Usage.CachedTokens != 0 {
+		t.Errorf("another agent's first request cached %d; want 0 (the cache is per agent)", other.Usage.CachedTokens)
 	}
 }
 
