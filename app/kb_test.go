@@ -69,4 +69,3 @@ func TestAgentCaller(t *testing.T) {
 		t.Errorf("after removing the file: %+v, %v; want a new token", c4, err)
 	}
 }
-
