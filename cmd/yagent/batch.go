@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -194,7 +193,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	if rep == nil {
 		if jp, ok := sink.(*jsonPrinter); ok {
-			jp.result(f.Now(), batchResult(s.sess.ID(), &batch.Report{}, err), s.price)
+			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.price)
 		}
 		return err
 	}
@@ -206,7 +205,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	err = batchError(rep, board, coord != nil, err)
 	if jp, ok := sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), batchResult(s.sess.ID(), rep, err), s.price)
+		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.price)
 	}
 	return err
 }
@@ -215,62 +214,15 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 func batchError(rep *batch.Report, board string, queued bool, err error) error {
 	if errors.Is(err, context.Canceled) {
 		if queued {
-			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", countsText(rep), err)
+			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", rep.CountsText(), err)
 		}
-		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", countsText(rep), err)
+		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", rep.CountsText(), err)
 	}
 	if err != nil {
 		return err
 	}
 	if !rep.OK() {
-		return fmt.Errorf("%s did not succeed (%s): see the table, then yagent board show REF --board %s", failedCount(rep), countsText(rep), board)
+		return fmt.Errorf("%d of %d delegations did not succeed (%s): see the table, then yagent board show REF --board %s", rep.Failed(), len(rep.Delegations), rep.CountsText(), board)
 	}
 	return nil
-}
-
-// batchResult is how a batch ended, for the --json stream: ok when every
-// delegation succeeded, the counts by status as its answer, the tokens of
-// every delegation.
-func batchResult(session string, rep *batch.Report, err error) agents.ResultEvent {
-	u := rep.Usage()
-	r := agents.ResultEvent{Session: session, Status: agents.ResultOK, Answer: countsText(rep), Usage: &u, ElapsedMS: rep.Elapsed.Milliseconds()}
-	switch {
-	case rep.Cancelled || errors.Is(err, context.Canceled):
-		r.Status = agents.ResultCancelled
-	case err != nil:
-		r.Status = agents.ResultError
-	}
-	if err != nil {
-		r.Error = err.Error()
-	}
-	return r
-}
-
-func failedCount(rep *batch.Report) string {
-	n := 0
-	for i := range rep.Delegations {
-		if !rep.Delegations[i].Succeeded() {
-			n++
-		}
-	}
-	return fmt.Sprintf("%d of %d delegations", n, len(rep.Delegations))
-}
-
-// countsText renders the counts by status in a fixed order:
-// "2 ok, 1 error, 1 skipped".
-func countsText(rep *batch.Report) string {
-	counts := rep.Counts()
-	var parts []string
-	for _, s := range []string{"ok", "partial", "error", batch.StatusSkipped, batch.StatusAbandoned, batch.StatusNotStarted} {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
-			delete(counts, s)
-		}
-	}
-	rest := make([]string, 0, len(counts))
-	for s, n := range counts {
-		rest = append(rest, fmt.Sprintf("%d %s", n, s))
-	}
-	slices.Sort(rest)
-	return strings.Join(append(parts, rest...), ", ")
 }

@@ -99,7 +99,7 @@ func (p *batchPrinter) finish(rep *batch.Report) {
 	defer p.mu.Unlock()
 	p.clearBar()
 	u := rep.Usage()
-	fmt.Fprintf(p.errOut, "── %d delegations: %s · %d requests · %d tokens · %s\n", len(rep.Delegations), countsText(rep),
+	fmt.Fprintf(p.errOut, "── %d delegations: %s · %d requests · %d tokens · %s\n", len(rep.Delegations), rep.CountsText(),
 		u.Requests, u.PromptTokens+u.CompletionTokens, eventline.Seconds(rep.Elapsed.Milliseconds()))
 	fmt.Fprintf(p.errOut, "board %s: yagent board ls --board %s\n", rep.Board, rep.Board)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -83,7 +84,7 @@ type chat struct {
 	f    *Factory
 	opts *chatOptions
 	s    *session
-	in   *lineInput
+	in   *lineedit.Input
 
 	// out, when set, takes what commands print (the TUI shows it);
 	// sink and ask are the TUI's, for sessions /resume opens.
@@ -110,7 +111,7 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	if useTUI(f) {
 		return tuiRun(ctx, f, opts)
 	}
-	c := &chat{f: f, opts: opts, in: newLineInput(f.IO, filepath.Join(cfg.Home, "history"))}
+	c := &chat{f: f, opts: opts, in: lineedit.New(f.IO.In, f.IO.Out, f.IO.ErrOut, f.IO.InTTY && f.IO.OutTTY, filepath.Join(cfg.Home, "history"))}
 	if c.s, err = openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: opts.Resume}); err != nil {
 		return err
 	}
@@ -119,9 +120,9 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	defer func() { f.OnInterrupt(prev) }()
 	c.greet()
 	for {
-		line, err := c.in.readLine()
+		line, err := c.in.ReadLine()
 		switch {
-		case errors.Is(err, errInterrupted):
+		case errors.Is(err, lineedit.ErrInterrupted):
 			if c.lastCtrlC {
 				return nil
 			}
@@ -319,7 +320,7 @@ func (c *chat) pick(ctx context.Context, args []string) (string, error) {
 	return pickFrom(c.f, rows, c.in)
 }
 
-func pickFrom(f *Factory, rows []sessionRow, in *lineInput) (string, error) {
+func pickFrom(f *Factory, rows []sessionRow, in *lineedit.Input) (string, error) {
 	w := f.IO.ErrOut
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no sessions to resume here (--all shows every directory)")
@@ -331,8 +332,8 @@ func pickFrom(f *Factory, rows []sessionRow, in *lineInput) (string, error) {
 		return "", err
 	}
 	fmt.Fprint(w, "resume which? (number, id or name; empty to cancel) ")
-	line, err := in.readLine()
-	if errors.Is(err, io.EOF) || errors.Is(err, errInterrupted) {
+	line, err := in.ReadLine()
+	if errors.Is(err, io.EOF) || errors.Is(err, lineedit.ErrInterrupted) {
 		return "", nil // the person left the picker
 	}
 	if err != nil {

@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -25,90 +20,12 @@ func (f *Factory) KB(ctx context.Context) (*kb.Store, error) {
 	}
 	f.kbOnce.Do(func() {
 		var emb kb.Embedder
-		if emb, f.kbErr = kbEmbedder(cfg, f.Getenv); f.kbErr != nil {
+		if emb, f.kbErr = app.KBEmbedder(cfg, f.Getenv); f.kbErr != nil {
 			return
 		}
-		f.kb, f.kbErr = openKBStore(ctx, cfg, kb.Options{Embedder: emb, Now: f.Now, SharedUserMemory: cfg.KB.UserMemory == "shared"})
+		f.kb, f.kbErr = app.OpenKB(ctx, cfg, kb.Options{Embedder: emb, Now: f.Now, SharedUserMemory: cfg.KB.UserMemory == "shared"})
 	})
 	return f.kb, f.kbErr
-}
-
-// openKBStore opens the configured backend: kb.dsn, else kb.path. A
-// database kb.dsn cannot reach is bad input naming kb.dsn (password
-// masked).
-func openKBStore(ctx context.Context, cfg *config.Config, opts kb.Options) (*kb.Store, error) {
-	if dsn := cfg.KB.DSN; dsn != "" {
-		s, err := kb.OpenPostgres(ctx, dsn, opts)
-		if errors.Is(err, kb.ErrUnreachable) {
-			return nil, usagef("kb.dsn: %v; check the address and credentials, start PostgreSQL, or unset kb.dsn to use the SQLite file", err)
-		}
-		return s, err
-	}
-	path := cfg.KB.DBPath(cfg.Home)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return kb.Open(ctx, path, opts)
-}
-
-// kbEmbedder builds the embedder of kb.embeddings: the model id, served by
-// the base URL and key of a model under models:. No model: nil (search
-// runs on full text and says mode "fts").
-func kbEmbedder(cfg *config.Config, getenv func(string) string) (kb.Embedder, error) {
-	e := cfg.KB.Embeddings
-	if e.Model == "" {
-		return nil, nil
-	}
-	name := e.Endpoint
-	if name == "" {
-		name = "default"
-	}
-	m, ok := cfg.Models[name]
-	if !ok {
-		return nil, usagef("kb.embeddings.endpoint %q is not a model under models: (the configured ones are %s)", name, strings.Join(slices.Sorted(maps.Keys(cfg.Models)), ", "))
-	}
-	if m.BaseURL == "" {
-		return nil, usagef("kb.embeddings: models.%s.base_url is empty; set it (or OPENAI_BASE_URL for the default model), or set kb.embeddings.model to \"\" for full-text search only", name)
-	}
-	return kb.NewOpenAIEmbedder(m.BaseURL, m.APIKey(getenv), e.Model), nil
-}
-
-// kbPerson is the local person at the keyboard as a kb caller: the
-// principal named by kb.person, else $USER, created on first use.
-func kbPerson(ctx context.Context, f *Factory, store *kb.Store) (kb.Caller, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return kb.Caller{}, err
-	}
-	name := personName(cfg, f.Getenv)
-	for attempt := 0; ; attempt++ {
-		ps, err := store.Principals(ctx)
-		if err != nil {
-			return kb.Caller{}, err
-		}
-		for _, p := range ps {
-			if p.Name == name {
-				return kb.PersonCaller(p.ID, "yagent-cli"), nil
-			}
-		}
-		p, err := store.CreatePrincipal(ctx, name)
-		if err == nil {
-			return kb.PersonCaller(p.ID, "yagent-cli"), nil
-		}
-		if attempt > 0 {
-			return kb.Caller{}, err
-		}
-		// Another yagent process may have created it meanwhile: look again.
-	}
-}
-
-func personName(cfg *config.Config, getenv func(string) string) string {
-	for _, n := range []string{cfg.KB.Person, getenv("USER"), getenv("USERNAME")} {
-		if n = strings.TrimSpace(n); n != "" {
-			return n
-		}
-	}
-	return "me"
 }
 
 // kbOpen opens the store and the person for a `yagent kb` command.
@@ -122,4 +39,25 @@ func kbOpen(ctx context.Context, f *Factory) (*kb.Store, kb.Caller, error) {
 		return nil, kb.Caller{}, fmt.Errorf("knowledge base: %w", err)
 	}
 	return store, person, nil
+}
+
+// kbPerson is the local person at the keyboard (app.KBPerson).
+func kbPerson(ctx context.Context, f *Factory, store *kb.Store) (kb.Caller, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return kb.Caller{}, err
+	}
+	return app.KBPerson(ctx, cfg, f.Getenv, store)
+}
+
+// sessionKBTools are the KB tools of a session's agents
+// (app.KBTools): the knowledge base is opened, through the factory, at
+// the first call of one of them.
+func sessionKBTools(f *Factory, sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	open := func(ctx context.Context) (*kb.Store, kb.Caller, error) { return kbOpen(ctx, f) }
+	return app.KBTools(cfg, f.Getenv, open, sessionID, warn)
 }

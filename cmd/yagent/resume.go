@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -126,6 +127,6 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 	if err != nil {
 		return "", "", err
 	}
-	ref, err = pickFrom(f, rows, newLineInput(f.IO, filepath.Join(cfg.Home, "history")))
+	ref, err = pickFrom(f, rows, lineedit.New(f.IO.In, f.IO.Out, f.IO.ErrOut, f.IO.InTTY && f.IO.OutTTY, filepath.Join(cfg.Home, "history")))
 	return ref, "", err
 }

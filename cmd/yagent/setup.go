@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sandbox"
@@ -150,7 +151,7 @@ func prepareRun(f *Factory, fl *agentFlags, req sessionRequest) (_ *session, _ *
 	}
 	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox), Workspace: out.dir}
 	if f.IO.CanAsk() {
-		po.Ask = &ttyAsker{in: f.IO.In, out: f.IO.ErrOut}
+		po.Ask = ttyask.New(f.IO.In, f.IO.ErrOut)
 		if req.Ask != nil {
 			po.Ask = req.Ask
 		}

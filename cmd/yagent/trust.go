@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/ttyask"
 )
 
 // noConfigAnnotation marks a command that never reads the configuration
@@ -156,7 +157,7 @@ func checkWorkspaceTrust(ctx context.Context, f *Factory, c *cobra.Command) erro
 	if f.IO.CanAsk() && ws.TrustProblem == "" {
 		fmt.Fprintf(f.IO.ErrOut, "? %s sets %s: settings that can run programs, widen what agents may do or send your keys elsewhere, which apply only in a directory you trust.\n",
 			ws.File, strings.Join(ws.Ignored, ", "))
-		ok, err := (&ttyAsker{in: f.IO.In, out: f.IO.ErrOut}).confirm(ctx, "  trust "+ws.Dir+"?")
+		ok, err := ttyask.New(f.IO.In, f.IO.ErrOut).Confirm(ctx, "  trust "+ws.Dir+"?")
 		if err != nil {
 			return err
 		}
@@ -171,21 +172,4 @@ func checkWorkspaceTrust(ctx context.Context, f *Factory, c *cobra.Command) erro
 	}
 	fmt.Fprintf(f.IO.ErrOut, "yagent: warning: %s\n", ws.Warning())
 	return nil
-}
-
-// confirm asks a yes/no question; only y answers yes.
-func (a *ttyAsker) confirm(ctx context.Context, question string) (bool, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	key, err := a.readKey(ctx, question+" [y]es / [n]o: ")
-	if err != nil {
-		fmt.Fprintln(a.out)
-		return false, err
-	}
-	if key == 'y' || key == 'Y' {
-		fmt.Fprintln(a.out, "yes")
-		return true, nil
-	}
-	fmt.Fprintln(a.out, "no")
-	return false, nil
 }

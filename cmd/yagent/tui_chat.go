@@ -14,8 +14,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/termsafe"
+	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/tui"
@@ -91,7 +91,7 @@ func tuiRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 // newTUIChat opens the session of a TUI chat (events and approvals go to
 // the program).
 func newTUIChat(ctx context.Context, f *Factory, opts *chatOptions, sink *tui.Sink, ask *tui.Asker) (*chat, error) {
-	ask.Preview = approvalPreview
+	ask.Preview = ttyask.Preview
 	c := &chat{f: f, opts: opts, sink: sink, ask: ask}
 	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: opts.Resume, Sink: sink, Ask: ask})
 	if err != nil {
@@ -334,17 +334,4 @@ func pickSession(ctx context.Context, f *Factory, rows []sessionRow, all bool) (
 		return "", "", nil
 	}
 	return ref, "", err
-}
-
-// approvalPreview is what the approval modal shows under a question: a
-// write's unified diff, an MCP tool's arguments (the same as the plain
-// prompt's).
-func approvalPreview(q agents.Question) string {
-	switch {
-	case q.Path != "":
-		return unifiedDiff(q.Path, q.Old, q.New, q.Created)
-	case q.Args != "":
-		return q.Args
-	}
-	return ""
 }

@@ -1,26 +1,25 @@
-package main
+package linediff
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/yagent/yagent/internal/linediff"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// diffContext is how many unchanged lines a hunk shows around a change;
-// maxDiffLines bounds what a question shows.
+// UnifiedContext is how many unchanged lines a hunk shows around a
+// change; MaxUnifiedLines bounds what a question shows.
 const (
-	diffContext  = 3
-	maxDiffLines = 300
+	UnifiedContext  = 3
+	MaxUnifiedLines = 300
 )
 
-// unifiedDiff renders the change of a file from a to b as a unified diff
-// ("--- /dev/null" for a new file), at most maxDiffLines lines of hunks,
+// Unified renders the change of a file from a to b as a unified diff
+// ("--- /dev/null" for a new file), at most MaxUnifiedLines lines of hunks,
 // for a person to read: the path and each line are rendered for the
 // terminal (termsafe; a tab stays a tab), so a file's content cannot draw
 // over the question it is part of.
-func unifiedDiff(path, a, b string, created bool) string {
+func Unified(path, a, b string, created bool) string {
 	var sb strings.Builder
 	path = termsafe.Line(path)
 	from := "a/" + path
@@ -28,7 +27,7 @@ func unifiedDiff(path, a, b string, created bool) string {
 		from = "/dev/null"
 	}
 	fmt.Fprintf(&sb, "--- %s\n+++ b/%s\n", from, path)
-	script := linediff.Script(fileLines(a), fileLines(b))
+	script := Script(fileLines(a), fileLines(b))
 	shown := 0
 	for start := 0; start < len(script); {
 		// Find the next change and the end of its hunk: changes closer
@@ -41,12 +40,12 @@ func unifiedDiff(path, a, b string, created bool) string {
 			break
 		}
 		last := first
-		for k := first; k < len(script) && k-last <= 2*diffContext; k++ {
+		for k := first; k < len(script) && k-last <= 2*UnifiedContext; k++ {
 			if script[k].Op != ' ' {
 				last = k
 			}
 		}
-		lo, hi := max(first-diffContext, start), min(last+diffContext+1, len(script))
+		lo, hi := max(first-UnifiedContext, start), min(last+UnifiedContext+1, len(script))
 		oldLine, newLine := 1, 1
 		for _, e := range script[:lo] {
 			if e.Op != '+' {
@@ -67,7 +66,7 @@ func unifiedDiff(path, a, b string, created bool) string {
 		}
 		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", hunkRange(oldLine, oldN), hunkRange(newLine, newN))
 		for k, e := range script[lo:hi] {
-			if shown == maxDiffLines {
+			if shown == MaxUnifiedLines {
 				fmt.Fprintf(&sb, "… and %d more changed lines\n", countRest(script[lo+k:]))
 				return sb.String()
 			}
@@ -92,7 +91,7 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start, n)
 }
 
-func countRest(script []linediff.Edit) int {
+func countRest(script []Edit) int {
 	n := 0
 	for _, e := range script {
 		if e.Op != ' ' {

@@ -1,4 +1,4 @@
-package main
+package ttyask
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestApprovalPromptKeys(t *testing.T) {
 			}
 		}
 		screen := &testio.Buffer{}
-		a := &ttyAsker{in: tty, out: screen}
+		a := New(tty, screen)
 		type result struct {
 			ans agents.Answer
 			err error
@@ -156,7 +156,7 @@ func TestApprovalLineReader(t *testing.T) {
 	defer r.Close()
 	w.Write([]byte("  yes\nrest\n"))
 	w.Close()
-	a := &ttyAsker{in: r, out: io.Discard}
+	a := New(r, io.Discard)
 	if ans, err := a.Ask(context.Background(), agents.Question{Action: "x"}); ans != agents.Allow || err != nil {
 		t.Errorf("Ask = %v, %v; want Allow", ans, err)
 	}
@@ -178,8 +178,19 @@ func TestApprovalPreview(t *testing.T) {
 		{agents.Question{Action: "write_file a", Path: "a", Old: "x\n", New: "y\n"}, "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n"},
 		{agents.Question{Action: "call the tool `w`", Args: args}, "{\n  \"path\": \"/etc/x\"\n}"},
 	} {
-		if got := approvalPreview(tt.q); got != tt.want {
-			t.Errorf("approvalPreview(%q) = %q; want %q", tt.q.Action, got, tt.want)
+		if got := Preview(tt.q); got != tt.want {
+			t.Errorf("Preview(%q) = %q; want %q", tt.q.Action, got, tt.want)
 		}
 	}
+}
+
+func waitFor(b *testio.Buffer, text string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if strings.Contains(b.String(), text) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }

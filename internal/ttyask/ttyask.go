@@ -1,4 +1,8 @@
-package main
+// Package ttyask asks the person at the terminal: the approval question
+// of a command, a write or an MCP tool (one key in raw mode, type-ahead
+// discarded, the terminal restored) and a yes/no question (workspace
+// trust). Preview is what the TUI's modal shows under the same question.
+package ttyask
 
 import (
 	"context"
@@ -15,27 +19,32 @@ import (
 	"golang.org/x/term"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/linediff"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// ttyAsker asks the person on the terminal (questions on out, the answer
+// Asker asks the person on the terminal (questions on out, the answer
 // from in). On a terminal the answer is one key read in raw mode: y, n or a
 // (always, when offered); Ctrl-C, Esc, Enter and anything else mean no at
 // once, without a signal cancelling the step. Keys typed before the
 // question appeared are discarded (type-ahead never answers a question),
 // and only the answer's own keypress is read, so the line typed next
 // reaches the prompt whole. The terminal is restored before Ask returns.
-type ttyAsker struct {
+type Asker struct {
 	mu  sync.Mutex
 	in  io.Reader
 	out io.Writer
 }
 
-var _ agents.Asker = (*ttyAsker)(nil)
+var _ agents.Asker = (*Asker)(nil)
+
+// New returns an asker reading answers from in and writing questions to
+// out (stdin and stderr).
+func New(in io.Reader, out io.Writer) *Asker { return &Asker{in: in, out: out} }
 
 // Ask implements agents.Asker; one question at a time (parallel tool
 // calls and sub-agents wait their turn).
-func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
+func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Every line of the action (a command exactly as it will run), none
@@ -51,7 +60,7 @@ func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, e
 		fmt.Fprintf(a.out, "  protected path: %s\n", termsafe.Line(q.Why))
 	}
 	if q.Path != "" {
-		for l := range strings.Lines(unifiedDiff(q.Path, q.Old, q.New, q.Created)) {
+		for l := range strings.Lines(linediff.Unified(q.Path, q.Old, q.New, q.Created)) {
 			fmt.Fprintf(a.out, "  %s", l)
 		}
 	}
@@ -87,7 +96,7 @@ func (a *ttyAsker) Ask(ctx context.Context, q agents.Question) (agents.Answer, e
 
 // readKey prints prompt and returns the key the person presses (0 for an
 // empty line or the end of input when in is not a terminal).
-func (a *ttyAsker) readKey(ctx context.Context, prompt string) (rune, error) {
+func (a *Asker) readKey(ctx context.Context, prompt string) (rune, error) {
 	f, ok := a.in.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		fmt.Fprint(a.out, prompt)
@@ -191,4 +200,34 @@ func readLineKey(in io.Reader) (rune, error) {
 		return 0, nil
 	}
 	return r, nil
+}
+
+// Confirm asks a yes/no question; only y answers yes.
+func (a *Asker) Confirm(ctx context.Context, question string) (bool, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	key, err := a.readKey(ctx, question+" [y]es / [n]o: ")
+	if err != nil {
+		fmt.Fprintln(a.out)
+		return false, err
+	}
+	if key == 'y' || key == 'Y' {
+		fmt.Fprintln(a.out, "yes")
+		return true, nil
+	}
+	fmt.Fprintln(a.out, "no")
+	return false, nil
+}
+
+// Preview is what the TUI's approval modal shows under a question: a
+// write's unified diff, an MCP tool's arguments (the same as the prompt
+// shows).
+func Preview(q agents.Question) string {
+	switch {
+	case q.Path != "":
+		return linediff.Unified(q.Path, q.Old, q.New, q.Created)
+	case q.Args != "":
+		return q.Args
+	}
+	return ""
 }

@@ -1,4 +1,8 @@
-package main
+// Package lineedit reads the person's lines in the plain interactive
+// mode: with line editing and a prompt history kept in a file on a
+// terminal (raw mode only while a line is read, so Ctrl-C during a turn
+// stays a signal), plain lines otherwise.
+package lineedit
 
 import (
 	"bufio"
@@ -13,14 +17,14 @@ import (
 	"golang.org/x/term"
 )
 
-// errInterrupted is returned by readLine when the person pressed Ctrl-C at
+// ErrInterrupted is returned by ReadLine when the person pressed Ctrl-C at
 // the prompt.
-var errInterrupted = errors.New("interrupted")
+var ErrInterrupted = errors.New("interrupted")
 
-// lineInput reads the person's lines: with line editing and history on a
+// Input reads the person's lines: with line editing and history on a
 // terminal (raw mode only while a line is read, so Ctrl-C during a turn is
 // a signal), plain lines otherwise.
-type lineInput struct {
+type Input struct {
 	tty     *term.Terminal
 	fd      int
 	scanner *bufio.Scanner
@@ -28,15 +32,18 @@ type lineInput struct {
 	history *fileHistory
 }
 
-func newLineInput(streams *IOStreams, historyPath string) *lineInput {
-	in := &lineInput{}
-	if f, ok := streams.In.(*os.File); ok && streams.InTTY && streams.OutTTY {
+// New reads lines from stdin; tty says stdin and stdout are both
+// terminals (line editing, and the history kept in historyPath). What the
+// history cannot save is reported once on errOut.
+func New(stdin io.Reader, stdout, errOut io.Writer, tty bool, historyPath string) *Input {
+	in := &Input{}
+	if f, ok := stdin.(*os.File); ok && tty {
 		in.fd = int(f.Fd())
-		in.history = loadHistory(historyPath, streams.ErrOut)
+		in.history = loadHistory(historyPath, errOut)
 		in.tty = term.NewTerminal(struct {
 			io.Reader
 			io.Writer
-		}{f, streams.Out}, "› ")
+		}{f, stdout}, "› ")
 		in.tty.History = in.history
 		in.tty.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
 			if key == 3 { // Ctrl-C
@@ -46,14 +53,14 @@ func newLineInput(streams *IOStreams, historyPath string) *lineInput {
 		}
 		return in
 	}
-	in.scanner = bufio.NewScanner(streams.In)
+	in.scanner = bufio.NewScanner(stdin)
 	in.scanner.Buffer(make([]byte, 64<<10), 1<<20)
 	return in
 }
 
-// readLine returns the next line; io.EOF at the end (Ctrl-D),
-// errInterrupted for Ctrl-C at the prompt.
-func (in *lineInput) readLine() (string, error) {
+// ReadLine returns the next line; io.EOF at the end (Ctrl-D),
+// ErrInterrupted for Ctrl-C at the prompt.
+func (in *Input) ReadLine() (string, error) {
 	if in.tty == nil {
 		if !in.scanner.Scan() {
 			if err := in.scanner.Err(); err != nil {
@@ -73,7 +80,7 @@ func (in *lineInput) readLine() (string, error) {
 		return "", fmt.Errorf("restore the terminal: %w", rerr)
 	}
 	if in.ctrlC {
-		return "", errInterrupted
+		return "", ErrInterrupted
 	}
 	return line, err
 }
