@@ -177,7 +177,13 @@ for pkg in "${pkgs[@]}"; do
   if [ -d "$dir" ]; then
     for patch in "$dir"/*.patch; do
       [ -e "$patch" ] || continue
-      git apply "$patch"
+      if ! git apply "$patch" 2>/dev/null; then
+        # A stale mutant counts as a survivor (it no longer guards
+        # anything); internal/repotest's TestMutantsApply fails on it.
+        hs=$((hs + 1))
+        echo "  survived: $patch (no longer applies: regenerate it)" >&2
+        continue
+      fi
       if run_tests; then
         hs=$((hs + 1))
         echo "  survived: $patch" >&2

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -424,4 +425,30 @@ func slug(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestMutantsApply pins that every hand-written mutant under
+// scripts/mutants/ still applies to the code it mutates: a change that
+// moves the guarded lines must bring its mutants along, or
+// scripts/mutation.sh stops at the first stale patch.
+func TestMutantsApply(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	patches, err := filepath.Glob(filepath.Join(root, "scripts", "mutants", "*", "*.patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(patches) == 0 {
+		t.Fatal("no hand-written mutants under scripts/mutants")
+	}
+	for _, p := range patches {
+		cmd := exec.Command("git", "apply", "--check", p)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s no longer applies: regenerate it against the code it mutates (git diff of the same change)\n%s", rel, out)
+		}
+	}
 }
