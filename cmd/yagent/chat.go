@@ -16,32 +16,18 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/memory"
-	"github.com/yagent/yagent/notebook"
 )
 
-const chatHelp = `Type a request and press Enter; Shift+Enter or Ctrl-J starts a new line, a
+// chatIntro is the help of interactive mode before its commands' lines.
+const chatIntro = `Type a request and press Enter; Shift+Enter or Ctrl-J starts a new line, a
 paste is one piece of the request however long. Esc interrupts the running
 step; Ctrl-C clears the input, and on an empty input a second Ctrl-C (or
 Ctrl-D) leaves. Up and Down recall this directory's earlier prompts, Tab
 completes commands and @path mentions (the file is attached), Ctrl-G edits
 the request in $EDITOR. Approvals: y, n or a (always); Esc or Ctrl-C is no.
-Without a terminal (or with TERM=dumb) the session reads plain lines.
-  /resume [ID|NAME] [--all]  reopen an earlier session (a picker without an id)
-  /sessions [--all]          list sessions of this directory (--all: every directory)
-  /board                     list this session's board notes
-  /compact                   summarise older history now
-  /clear                     empty the history (the board and the notebook stay)
-  /notes                     show the notebook (* = changed since you last looked)
-  /rename NAME               name this session (yagent resume NAME)
-  /model [NAME]              switch the model for the next turns (no NAME: show it)
-  /status                    the session, model, context use and tokens
-  /history                   the whole transcript of this session
-  /help                      this text
-  /quit                      leave`
+Without a terminal (or with TERM=dumb) the session reads plain lines.`
 
 // chatOptions are the inputs of `yagent chat` (and of bare `yagent`).
 type chatOptions struct {
@@ -63,7 +49,7 @@ func NewCmdChat(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Start an interactive session (the default command)",
-		Long:  "Start an interactive session with the director.\n\n" + chatHelp,
+		Long:  "Start an interactive session with the director.\n\n" + chatHelp(),
 		Example: `  # A new interactive session in this directory
   yagent chat
 
@@ -206,103 +192,14 @@ func (c *chat) interrupt() bool {
 	return false
 }
 
-// command runs a slash command; it reports whether to quit.
+// command runs a slash command (slashCommands); it reports whether to
+// quit.
 func (c *chat) command(ctx context.Context, line string) (bool, error) {
 	fields := strings.Fields(line)
-	args := fields[1:]
-	w := c.w()
-	if handled, err := c.sessionCommand(ctx, fields); handled {
-		return false, err
+	if cmd, ok := findSlash(fields[0]); ok {
+		return cmd.run(c, ctx, fields[1:])
 	}
-	switch fields[0] {
-	case "/quit", "/exit", "/q":
-		return true, nil
-	case "/help", "/?":
-		fmt.Fprintln(w, chatHelp)
-	case "/sessions":
-		rows, err := listSessions(ctx, c.f, slices.Contains(args, "--all"), 30)
-		if err != nil {
-			return false, err
-		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		printSessions(tw, rows, false)
-		return false, tw.Flush()
-	case "/resume":
-		ref, err := c.pick(ctx, args)
-		if err != nil || ref == "" {
-			return false, err
-		}
-		if in, err := c.s.sess.Store().Get(ctx, ref); err == nil && in.ID == c.s.sess.ID() {
-			fmt.Fprintf(w, "already in session %s\n", in.ID)
-			return false, nil
-		}
-		next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref, Sink: c.sink, Ask: c.ask})
-		if err != nil {
-			return false, err
-		}
-		c.s.close()
-		c.s = next
-		c.greet()
-	case "/board":
-		store, err := c.f.Board()
-		if err != nil {
-			return false, err
-		}
-		res, err := store.ListNotes(c.s.sess.BoardID(), blackboard.ListOptions{Limit: 30})
-		if err != nil {
-			return false, err
-		}
-		if len(res.Notes) == 0 {
-			fmt.Fprintf(w, "board %s is empty\n", c.s.sess.BoardID())
-		}
-		for _, m := range res.Notes {
-			fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
-		}
-	case "/compact":
-		res, err := c.s.d.Compact(ctx)
-		if err != nil {
-			return false, err
-		}
-		fmt.Fprintf(w, "compacted %d messages into a summary\n", res.Replaced)
-	case "/clear":
-		if err := c.s.sess.Clear(ctx); err != nil {
-			return false, err
-		}
-		kept := ""
-		if book := c.s.d.Notebook(); book != nil {
-			n, err := book.Count(ctx)
-			if err != nil {
-				return false, err
-			}
-			kept = fmt.Sprintf("; %d notebook notes kept", n)
-		}
-		fmt.Fprintf(w, "history cleared; the board %s stays%s\n", c.s.sess.BoardID(), kept)
-	case "/notes":
-		book := c.s.d.Notebook()
-		if book == nil {
-			return false, notebook.ErrOff
-		}
-		notes, err := book.List(ctx)
-		if err != nil {
-			return false, err
-		}
-		if err := printNotes(w, w, c.s.sess.Info(), notes); err != nil {
-			return false, err
-		}
-		return false, book.MarkSeen(ctx)
-	case "/rename":
-		if len(args) != 1 {
-			return false, fmt.Errorf("usage: /rename NAME")
-		}
-		st := c.s.sess.Store()
-		if err := st.Rename(ctx, c.s.sess.ID(), args[0]); err != nil {
-			return false, err
-		}
-		fmt.Fprintf(w, "this session is now %q: yagent resume %s\n", args[0], args[0])
-	default:
-		return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(chatCommands, " "))
-	}
-	return false, nil
+	return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(chatCommands(), " "))
 }
 
 // pick returns the session to resume: the argument, or the person's choice

@@ -21,10 +21,6 @@ import (
 	"github.com/yagent/yagent/tui"
 )
 
-// chatCommands are the slash commands of interactive mode (Tab completes
-// them; an unknown one lists them).
-var chatCommands = []string{"/board", "/clear", "/compact", "/exit", "/help", "/history", "/model", "/notes", "/quit", "/rename", "/resume", "/sessions", "/status"}
-
 // transcriptTurns is how many turns a resumed session shows (/history: all).
 const transcriptTurns = 5
 
@@ -74,7 +70,7 @@ func tuiRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	b := &tuiBackend{}
 	prog := tui.New(tui.Options{
 		Backend: b, In: f.IO.In, Out: f.IO.Out, Env: os.Environ(), Context: ctx,
-		Workspace: dir, HistoryPath: promptHistoryPath(cfg.Home, dir), Commands: chatCommands, Now: f.Now,
+		Workspace: dir, HistoryPath: promptHistoryPath(cfg.Home, dir), Commands: chatCommands(), Now: f.Now,
 		Intro: func() string { return b.c.intro(ctx) },
 	})
 	c, err := newTUIChat(ctx, f, opts, prog.Sink(), prog.Asker())
@@ -174,64 +170,6 @@ func writeTranscript(w io.Writer, history []llm.Message, n int) {
 			}
 		}
 	}
-}
-
-// sessionCommand runs the commands about the session itself: /status,
-// /model, /history. handled is false for the others.
-func (c *chat) sessionCommand(ctx context.Context, fields []string) (handled bool, err error) {
-	w := c.w()
-	switch fields[0] {
-	case "/status":
-		in := c.s.sess.Info()
-		st := c.status()
-		fmt.Fprintf(w, "session %s", in.ID)
-		if in.Name != "" {
-			fmt.Fprintf(w, " (%s)", in.Name)
-		}
-		fmt.Fprintf(w, " · %d turns · board %s\nmodel %s", in.Turns, in.BoardID, st.Model)
-		if st.ContextPct >= 0 {
-			fmt.Fprintf(w, " · context %d%% of the window", st.ContextPct)
-		}
-		fmt.Fprintln(w)
-		rows, err := c.s.sess.Store().Spend(ctx, in.ID)
-		if err == nil && len(rows) > 0 {
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SPENT ON\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
-			}
-			return true, tw.Flush()
-		}
-		return true, err
-	case "/history":
-		writeTranscript(w, c.s.sess.History(), 0)
-		return true, nil
-	case "/model":
-		if len(fields) == 1 {
-			fmt.Fprintf(w, "model %s (/model NAME switches: a name under models:, else a model id)\n", c.status().Model)
-			return true, nil
-		}
-		// The session is reopened with the other model: its lock is
-		// released first, and on failure it is reopened as it was.
-		agent := c.opts.Agent
-		agent.Model = fields[1]
-		id := c.s.sess.ID()
-		c.s.close()
-		next, err := openSession(ctx, c.f, &agent, sessionRequest{Kind: memory.KindInteractive, Resume: id, Sink: c.sink, Ask: c.ask})
-		if err != nil {
-			old, rerr := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: id, Sink: c.sink, Ask: c.ask})
-			if rerr != nil {
-				return true, errors.Join(err, rerr)
-			}
-			c.s = old
-			return true, err
-		}
-		c.s = next
-		c.opts.Agent = agent
-		fmt.Fprintf(w, "the next turns use %s\n", c.status().Model)
-		return true, nil
-	}
-	return false, nil
 }
 
 // status is the TUI's view of the session: model and context use.

@@ -85,7 +85,7 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	model, sink, ask := tui.NewModel(tui.Options{
 		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
-		HistoryPath: promptHistoryPath(env["YAGENT_HOME"], dir), Commands: chatCommands,
+		HistoryPath: promptHistoryPath(env["YAGENT_HOME"], dir), Commands: chatCommands(),
 		Now: func() time.Time { return clock },
 	})
 	c, err := newTUIChat(t.Context(), f, &chatOptions{Agent: agentFlags{Approval: approvalFlag(o.approval)}}, sink, ask)
