@@ -96,6 +96,10 @@ func TestLandsOncePerDelegation(t *testing.T) {
 	if err != nil || res.Status != blackboard.StatusOK {
 		t.Fatalf("Run(a) = %+v, %v", res, err)
 	}
+	// The worker's own time comes back with the note (the model took 10 ms).
+	if res.Elapsed < 10*time.Millisecond || res.Elapsed > time.Minute {
+		t.Errorf("Run(a) elapsed %v; want the worker's time, at least the model's 10ms", res.Elapsed)
+	}
 	if _, err := e.q.pool.Exec(t.Context(), `UPDATE yagent_batch_job SET landed_ref = NULL, landed_status = NULL WHERE delegation = 'item-001'`); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +135,13 @@ func TestLandsOncePerDelegation(t *testing.T) {
 	}
 	if jobs := e.jobs(t); jobs["completed"] != 3 || len(jobs) != 1 {
 		t.Errorf("jobs by state %v; want the 3 enqueued once, completed", jobs)
+	}
+	// A landed job leaves the waiters: nothing is watched for ever.
+	c2.mu.Lock()
+	left := len(c2.waiting)
+	c2.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d jobs still waited for after every delegation landed; want none", left)
 	}
 	var unlanded int
 	if err := e.q.pool.QueryRow(t.Context(), `SELECT count(*) FROM yagent_batch_job WHERE landed_ref IS NULL`).Scan(&unlanded); err != nil || unlanded != 0 {
@@ -248,6 +259,12 @@ func TestCancelCancelsJobs(t *testing.T) {
 	waitJobs(t, e, "cancelled", 6)
 	if n := len(e.notesByID(t)); n != 0 {
 		t.Errorf("%d notes written; want none", n)
+	}
+	// Cancelling worked: no notice says it could not.
+	for _, ev := range e.events.Events() {
+		if ev.Type == agents.EventNotice && strings.Contains(ev.Text, "cancel the job") {
+			t.Errorf("notice %q; every cancel succeeded", ev.Text)
+		}
 	}
 }
 
