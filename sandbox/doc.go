@@ -64,6 +64,24 @@
 // or a *_KEY/*_TOKEN/*_SECRET/*_PASSWORD variable unless
 // agents.sandbox_env names it.
 //
+// # Why our own helper, not bubblewrap
+//
+// bwrap builds the same kind of view and codex and Claude Code use it. The
+// helper is yagent's own because: bwrap is not installed on most machines
+// (Debian's bubblewrap package), and a binary found on PATH reopens the
+// escape of a replaced helper unless pinned; Landlock, the seccomp filter
+// and the capability drop belong in the process that execs the command,
+// so bwrap would need a second stage of ours after it (two execs per
+// command); and where unprivileged user namespaces are restricted
+// (Ubuntu's AppArmor) bwrap fails like our helper unless bubblewrap's
+// AppArmor profile is loaded — the one case where using bwrap when it is
+// installed would gain something (a candidate for later). Cost, measured
+// 2026-12-01 (BenchmarkCommandCost): bwrap --unshare-all --ro-bind / /
+// with no view costs 3.4–5.2 ms a command, our whole view 4.9–7.3 ms
+// (+4.1–6.3 ms over an unconfined one; 1.37–1.58× bwrap): starting the
+// helper (the yagent binary, re-executed) and the network namespace are
+// most of it.
+//
 // Explain turns a refusal in a command's output (EACCES, EPERM, EROFS, a
 // failed connect or name lookup, a hidden path) into text naming the path
 // or connection, why it was refused and how the person can allow it.
