@@ -143,6 +143,17 @@ func TestLandsOncePerDelegation(t *testing.T) {
 	if left != 0 {
 		t.Errorf("%d jobs still waited for after every delegation landed; want none", left)
 	}
+	// A finished run is marked so, silently.
+	c2.Close(true)
+	var finished bool
+	if err := e.q.pool.QueryRow(t.Context(), `SELECT finished_at IS NOT NULL FROM yagent_batch_run WHERE id = $1`, run).Scan(&finished); err != nil || !finished {
+		t.Errorf("run %s finished = %v (%v); want marked finished", run, finished, err)
+	}
+	for _, ev := range e.events.Events() {
+		if ev.Type == agents.EventNotice && strings.Contains(ev.Text, "mark plan run") {
+			t.Errorf("notice %q; marking the run finished succeeded", ev.Text)
+		}
+	}
 	var unlanded int
 	if err := e.q.pool.QueryRow(t.Context(), `SELECT count(*) FROM yagent_batch_job WHERE landed_ref IS NULL`).Scan(&unlanded); err != nil || unlanded != 0 {
 		t.Errorf("%d delegations not recorded as landed (%v); want none", unlanded, err)
