@@ -29,6 +29,16 @@ func (c *Cmd) done() {
 	})
 }
 
+// Start starts the command. A view command that cannot start when the
+// view's probe was remembered drops the record: the next run probes again.
+func (c *Cmd) Start() error {
+	err := c.Cmd.Start()
+	if err != nil && c.pl != nil && c.pl.mech == View && c.p.nsRemembered {
+		forgetProbe(c.p.Home)
+	}
+	return err
+}
+
 // Run starts the command and waits for it.
 func (c *Cmd) Run() error {
 	if err := c.Start(); err != nil {

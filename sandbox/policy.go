@@ -80,6 +80,10 @@ type Policy struct {
 	scope Scope // the commands' scope when their context names none
 	once  sync.Once
 	fixed fixedPaths
+
+	nsOnce       sync.Once
+	nsErr        error
+	nsRemembered bool // nsErr (nil) came from Home's record of a probe
 }
 
 // New builds the policy of a mode for a workspace. writable are the extra
@@ -189,7 +193,8 @@ func (p *Policy) namespaces() error {
 	if p.Namespaces != nil {
 		return p.Namespaces()
 	}
-	return probeNamespaces()
+	p.nsOnce.Do(func() { p.nsRemembered, p.nsErr = rememberedProbe(p.Home) })
+	return p.nsErr
 }
 
 // Available reports whether this system can confine commands.

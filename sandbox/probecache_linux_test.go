@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProbeRemembered pins the probe's record: a success is remembered
+// under Home and spares the next process its probe, only while the key
+// matches this system; a failure is never remembered; a view command that
+// cannot start drops the record.
+func TestProbeRemembered(t *testing.T) {
+	if probeKey() == "" {
+		t.Skip("no boot id or kernel release readable here")
+	}
+	var calls int
+	var answer error
+	saved := runProbe
+	runProbe = func() error { calls++; return answer }
+	t.Cleanup(func() { runProbe = saved })
+
+	home := t.TempDir()
+	record := filepath.Join(home, "cache", probeCacheName)
+	policy := func() *Policy {
+		p, err := New(WorkspaceWrite, t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Home = home
+		p.ABI = func() int { return 0 } // the mechanism is the view's or none
+		return p
+	}
+	mech := func(want Mechanism, wantCalls int) *Policy {
+		t.Helper()
+		p := policy()
+		for range 2 { // asked twice, probed at most once
+			if m, _ := p.Mechanism(); m != want {
+				t.Fatalf("mechanism %v, want %v", m, want)
+			}
+		}
+		if calls != wantCalls {
+			t.Fatalf("%d probes so far, want %d", calls, wantCalls)
+		}
+		return p
+	}
+
+	answer = errors.New("refused")
+	mech(None, 1)
+	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed probe left a record: %v", err)
+	}
+	answer = nil
+	mech(View, 2)
+	b, err := os.ReadFile(record)
+	if err != nil || string(b) != probeKey() {
+		t.Fatalf("record after a successful probe: %q, %v; want the key %q", b, err, probeKey())
+	}
+	p := mech(View, 2) // remembered: no probe
+	if !p.nsRemembered {
+		t.Fatal("the answer did not come from the record")
+	}
+
+	// Another boot, kernel, user, binary or switch: probe again.
+	stale := strings.Replace(probeKey(), "boot ", "boot 0", 1)
+	if err := os.WriteFile(record, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	answer = errors.New("refused now")
+	mech(None, 3)
+
+	// A view command that cannot start forgets the record.
+	answer = nil
+	mech(View, 4)
+	p = mech(View, 4)
+	p.Helper = filepath.Join(t.TempDir(), "missing")
+	cmd, err := p.Command(t.Context(), p.Workspace, "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); err == nil {
+		t.Fatal("a helper that does not exist started")
+	}
+	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the record stayed after a view command could not start: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(record))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), probeCacheName) {
+			t.Errorf("left in the cache dir: %s", e.Name())
+		}
+	}
+}
