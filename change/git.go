@@ -1,0 +1,154 @@
+package change
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// ErrNotRepository: the workspace is not inside a git repository (the
+// caller falls back to a snapshot).
+var ErrNotRepository = errors.New("not a git repository")
+
+// safety are the settings of every git yagent runs: the person's hooks,
+// fsmonitor command, signing and background maintenance never run.
+var safety = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "commit.gpgSign=false",
+	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
+	"-c", "advice.detachedHead=false",
+}
+
+// identity is the author and committer of yagent's commits: they work on
+// a machine with no user.email set.
+var identity = []string{
+	"GIT_AUTHOR_NAME=yagent", "GIT_AUTHOR_EMAIL=yagent@localhost",
+	"GIT_COMMITTER_NAME=yagent", "GIT_COMMITTER_EMAIL=yagent@localhost",
+}
+
+// gitEnv is the environment without the GIT_ variables that would point
+// git elsewhere (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE …), plus extra.
+func gitEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(append(env, identity...), extra...)
+}
+
+// git runs git in dir and returns its standard output.
+func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	out, _, err := gitStatus(ctx, dir, env, args...)
+	return out, err
+}
+
+// gitStatus is git that also returns the exit code of a git that ran and
+// failed (-1 when it did not run).
+func gitStatus(ctx context.Context, dir string, env []string, args ...string) ([]byte, int, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, safety...), args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	if env == nil {
+		cmd.Env = gitEnv()
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return stdout.Bytes(), code, fmt.Errorf("git %s in %s: %s", args[0], dir, msg)
+	}
+	return stdout.Bytes(), 0, nil
+}
+
+func line(b []byte) string { return strings.TrimSpace(string(b)) }
+
+// repoTop is the top of the working tree holding dir.
+func repoTop(ctx context.Context, dir string) (string, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", fmt.Errorf("%s: git is not installed: %w", dir, ErrNotRepository)
+	}
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, ErrNotRepository)
+	}
+	return line(out), nil
+}
+
+// head is HEAD's commit, "" on a branch with no commit yet.
+func head(ctx context.Context, repo string) (string, error) {
+	out, code, err := gitStatus(ctx, repo, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if code == 1 {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return line(out), nil
+}
+
+// snapshot commits dir's working tree as git add -A sees it (tracked
+// files as they are now, untracked files not ignored, deletions) on top of
+// parent ("" = no parent), through a private index seeded from dir's own
+// (so only changed files are hashed again): dir's index is not touched.
+// When nothing differs from parent it returns parent itself.
+func snapshot(ctx context.Context, dir, parent, message string) (string, error) {
+	tmp, err := os.MkdirTemp("", "yagent-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	idx := tmp + "/index"
+	own, err := git(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	if b, err := os.ReadFile(line(own)); err == nil {
+		if err := os.WriteFile(idx, b, 0o600); err != nil {
+			return "", err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read the index of %s: %w", dir, err)
+	}
+	env := gitEnv("GIT_INDEX_FILE=" + idx)
+	if _, err := git(ctx, dir, env, "add", "-A", "--", "."); err != nil {
+		return "", err
+	}
+	tree, err := git(ctx, dir, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	if parent != "" {
+		ptree, err := git(ctx, dir, nil, "rev-parse", parent+"^{tree}")
+		if err != nil {
+			return "", err
+		}
+		if line(ptree) == line(tree) {
+			return parent, nil
+		}
+	}
+	args := []string{"commit-tree", "--no-gpg-sign", line(tree), "-m", message}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	c, err := git(ctx, dir, nil, args...)
+	if err != nil {
+		return "", err
+	}
+	return line(c), nil
+}

@@ -1,0 +1,152 @@
+package change
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Worktree is one delegation's isolated checkout.
+type Worktree struct {
+	Repo   string // top of the person's working tree
+	Dir    string // top of the worktree
+	Branch string // yagent/<board>/<note>
+	Base   string // the commit it started from: HEAD plus uncommitted changes
+	// Workspace is the worktree's directory that stands for the person's
+	// workspace (the same subdirectory, when the workspace is one).
+	Workspace string
+}
+
+// Change is what a delegation did, recorded on its branch.
+type Change struct {
+	Branch     string   `json:"branch" yaml:"branch"`
+	Base       string   `json:"base" yaml:"base"`
+	Head       string   `json:"head" yaml:"head"`
+	Files      []string `json:"files" yaml:"files"`
+	Insertions int      `json:"insertions" yaml:"insertions"`
+	Deletions  int      `json:"deletions" yaml:"deletions"`
+	// Patch is the unified diff of Base..Head; binary files are named,
+	// not inlined.
+	Patch []byte `json:"-" yaml:"-"`
+}
+
+// Empty reports a change that changes nothing.
+func (c *Change) Empty() bool { return c.Head == c.Base }
+
+// BranchName is the branch of a delegation's worktree.
+func BranchName(board, note string) string { return "yagent/" + board + "/" + note }
+
+// Isolate makes the worktree of the delegation note of board: a checkout,
+// under root/<board>/<note>, of the workspace's HEAD plus its uncommitted
+// changes, on a new branch yagent/<board>/<note>. ErrNotRepository when
+// the workspace is in no git repository.
+func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktree, error) {
+	repo, err := repoTop(ctx, workspace)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(repo, mustReal(workspace))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	branch := BranchName(board, note)
+	if _, err := git(ctx, repo, nil, "check-ref-format", "refs/heads/"+branch); err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: %q is no branch name git accepts: %w", board, note, branch, err)
+	}
+	h, err := head(ctx, repo)
+	if err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
+	}
+	base, err := snapshot(ctx, repo, h, "yagent: the workspace when "+board+"/"+note+" started")
+	if err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: snapshot the workspace: %w", board, note, err)
+	}
+	dir := filepath.Join(root, board, note)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
+	}
+	// A new branch only: the empty old value makes update-ref refuse one
+	// that exists (another delegation's, or a leftover: yagent changes ls --stale).
+	if _, err := git(ctx, repo, nil, "update-ref", "-m", "yagent: isolate", "refs/heads/"+branch, base, ""); err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: branch %s exists already (discard it, or remove it with git branch -D): %w", board, note, branch, err)
+	}
+	if _, err := git(ctx, repo, nil, "worktree", "add", "--quiet", dir, branch); err != nil {
+		git(ctx, repo, nil, "update-ref", "-d", "refs/heads/"+branch, base)
+		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
+	}
+	return &Worktree{Repo: repo, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}, nil
+}
+
+func mustReal(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		if abs, err := filepath.Abs(r); err == nil {
+			return abs
+		}
+	}
+	return p
+}
+
+// Commit records what the worktree holds now as one commit on its branch
+// and returns the change against Base. The worktree's directory gone is
+// an error that names it.
+func (w *Worktree) Commit(ctx context.Context, message string) (*Change, error) {
+	if _, err := os.Stat(w.Dir); err != nil {
+		return nil, fmt.Errorf("the worktree %s of %s is gone: %w", w.Dir, w.Branch, err)
+	}
+	h, err := snapshot(ctx, w.Dir, w.Base, message)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", w.Branch, err)
+	}
+	if h != w.Base {
+		if _, err := git(ctx, w.Repo, nil, "update-ref", "-m", "yagent: "+message, "refs/heads/"+w.Branch, h, w.Base); err != nil {
+			return nil, fmt.Errorf("commit %s: %w", w.Branch, err)
+		}
+	}
+	return describe(ctx, w.Repo, w.Branch, w.Base, h)
+}
+
+// Remove removes the worktree's directory; the branch, and so the change,
+// stays.
+func (w *Worktree) Remove(ctx context.Context) error {
+	if _, err := git(ctx, w.Repo, nil, "worktree", "remove", "--force", w.Dir); err != nil {
+		if _, statErr := os.Stat(w.Dir); errors.Is(statErr, os.ErrNotExist) {
+			_, err = git(ctx, w.Repo, nil, "worktree", "prune")
+			return err
+		}
+		return err
+	}
+	return nil
+}
+
+// describe is the change base..head of branch: files, line counts, patch.
+func describe(ctx context.Context, repo, branch, base, head string) (*Change, error) {
+	c := &Change{Branch: branch, Base: base, Head: head, Files: []string{}}
+	if head == base {
+		return c, nil
+	}
+	num, err := git(ctx, repo, nil, "diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", base, head, "--")
+	if err != nil {
+		return nil, err
+	}
+	for rec := range bytes.SplitSeq(bytes.TrimSuffix(num, []byte{0}), []byte{0}) {
+		// "ADDED\tDELETED\tPATH"; "-\t-\tPATH" for a binary file.
+		f := strings.SplitN(string(rec), "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		c.Files = append(c.Files, f[2])
+		a, _ := strconv.Atoi(f[0])
+		d, _ := strconv.Atoi(f[1])
+		c.Insertions += a
+		c.Deletions += d
+	}
+	if c.Patch, err = git(ctx, repo, nil, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv", base, head, "--"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
