@@ -35,7 +35,7 @@ func (e *ConflictError) Error() string {
 // changes. It returns the files written. A conflict is a *ConflictError
 // and changes nothing.
 func Apply(ctx context.Context, workspace string, c *Change) ([]string, error) {
-	repo, err := repoTop(ctx, workspace)
+	repo, err := c.repo(ctx, workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Apply(ctx context.Context, workspace string, c *Change) ([]string, error) {
 	if line(oursTree) == tree {
 		return nil, fmt.Errorf("apply %s: %w", c.Branch, ErrAlreadyApplied)
 	}
-	root, err := os.OpenRoot(repo)
+	root, err := os.OpenRoot(repo.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func Apply(ctx context.Context, workspace string, c *Change) ([]string, error) {
 // writeFromTree makes repo's file f what it is in tree: written
 // atomically with its mode, a symbolic link, or removed. Writes go through
 // root: a symbolic link in the working tree cannot send them elsewhere.
-func writeFromTree(ctx context.Context, repo string, root *os.Root, tree, f string) error {
+func writeFromTree(ctx context.Context, repo at, root *os.Root, tree, f string) error {
 	ls, err := git(ctx, repo, nil, "ls-tree", "-z", tree, "--", f)
 	if err != nil {
 		return err
@@ -151,6 +151,19 @@ func writeFromTree(ctx context.Context, repo string, root *os.Root, tree, f stri
 	return nil
 }
 
+// repo is where c's git runs: the repository holding workspace, or the
+// shadow repository of a snapshot's change with workspace as its tree.
+func (c *Change) repo(ctx context.Context, workspace string) (at, error) {
+	if c.GitDir != "" {
+		return at{dir: mustReal(workspace), gitDir: c.GitDir}, nil
+	}
+	top, err := repoTop(ctx, workspace)
+	if err != nil {
+		return at{}, err
+	}
+	return at{dir: top}, nil
+}
+
 // hunks are the conflict regions of a merged file, markers included.
 func hunks(blob []byte) []string {
 	var out []string
@@ -173,7 +186,16 @@ func hunks(blob []byte) []string {
 // Discard drops the change: its worktree (when it is still there) and its
 // branch.
 func Discard(ctx context.Context, workspace string, c *Change, worktreeDir string) error {
-	repo, err := repoTop(ctx, workspace)
+	if c.GitDir != "" { // a snapshot's: its copy and shadow repository
+		if err := os.RemoveAll(worktreeDir); err != nil {
+			return fmt.Errorf("discard %s: %w", c.Branch, err)
+		}
+		if err := os.RemoveAll(c.GitDir); err != nil {
+			return fmt.Errorf("discard %s: %w", c.Branch, err)
+		}
+		return nil
+	}
+	repo, err := c.repo(ctx, workspace)
 	if err != nil {
 		return err
 	}

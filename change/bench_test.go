@@ -68,20 +68,20 @@ func benchRepo(b *testing.B, dir string, files map[string]string) {
 	ctx := context.Background()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit-tree", "-m", "x"}} {
 		if args[0] == "commit-tree" {
-			tree, err := git(ctx, dir, nil, "write-tree")
+			tree, err := git(ctx, at{dir: dir}, nil, "write-tree")
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := git(ctx, dir, nil, "commit-tree", line(tree), "-m", "start")
+			c, err := git(ctx, at{dir: dir}, nil, "commit-tree", line(tree), "-m", "start")
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := git(ctx, dir, nil, "update-ref", "HEAD", line(c)); err != nil {
+			if _, err := git(ctx, at{dir: dir}, nil, "update-ref", "HEAD", line(c)); err != nil {
 				b.Fatal(err)
 			}
 			continue
 		}
-		if _, err := git(ctx, dir, nil, args...); err != nil {
+		if _, err := git(ctx, at{dir: dir}, nil, args...); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -44,21 +44,31 @@ func gitEnv(extra ...string) []string {
 	return append(append(env, identity...), extra...)
 }
 
-// git runs git in dir and returns its standard output.
-func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	out, _, err := gitStatus(ctx, dir, env, args...)
+// at is where a git runs: a working tree, and its git directory when git
+// cannot find it from there (the shadow repository of a workspace that is
+// not a git repository).
+type at struct{ dir, gitDir string }
+
+func (a at) env(extra ...string) []string {
+	if a.gitDir != "" {
+		extra = append(extra, "GIT_DIR="+a.gitDir, "GIT_WORK_TREE="+a.dir)
+	}
+	return gitEnv(extra...)
+}
+
+// git runs git at a (with the extra environment) and returns its standard
+// output.
+func git(ctx context.Context, a at, extra []string, args ...string) ([]byte, error) {
+	out, _, err := gitStatus(ctx, a, extra, args...)
 	return out, err
 }
 
 // gitStatus is git that also returns the exit code of a git that ran and
 // failed (-1 when it did not run).
-func gitStatus(ctx context.Context, dir string, env []string, args ...string) ([]byte, int, error) {
+func gitStatus(ctx context.Context, a at, extra []string, args ...string) ([]byte, int, error) {
 	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, safety...), args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
-	if env == nil {
-		cmd.Env = gitEnv()
-	}
+	cmd.Dir = a.dir
+	cmd.Env = a.env(extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -71,7 +81,7 @@ func gitStatus(ctx context.Context, dir string, env []string, args ...string) ([
 		if msg == "" {
 			msg = err.Error()
 		}
-		return stdout.Bytes(), code, fmt.Errorf("git %s in %s: %s", args[0], dir, msg)
+		return stdout.Bytes(), code, fmt.Errorf("git %s in %s: %s", args[0], a.dir, msg)
 	}
 	return stdout.Bytes(), 0, nil
 }
@@ -83,7 +93,7 @@ func repoTop(ctx context.Context, dir string) (string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", fmt.Errorf("%s: git is not installed: %w", dir, ErrNotRepository)
 	}
-	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	out, err := git(ctx, at{dir: dir}, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", dir, ErrNotRepository)
 	}
@@ -91,7 +101,7 @@ func repoTop(ctx context.Context, dir string) (string, error) {
 }
 
 // head is HEAD's commit, "" on a branch with no commit yet.
-func head(ctx context.Context, repo string) (string, error) {
+func head(ctx context.Context, repo at) (string, error) {
 	out, code, err := gitStatus(ctx, repo, nil, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if code == 1 {
 		return "", nil
@@ -107,7 +117,7 @@ func head(ctx context.Context, repo string) (string, error) {
 // parent ("" = no parent), through a private index seeded from dir's own
 // (so only changed files are hashed again): dir's index is not touched.
 // When nothing differs from parent it returns parent itself.
-func snapshot(ctx context.Context, dir, parent, message string) (string, error) {
+func snapshot(ctx context.Context, dir at, parent, message string) (string, error) {
 	tmp, err := os.MkdirTemp("", "yagent-index-")
 	if err != nil {
 		return "", err
@@ -123,9 +133,9 @@ func snapshot(ctx context.Context, dir, parent, message string) (string, error) 
 			return "", err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("read the index of %s: %w", dir, err)
+		return "", fmt.Errorf("read the index of %s: %w", dir.dir, err)
 	}
-	env := gitEnv("GIT_INDEX_FILE=" + idx)
+	env := []string{"GIT_INDEX_FILE=" + idx}
 	if _, err := git(ctx, dir, env, "add", "-A", "--", "."); err != nil {
 		return "", err
 	}

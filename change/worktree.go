@@ -13,14 +13,20 @@ import (
 
 // Worktree is one delegation's isolated checkout.
 type Worktree struct {
-	Repo   string // top of the person's working tree
+	Repo   string // top of the person's working tree (the workspace, for a snapshot)
 	Dir    string // top of the worktree
 	Branch string // yagent/<board>/<note>
 	Base   string // the commit it started from: HEAD plus uncommitted changes
 	// Workspace is the worktree's directory that stands for the person's
 	// workspace (the same subdirectory, when the workspace is one).
 	Workspace string
+	// GitDir is the shadow repository under the root of a workspace that
+	// is no git repository ("" for a git worktree).
+	GitDir string
 }
+
+func (w *Worktree) repo() at { return at{dir: w.Repo, gitDir: w.GitDir} }
+func (w *Worktree) tree() at { return at{dir: w.Dir, gitDir: w.GitDir} }
 
 // Change is what a delegation did, recorded on its branch.
 type Change struct {
@@ -30,6 +36,9 @@ type Change struct {
 	Files      []string `json:"files" yaml:"files"`
 	Insertions int      `json:"insertions" yaml:"insertions"`
 	Deletions  int      `json:"deletions" yaml:"deletions"`
+	// GitDir is the shadow repository of a workspace that is no git
+	// repository (a snapshot's change), "" for a git worktree's.
+	GitDir string `json:"git_dir,omitempty" yaml:"git_dir,omitempty"`
 	// Patch is the unified diff of Base..Head; binary files are named,
 	// not inlined.
 	Patch []byte `json:"-" yaml:"-"`
@@ -54,15 +63,16 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = "."
 	}
-	branch := BranchName(board, note)
-	if _, err := git(ctx, repo, nil, "check-ref-format", "refs/heads/"+branch); err != nil {
-		return nil, fmt.Errorf("isolate %s/%s: %q is no branch name git accepts: %w", board, note, branch, err)
+	branch, err := checkBranch(ctx, board, note)
+	if err != nil {
+		return nil, err
 	}
-	h, err := head(ctx, repo)
+	r := at{dir: repo}
+	h, err := head(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
-	base, err := snapshot(ctx, repo, h, "yagent: the workspace when "+board+"/"+note+" started")
+	base, err := snapshot(ctx, r, h, "yagent: the workspace when "+board+"/"+note+" started")
 	if err != nil {
 		return nil, fmt.Errorf("isolate %s/%s: snapshot the workspace: %w", board, note, err)
 	}
@@ -72,14 +82,32 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 	}
 	// A new branch only: the empty old value makes update-ref refuse one
 	// that exists (another delegation's, or a leftover: yagent changes ls --stale).
-	if _, err := git(ctx, repo, nil, "update-ref", "-m", "yagent: isolate", "refs/heads/"+branch, base, ""); err != nil {
-		return nil, fmt.Errorf("isolate %s/%s: branch %s exists already (discard it, or remove it with git branch -D): %w", board, note, branch, err)
+	if err := newBranch(ctx, r, branch, base); err != nil {
+		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
-	if _, err := git(ctx, repo, nil, "worktree", "add", "--quiet", dir, branch); err != nil {
-		git(ctx, repo, nil, "update-ref", "-d", "refs/heads/"+branch, base)
+	if _, err := git(ctx, r, nil, "worktree", "add", "--quiet", dir, branch); err != nil {
+		git(ctx, r, nil, "update-ref", "-d", "refs/heads/"+branch, base)
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
 	return &Worktree{Repo: repo, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}, nil
+}
+
+// checkBranch is the branch of board's note, when git accepts its name.
+func checkBranch(ctx context.Context, board, note string) (string, error) {
+	branch := BranchName(board, note)
+	if _, err := git(ctx, at{dir: os.TempDir()}, nil, "check-ref-format", "refs/heads/"+branch); err != nil {
+		return "", fmt.Errorf("isolate %s/%s: %q is no branch name git accepts: %w", board, note, branch, err)
+	}
+	return branch, nil
+}
+
+// newBranch makes branch at commit; one that exists is refused (another
+// delegation's, or a leftover: yagent changes ls --stale).
+func newBranch(ctx context.Context, r at, branch, commit string) error {
+	if _, err := git(ctx, r, nil, "update-ref", "-m", "yagent: isolate", "refs/heads/"+branch, commit, ""); err != nil {
+		return fmt.Errorf("branch %s exists already (discard it, or remove it with git branch -D): %w", branch, err)
+	}
+	return nil
 }
 
 func mustReal(p string) string {
@@ -98,24 +126,32 @@ func (w *Worktree) Commit(ctx context.Context, message string) (*Change, error) 
 	if _, err := os.Stat(w.Dir); err != nil {
 		return nil, fmt.Errorf("the worktree %s of %s is gone: %w", w.Dir, w.Branch, err)
 	}
-	h, err := snapshot(ctx, w.Dir, w.Base, message)
+	h, err := snapshot(ctx, w.tree(), w.Base, message)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", w.Branch, err)
 	}
 	if h != w.Base {
-		if _, err := git(ctx, w.Repo, nil, "update-ref", "-m", "yagent: "+message, "refs/heads/"+w.Branch, h, w.Base); err != nil {
+		if _, err := git(ctx, w.repo(), nil, "update-ref", "-m", "yagent: "+message, "refs/heads/"+w.Branch, h, w.Base); err != nil {
 			return nil, fmt.Errorf("commit %s: %w", w.Branch, err)
 		}
 	}
-	return describe(ctx, w.Repo, w.Branch, w.Base, h)
+	c, err := describe(ctx, w.repo(), w.Branch, w.Base, h)
+	if err != nil {
+		return nil, err
+	}
+	c.GitDir = w.GitDir
+	return c, nil
 }
 
 // Remove removes the worktree's directory; the branch, and so the change,
 // stays.
 func (w *Worktree) Remove(ctx context.Context) error {
-	if _, err := git(ctx, w.Repo, nil, "worktree", "remove", "--force", w.Dir); err != nil {
+	if w.GitDir != "" {
+		return os.RemoveAll(w.Dir)
+	}
+	if _, err := git(ctx, w.repo(), nil, "worktree", "remove", "--force", w.Dir); err != nil {
 		if _, statErr := os.Stat(w.Dir); errors.Is(statErr, os.ErrNotExist) {
-			_, err = git(ctx, w.Repo, nil, "worktree", "prune")
+			_, err = git(ctx, w.repo(), nil, "worktree", "prune")
 			return err
 		}
 		return err
@@ -124,7 +160,7 @@ func (w *Worktree) Remove(ctx context.Context) error {
 }
 
 // describe is the change base..head of branch: files, line counts, patch.
-func describe(ctx context.Context, repo, branch, base, head string) (*Change, error) {
+func describe(ctx context.Context, repo at, branch, base, head string) (*Change, error) {
 	c := &Change{Branch: branch, Base: base, Head: head, Files: []string{}}
 	if head == base {
 		return c, nil
