@@ -205,8 +205,8 @@ func Discard(ctx context.Context, workspace string, c *Change, worktreeDir strin
 				return fmt.Errorf("discard %s: %w", c.Branch, err)
 			}
 		}
-		git(ctx, repo, nil, "worktree", "prune")
 	}
+	git(ctx, repo, nil, "worktree", "prune") // a worktree whose directory went
 	if _, err := git(ctx, repo, nil, "update-ref", "-d", "refs/heads/"+c.Branch); err != nil {
 		return fmt.Errorf("discard %s: %w", c.Branch, err)
 	}
