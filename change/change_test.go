@@ -379,3 +379,29 @@ func TestApplyRemovesAndStaysInside(t *testing.T) {
 		t.Fatal("apply wrote through a symbolic link outside the repository")
 	}
 }
+
+// TestIsolateEdges: a detached HEAD isolates from its commit; a nested
+// repository and LFS-tracked files are named in the worktree's warnings.
+func TestIsolateEdges(t *testing.T) {
+	ctx := context.Background()
+	ws := repo(t, map[string]string{"a.txt": "a\n", ".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n"})
+	run(t, ws, "commit", "-q", "--allow-empty", "-m", "second")
+	run(t, ws, "checkout", "-q", "--detach", "HEAD~1")
+	nested := filepath.Join(ws, "vendor", "lib")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nested, "init", "-q")
+	run(t, nested, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "--allow-empty", "-m", "nested")
+	w, err := Isolate(ctx, ws, t.TempDir(), "b", "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(w.Dir, "a.txt")); got != "a\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	all := strings.Join(w.Warnings, "\n")
+	if !strings.Contains(all, "vendor/lib") || !strings.Contains(all, "Git LFS") {
+		t.Errorf("warnings %q; want the nested repository and LFS named", w.Warnings)
+	}
+}

@@ -23,6 +23,10 @@ type Worktree struct {
 	// GitDir is the shadow repository under the root of a workspace that
 	// is no git repository ("" for a git worktree).
 	GitDir string
+	// Warnings say what the worktree lacks that the workspace has:
+	// submodules and nested repositories (empty directories there), files
+	// Git LFS tracks (their pointers, never fetched).
+	Warnings []string
 }
 
 func (w *Worktree) repo() at { return at{dir: w.Repo, gitDir: w.GitDir} }
@@ -85,11 +89,40 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 	if err := newBranch(ctx, r, branch, base); err != nil {
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
-	if _, err := git(ctx, r, nil, "worktree", "add", "--quiet", dir, branch); err != nil {
+	// GIT_LFS_SKIP_SMUDGE: LFS files stay pointers (never a download).
+	if _, err := git(ctx, r, []string{"GIT_LFS_SKIP_SMUDGE=1"}, "worktree", "add", "--quiet", dir, branch); err != nil {
 		git(ctx, r, nil, "update-ref", "-d", "refs/heads/"+branch, base)
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
-	return &Worktree{Repo: repo, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}, nil
+	w := &Worktree{Repo: repo, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}
+	w.Warnings = lacks(ctx, r, base)
+	return w, nil
+}
+
+// lacks says what a worktree of base does not hold that the working tree
+// does: the contents of submodules and nested repositories (gitlinks),
+// and files Git LFS tracks (pointers only).
+func lacks(ctx context.Context, r at, base string) []string {
+	var out []string
+	ls, err := git(ctx, r, nil, "ls-tree", "-r", "-z", base)
+	if err != nil {
+		return nil
+	}
+	var links []string
+	for rec := range bytes.SplitSeq(bytes.TrimSuffix(ls, []byte{0}), []byte{0}) {
+		meta, path, ok := strings.Cut(string(rec), "\t")
+		if ok && strings.HasPrefix(meta, "160000 ") {
+			links = append(links, path)
+		}
+	}
+	if len(links) > 0 {
+		out = append(out, fmt.Sprintf("submodules and nested repositories are empty directories in the worktree (%s): delegate with isolation: none to work in them", strings.Join(links, ", ")))
+	}
+	attrs, err := git(ctx, r, nil, "grep", "-l", "filter=lfs", base, "--", ".gitattributes", "**/.gitattributes")
+	if err == nil && len(bytes.TrimSpace(attrs)) > 0 {
+		out = append(out, "files Git LFS tracks are their pointers in the worktree (never downloaded)")
+	}
+	return out
 }
 
 // checkBranch is the branch of board's note, when git accepts its name.
