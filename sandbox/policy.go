@@ -110,6 +110,21 @@ func New(mode Mode, workspace string, writable []string) (*Policy, error) {
 	return p, nil
 }
 
+// ForWorkspace is p over another workspace (a delegation's worktree or
+// snapshot, issue 28): the same mode, extra roots, home, hidden and
+// visible paths and environment; its commands write in dir and see p's
+// workspace as the rest of the file system, read-only. In a view, a dir
+// under Home shows alone of Home: other delegations' worktrees stay
+// hidden.
+func (p *Policy) ForWorkspace(dir string) (*Policy, error) {
+	ws, err := realPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox workspace %s: %w", dir, err)
+	}
+	return &Policy{Mode: p.Mode, Workspace: ws, Writable: p.Writable, Home: p.Home, UserHome: p.UserHome,
+		Visible: p.Visible, Env: p.Env, TempDir: p.TempDir, ABI: p.ABI, Namespaces: p.Namespaces, Helper: p.Helper}, nil
+}
+
 func realPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
