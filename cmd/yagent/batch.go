@@ -193,7 +193,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	if rep == nil {
 		if jp, ok := sink.(*jsonPrinter); ok {
-			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.price)
+			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
 		}
 		return err
 	}
@@ -205,7 +205,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	err = batchError(rep, board, coord != nil, err)
 	if jp, ok := sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.price)
+		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
 	}
 	return err
 }

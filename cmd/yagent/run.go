@@ -134,7 +134,7 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 	}
 	err = turnError(s, out, err, allowTruncated)
 	if jp, ok := s.sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), s.result(out, err, f.Now().Sub(start)), s.price)
+		jp.result(f.Now(), s.result(out, err, f.Now().Sub(start)), s.run.Price)
 	}
 	return err
 }

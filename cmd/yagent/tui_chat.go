@@ -14,6 +14,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/llm"
@@ -192,7 +193,7 @@ func (c *chat) status() tui.Status {
 		if mc.ContextWindow > 0 {
 			st.ContextPct = c.s.d.Measure() * 100 / mc.ContextWindow
 		}
-		if p := modelPrice(cfg, c.opts.Agent.Model); p != nil {
+		if p := app.ModelPrice(cfg, c.opts.Agent.Model); p != nil {
 			st.Price = &tui.Price{Input: p.Input, Cached: p.CachedInput, Output: p.Output}
 		}
 	}
