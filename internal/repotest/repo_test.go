@@ -220,6 +220,7 @@ var layering = map[string][]string{
 	"webui":      {"director", "agents", "sleep", "kb", "mcp", "queue", "tui", "sandbox"},
 	"batch":      {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "sandbox"},
 	"app":        {"director", "batch", "memory", "notebook", "sleep", "queue", "tui", "webui"},
+	"chat":       {"batch", "queue", "webui", "mcp", "kb"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 
