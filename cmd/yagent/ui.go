@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,21 +133,11 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 
 // uiAddr reads --addr: PORT and :PORT mean 127.0.0.1:PORT.
 func uiAddr(flag string) (string, error) {
-	s := strings.TrimSpace(flag)
-	if !strings.Contains(s, ":") {
-		s = ":" + s
-	}
-	host, port, err := net.SplitHostPort(s)
-	if err == nil && port == "" {
-		err = errors.New("no port")
-	}
-	if err != nil {
+	addr, _, ok := hostPort(flag)
+	if !ok {
 		return "", usagef("--addr %q: want PORT, :PORT or HOST:PORT (e.g. 8080 or 127.0.0.1:8080)", flag)
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return addr, nil
 }
 
 func portOf(hostport string) string {
