@@ -14,6 +14,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/demo"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/sandbox"
@@ -68,7 +69,7 @@ func registerCompletions(root *cobra.Command, f *Factory) {
 		})
 		if fl := c.Flags().Lookup("replay"); fl != nil {
 			_ = c.RegisterFlagCompletionFunc("replay", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				return []string{demoReplay + "\tthe scripted model bundled in yagent"}, cobra.ShellCompDirectiveDefault // and files
+				return []string{demo.Replay + "\tthe scripted model bundled in yagent"}, cobra.ShellCompDirectiveDefault // and files
 			})
 		}
 		path := strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), root.Name()))
