@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/memory"
@@ -132,4 +134,45 @@ func createOrResume(ctx context.Context, o OpenOptions, r *app.Run) (*memory.Ses
 		err = fmt.Errorf("%w: let it finish, or pass --wait to wait for it", err)
 	}
 	return sess, err
+}
+
+// TurnError is the error a headless turn ends with, given what Turn
+// returned: an answer cut at the model's output limit fails unless
+// allowTruncated, and so does a turn stopped at the step budget.
+func (r *Run) TurnError(out *agents.Outcome, err error, allowTruncated bool) error {
+	if err != nil {
+		return err
+	}
+	if out.Reason == agents.ReasonLength && !allowTruncated {
+		return errors.New("the answer was cut at the model's output limit (finish_reason length) and is incomplete: raise the model's output limit, ask for a shorter answer, or pass --allow-truncated to accept it")
+	}
+	if out.Reason == agents.ReasonMaxSteps {
+		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", r.Director.Agent(agents.Gates{}).MaxSteps)
+	}
+	return nil
+}
+
+// Result is how a headless turn ended, for the --json stream (the
+// printer adds the usage: its sum of every request, sub-agents included).
+func (r *Run) Result(out *agents.Outcome, err error, elapsed time.Duration) agents.ResultEvent {
+	res := agents.ResultEvent{Session: r.Session.ID(), Status: agents.ResultOK, ElapsedMS: elapsed.Milliseconds()}
+	if out != nil {
+		res.Answer = out.Final
+		switch out.Reason {
+		case agents.ReasonMaxSteps:
+			res.Status = agents.ResultMaxSteps
+		case agents.ReasonLength:
+			res.Status = agents.ResultTruncated
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		res.Status = agents.ResultCancelled
+	case err != nil && res.Status == agents.ResultOK:
+		res.Status = agents.ResultError
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res
 }
