@@ -9,6 +9,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm/llmtest"
+	"github.com/yagent/yagent/mcp"
 )
 
 // RunOptions are what Open builds a run from: the configuration and what
@@ -44,10 +45,14 @@ type RunOptions struct {
 	Inspect bool
 	// Store opens the notes root.
 	Store func() (*blackboard.Store, error)
-	// Tools are the run's extra tools (the knowledge base's, MCP
-	// servers'), built under its policy; sessionID names the session the
-	// knowledge base's tools act for ("" when there is none).
-	Tools func(ctx context.Context, policy agents.ShellPolicy, sessionID func() string) ([]*agents.Tool, error)
+	// KBTools, when set, are the knowledge base's tools of the run's
+	// agents (KBTools, over the process's store): sessionID names the
+	// session they act for ("" when there is none), warn shows what
+	// switches them off.
+	KBTools func(sessionID func() string, warn func(error)) ([]*agents.Tool, error)
+	// MCP, when set, are the external MCP servers (started once per
+	// process, by the first run that asks for their tools).
+	MCP func() (*mcp.Servers, error)
 }
 
 // Run is a run being assembled (Prepare), then assembled (Assemble): the
@@ -153,11 +158,9 @@ func (r *Run) Assemble(ctx context.Context, sessionID func() string) error {
 	if err != nil {
 		return err
 	}
-	var extra []*agents.Tool
-	if r.opts.Tools != nil {
-		if extra, err = r.opts.Tools(ctx, r.Policy, sessionID); err != nil {
-			return err
-		}
+	extra, err := r.extraTools(ctx, sessionID)
+	if err != nil {
+		return err
 	}
 	a, err := New(Options{Config: r.Config, Client: r.Clients.Resolve, Workspace: r.Dir, Board: store,
 		Events: r.opts.Events, Policy: r.Policy, Tools: extra, Now: r.opts.Now})
@@ -167,6 +170,34 @@ func (r *Run) Assemble(ctx context.Context, sessionID func() string) error {
 	r.App = a
 	r.OnClose(func() { r.Warn("closing the workspace", a.Workspace.Close()) })
 	return nil
+}
+
+// extraTools are the tools a run adds to the built-in ones: the
+// knowledge base's (in-process) and the external MCP servers', the latter
+// behind the run's policy (asked about like commands, unless
+// mcp_servers.NAME.allow lists them). A part that cannot be had is left
+// out with a warning; only a configuration mistake fails the run.
+func (r *Run) extraTools(ctx context.Context, sessionID func() string) ([]*agents.Tool, error) {
+	warn := func(err error) { r.Notice("warning: " + err.Error()) }
+	var tools []*agents.Tool
+	if r.opts.KBTools != nil {
+		var err error
+		if tools, err = r.opts.KBTools(sessionID, warn); err != nil {
+			return nil, err
+		}
+	}
+	if r.opts.MCP == nil {
+		return tools, nil
+	}
+	servers, err := r.opts.MCP()
+	if err != nil {
+		return nil, err
+	}
+	ext, errs := servers.Tools(ctx, r.Policy)
+	for _, err := range errs {
+		warn(err)
+	}
+	return append(tools, ext...), nil
 }
 
 // OnClose adds what Close releases (last added, first released).

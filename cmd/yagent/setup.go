@@ -111,9 +111,9 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 	}
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.sc, ReplayName: fl.Replay.path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Store: f.Board,
-		Tools: func(ctx context.Context, policy agents.ShellPolicy, sessionID func() string) ([]*agents.Tool, error) {
-			return sessionTools(ctx, f, policy, sessionID, out.sink)
+		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers,
+		KBTools: func(sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
+			return sessionKBTools(f, sessionID, warn)
 		}}
 	return out, o, nil
 }
