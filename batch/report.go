@@ -58,3 +58,23 @@ func (r *Report) Result(session string, err error) agents.ResultEvent {
 	}
 	return res
 }
+
+// Err is the error a batch run ends with, given the one Run returned:
+// cancelled (saying what --resume continues; queued: the jobs were on a
+// queue), Run's own error, or the delegations that did not succeed (not
+// ok or partial), pointing at board; nil when every one succeeded.
+func (r *Report) Err(board string, queued bool, err error) error {
+	if errors.Is(err, context.Canceled) {
+		if queued {
+			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", r.CountsText(), err)
+		}
+		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", r.CountsText(), err)
+	}
+	if err != nil {
+		return err
+	}
+	if !r.OK() {
+		return fmt.Errorf("%d of %d delegations did not succeed (%s): see the table, then yagent board show REF --board %s", r.Failed(), len(r.Delegations), r.CountsText(), board)
+	}
+	return nil
+}

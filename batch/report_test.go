@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/yagent/yagent/agents"
@@ -38,6 +39,34 @@ func TestReportResult(t *testing.T) {
 		r := rep.Result("s1", tt.err)
 		if r.Status != tt.want || r.Session != "s1" || r.Answer != rep.CountsText() || r.Usage.PromptTokens != 15 || (tt.err != nil) != (r.Error != "") {
 			t.Errorf("Result(%v, cancelled %v) = %+v; want status %s", tt.err, tt.cancelled, r, tt.want)
+		}
+	}
+}
+
+// TestReportErr pins the error a batch ends with: success only when every
+// delegation is ok or partial, a cancel says what --resume continues (and
+// keeps context.Canceled), Run's own error passes as it is.
+func TestReportErr(t *testing.T) {
+	ok := &Report{Delegations: []DelegationReport{{Status: "ok"}, {Status: "partial"}}}
+	if err := ok.Err("b1", false, nil); err != nil {
+		t.Errorf("ok and partial: %v; want nil", err)
+	}
+	failed := &Report{Delegations: []DelegationReport{{Status: "ok"}, {Status: "error"}, {Status: StatusSkipped}}}
+	if err := failed.Err("b1", false, nil); err == nil || err.Error() != "2 of 3 delegations did not succeed (1 ok, 1 error, 1 skipped): see the table, then yagent board show REF --board b1" {
+		t.Errorf("failed: %v", err)
+	}
+	own := errors.New("plan broke")
+	if err := failed.Err("b1", false, own); err != own {
+		t.Errorf("Run's error: %v; want it as it is", err)
+	}
+	for _, queued := range []bool{false, true} {
+		err := failed.Err("b1", queued, context.Canceled)
+		want := "running delegations were abandoned"
+		if queued {
+			want = "queued and running jobs were cancelled"
+		}
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--resume continues") {
+			t.Errorf("cancelled (queued %v): %v", queued, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
@@ -154,4 +155,35 @@ func (s *Server) fail(w http.ResponseWriter, what string, err error) {
 // and dangerous links emptied (internal/markdown).
 func (s *Server) markdown(src string) safeHTML {
 	return safeHTML(markdown.HTML(src)) // #nosec: text is escaped; raw HTML is omitted
+}
+
+// Hosts are the names, besides loopback ones, that a server listening on
+// addr (host:port) answers to: the name the person gave, or this
+// machine's name when it listens on every interface.
+func Hosts(addr string) []string {
+	host, _, _ := net.SplitHostPort(addr)
+	var hosts []string
+	if ip := net.ParseIP(host); ip == nil {
+		hosts = append(hosts, host) // the name the person gave
+	} else if ip.IsUnspecified() {
+		if name, err := os.Hostname(); err == nil {
+			hosts = append(hosts, name)
+		}
+	}
+	return hosts
+}
+
+// ShownAddr is the address to give a person for a server asked to listen
+// on addr and listening on listening: the name they gave, or on every
+// interface the machine's name (hosts, from Hosts), with the real port.
+func ShownAddr(addr, listening string, hosts []string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	_, port, _ := net.SplitHostPort(listening)
+	switch ip := net.ParseIP(host); {
+	case ip == nil || !ip.IsUnspecified():
+		return net.JoinHostPort(host, port)
+	case len(hosts) > 0: // every interface: the machine's name reaches it
+		return net.JoinHostPort(hosts[0], port)
+	}
+	return listening
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -193,7 +192,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	if rep == nil {
 		if jp, ok := sink.(*jsonPrinter); ok {
-			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.price)
+			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
 		}
 		return err
 	}
@@ -203,26 +202,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		human.finish(rep)
 	}
-	err = batchError(rep, board, coord != nil, err)
+	err = rep.Err(board, coord != nil, err)
 	if jp, ok := sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.price)
+		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
 	}
 	return err
-}
-
-// batchError is the error a batch run ends with.
-func batchError(rep *batch.Report, board string, queued bool, err error) error {
-	if errors.Is(err, context.Canceled) {
-		if queued {
-			return fmt.Errorf("batch cancelled (%s): its queued and running jobs were cancelled and wrote nothing; --resume continues: %w", rep.CountsText(), err)
-		}
-		return fmt.Errorf("batch cancelled (%s): running delegations were abandoned and wrote nothing; --resume continues: %w", rep.CountsText(), err)
-	}
-	if err != nil {
-		return err
-	}
-	if !rep.OK() {
-		return fmt.Errorf("%d of %d delegations did not succeed (%s): see the table, then yagent board show REF --board %s", rep.Failed(), len(rep.Delegations), rep.CountsText(), board)
-	}
-	return nil
 }

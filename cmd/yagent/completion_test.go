@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/yagent/yagent/complete"
 )
 
 // TestCompletions drives cobra's hidden __complete command (what the
@@ -98,11 +100,11 @@ func TestCompletionTables(t *testing.T) {
 	walk = func(c *cobra.Command) {
 		path := strings.TrimSpace(strings.TrimPrefix(c.CommandPath(), "yagent"))
 		seenPaths[path] = true
-		if _, ok := argCompletions[path]; ok && c.ValidArgsFunction == nil {
+		if _, ok := complete.Args[path]; ok && c.ValidArgsFunction == nil {
 			t.Errorf("yagent %s: no argument completion registered", path)
 		}
 		c.Flags().VisitAll(func(fl *pflag.Flag) {
-			complete, ok := flagCompletions[fl.Name]
+			fn, ok := complete.Flags[fl.Name]
 			if !ok || fl.Value.Type() == "bool" {
 				return
 			}
@@ -111,7 +113,7 @@ func TestCompletionTables(t *testing.T) {
 				t.Errorf("yagent %s --%s: no completion registered", path, fl.Name)
 			}
 			if fl.Name == "approval" || fl.Name == "sandbox" || fl.Name == "status" {
-				for _, cand := range complete(t.Context(), nil, "") {
+				for _, cand := range fn(t.Context(), complete.Sources{}, "") {
 					v, _, _ := strings.Cut(cand, "\t")
 					if err := fl.Value.Set(v); err != nil {
 						t.Errorf("yagent %s --%s completes %q, which the flag refuses: %v", path, fl.Name, v, err)
@@ -124,14 +126,14 @@ func TestCompletionTables(t *testing.T) {
 		}
 	}
 	walk(root)
-	for _, name := range slices.Sorted(maps.Keys(flagCompletions)) {
+	for _, name := range slices.Sorted(maps.Keys(complete.Flags)) {
 		if !seenFlags[name] {
-			t.Errorf("flagCompletions names --%s, which no command has", name)
+			t.Errorf("complete.Flags names --%s, which no command has", name)
 		}
 	}
-	for _, path := range slices.Sorted(maps.Keys(argCompletions)) {
+	for _, path := range slices.Sorted(maps.Keys(complete.Args)) {
 		if !seenPaths[path] {
-			t.Errorf("argCompletions names %q, which is not a command", path)
+			t.Errorf("complete.Args names %q, which is not a command", path)
 		}
 	}
 }

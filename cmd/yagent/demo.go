@@ -2,46 +2,17 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/demo"
 	"github.com/yagent/yagent/internal/brief"
-	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
 )
-
-// The offline demo is bundled into the binary, so it works anywhere, not
-// only inside a clone: demo/scenario.yaml is a copy of
-// testdata/scenarios/demo.yaml (TestBundledDemo keeps them equal; -update
-// copies it) and demo/workspace.txtar is the sample workspace it runs in.
-var (
-	//go:embed demo/scenario.yaml
-	demoScenario []byte
-	//go:embed demo/workspace.txtar
-	demoWorkspace []byte
-)
-
-const (
-	// demoReplay is what --replay takes for the bundled scenario.
-	demoReplay = "demo"
-	// demoLabel names it wherever a replay is labelled.
-	demoLabel = "demo, the scripted model bundled in yagent"
-	// demoPrompt is the question the bundled scenario answers.
-	demoPrompt = "What is this repository, and is its blackboard safe?"
-	// demoBoard is the board its handoffs land on.
-	demoBoard = "demo"
-)
-
-// loadDemoScenario parses the bundled scenario.
-func loadDemoScenario() (*llmtest.Scenario, error) {
-	return llmtest.Parse(demoScenario, "demo")
-}
 
 // demoOptions are the inputs of `yagent demo`.
 type demoOptions struct {
@@ -99,7 +70,7 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 	dir := string(opts.Dir)
 	if dir == "" {
 		dir = filepath.Join(tmp, "workspace")
-		if err := writeArchive(dir, txtar.Parse(demoWorkspace)); err != nil {
+		if err := demo.WriteWorkspace(dir); err != nil {
 			return fmt.Errorf("demo: write the sample workspace: %w", err)
 		}
 	}
@@ -116,15 +87,15 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 		return getenv(k)
 	}
 	fl := &agentFlags{JSON: opts.JSON, Dir: dirFlag(dir)}
-	if err := fl.Replay.Set(demoReplay); err != nil {
+	if err := fl.Replay.Set(demo.Replay); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindRun, Board: demoBoard})
+	s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindRun, Board: demo.Board})
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	if err := oneTurn(ctx, f, s, demoPrompt, false); err != nil {
+	if err := oneTurn(ctx, f, s, demo.Prompt, false); err != nil {
 		return err
 	}
 	if opts.JSON {
@@ -134,32 +105,18 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	res, err := store.ListNotes(demoBoard, blackboard.ListOptions{})
+	res, err := store.ListNotes(demo.Board, blackboard.ListOptions{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.ErrOut, "board %s: %d notes\n", demoBoard, len(res.Notes))
+	fmt.Fprintf(f.IO.ErrOut, "board %s: %d notes\n", demo.Board, len(res.Notes))
 	for _, m := range res.Notes {
 		fmt.Fprintf(f.IO.ErrOut, "  %s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
 	}
 	if opts.Keep {
-		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", tmp, home, demoBoard)
+		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", tmp, home, demo.Board)
 	} else {
 		fmt.Fprintln(f.IO.ErrOut, "the demo's home and workspace are removed (--keep keeps them)")
-	}
-	return nil
-}
-
-// writeArchive writes the files of a into dir.
-func writeArchive(dir string, a *txtar.Archive) error {
-	for _, file := range a.Files {
-		path := filepath.Join(dir, filepath.FromSlash(file.Name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, file.Data, 0o644); err != nil {
-			return err
-		}
 	}
 	return nil
 }

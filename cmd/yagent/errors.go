@@ -10,6 +10,7 @@ import (
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/kb"
@@ -72,7 +73,7 @@ func badInput(err error) bool {
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
 		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy),
 		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset),
-		errors.As(err, &otel):
+		errors.As(err, &otel), errors.Is(err, chat.ErrBadPick):
 		return true
 	}
 	return false

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -73,17 +72,7 @@ func (f *Factory) Sessions(ctx context.Context) (*memory.Store, error) {
 		return nil, err
 	}
 	f.dbOnce.Do(func() {
-		// Rollouts without their database are never a silent fresh start.
-		f.db, f.dbErr = statedb.Open(ctx, filepath.Join(cfg.Home, "state.db"), statedb.RefuseFresh(func() string {
-			switch n := memory.CountRollouts(cfg.Home); n {
-			case 0:
-				return ""
-			case 1:
-				return "1 session rollout exists under " + filepath.Join(cfg.Home, "sessions")
-			default:
-				return fmt.Sprintf("%d session rollouts exist under %s", n, filepath.Join(cfg.Home, "sessions"))
-			}
-		}))
+		f.db, f.dbErr = memory.OpenDB(ctx, cfg.Home)
 	})
 	if f.dbErr != nil {
 		return nil, f.dbErr

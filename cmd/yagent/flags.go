@@ -10,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/demo"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/sandbox"
 )
@@ -85,12 +86,12 @@ type scenarioFlag struct {
 func (r *scenarioFlag) String() string { return r.path }
 func (r *scenarioFlag) Type() string   { return "file" }
 func (r *scenarioFlag) Set(s string) error {
-	if s == demoReplay { // the bundled scenario, wherever yagent runs
-		sc, err := loadDemoScenario()
+	if s == demo.Replay { // the bundled scenario, wherever yagent runs
+		sc, err := demo.Scenario()
 		if err != nil {
 			return err
 		}
-		r.path, r.sc = demoLabel, sc
+		r.path, r.sc = demo.Label, sc
 		return nil
 	}
 	sc, err := llmtest.Load(s)

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
@@ -101,46 +97,42 @@ func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
 	if token == "" {
 		return usagef("set YAGENT_KB_TOKEN to a token from `yagent kb token create --name N --read|--write` (or serve HTTP with --http)")
 	}
-	s, err := gw.ServerForToken(ctx, token)
+	// MCP on the command's own streams (os.Stdin and os.Stdout in a real
+	// run), which stay open after the session.
+	err = gw.ServeStdio(ctx, token, f.IO.In, f.IO.Out)
 	if errors.Is(err, kb.ErrUnauthenticated) {
 		return fmt.Errorf("YAGENT_KB_TOKEN: %w; `yagent kb token ls` lists the live ones (a secret is shown only when created)", err)
 	}
-	if err != nil {
-		return err
-	}
-	// MCP on the command's own streams (os.Stdin and os.Stdout in a real
-	// run), which stay open after the session.
-	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}})
-	if ctx.Err() == nil && (err == nil || isEOF(err)) {
-		return nil // the client left
-	}
 	return err
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func isEOF(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "EOF") || errors.Is(err, sdk.ErrConnectionClosed))
 }
 
 // listenAddr is the address of --http: a bare PORT or :PORT listens on
 // 127.0.0.1 only; any other machine reaches the server only through an
 // address the person names.
 func listenAddr(flag string) (string, error) {
-	flag = strings.TrimSpace(flag)
-	if !strings.Contains(flag, ":") {
-		flag = ":" + flag
+	addr, typed, ok := hostPort(flag)
+	if !ok {
+		return "", usagef("--http %q: want PORT, :PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)", typed)
 	}
-	host, port, err := net.SplitHostPort(flag)
+	return addr, nil
+}
+
+// hostPort reads an address flag: HOST:PORT, and PORT or :PORT mean
+// 127.0.0.1:PORT; typed is the flag as read (trimmed, a bare PORT as
+// :PORT).
+func hostPort(flag string) (addr, typed string, ok bool) {
+	s := strings.TrimSpace(flag)
+	if !strings.Contains(s, ":") {
+		s = ":" + s
+	}
+	host, port, err := net.SplitHostPort(s)
 	if err != nil || port == "" {
-		return "", usagef("--http %q: want PORT, :PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)", flag)
+		return "", s, false
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, port), nil
+	return net.JoinHostPort(host, port), s, true
 }
 
 func serveHTTP(ctx context.Context, f *Factory, opts *mcpServeOptions, gw *mcp.Gateway) error {
@@ -152,26 +144,12 @@ func serveHTTP(ctx context.Context, f *Factory, opts *mcpServeOptions, gw *mcp.G
 	if err != nil {
 		return usagef("--http %s: %v", opts.HTTP, err)
 	}
-	h := gw.HTTPHandler()
-	mux := http.NewServeMux()
-	mux.Handle(mcp.EndpointPath, h)
-	mux.Handle(mcp.MetadataPath, h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	host, _, _ := net.SplitHostPort(ln.Addr().String())
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s is reachable from other machines and this is plain HTTP: tokens cross the network unencrypted; prefer 127.0.0.1 behind a TLS proxy\n", ln.Addr())
 	}
 	fmt.Fprintf(f.IO.ErrOut, "serving the knowledge base on http://%s/mcp (Authorization: Bearer <token from yagent kb token create>); Ctrl-C stops\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
+	if err := gw.ServeHTTP(ctx, ln); err != nil {
 		return err
 	}
 	fmt.Fprintln(f.IO.ErrOut, "stopped")

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/internal/linediff"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
@@ -102,27 +99,7 @@ func notesLsRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(notes))
 	}
-	return printNotes(f.IO.Out, f.IO.ErrOut, in, notes)
-}
-
-func printNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) error {
-	if len(notes) == 0 {
-		fmt.Fprintf(errOut, "the notebook of session %s is empty\n", in.ID)
-		return nil
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, " \tNAME\tPIN\tCHARS\tUPDATED\tDESCRIPTION")
-	for _, n := range notes {
-		mark, pin := " ", ""
-		if n.New {
-			mark = "*"
-		}
-		if n.Pinned {
-			pin = "pinned"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, termsafe.Line(n.Name), pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
-	}
-	return tw.Flush()
+	return chat.PrintNotes(f.IO.Out, f.IO.ErrOut, in, notes)
 }
 
 // NewCmdNotesShow builds `yagent notes show`.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/memory"
 )
@@ -121,12 +123,13 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 		return "", "", err
 	}
 	if useTUI(f) {
-		return pickSession(ctx, f, rows, opts.All)
+		ref, err := chat.Pick(ctx, f.IO.In, f.IO.Out, f.IO.ErrOut, os.Environ(), rows, opts.All)
+		return ref, "", err
 	}
 	cfg, err := f.Config()
 	if err != nil {
 		return "", "", err
 	}
-	ref, err = pickFrom(f, rows, lineedit.New(f.IO.In, f.IO.Out, f.IO.ErrOut, f.IO.InTTY && f.IO.OutTTY, filepath.Join(cfg.Home, "history")))
+	ref, err = chat.PickFrom(f.IO.ErrOut, rows, lineedit.New(f.IO.In, f.IO.Out, f.IO.ErrOut, f.IO.InTTY && f.IO.OutTTY, filepath.Join(cfg.Home, "history")))
 	return ref, "", err
 }

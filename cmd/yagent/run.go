@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -132,48 +129,9 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
-	err = turnError(s, out, err, allowTruncated)
+	err = s.dr.TurnError(out, err, allowTruncated)
 	if jp, ok := s.sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), s.result(out, err, f.Now().Sub(start)), s.price)
+		jp.result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
 	}
 	return err
-}
-
-// turnError is the error a headless turn ends with.
-func turnError(s *session, out *agents.Outcome, err error, allowTruncated bool) error {
-	if err != nil {
-		return err
-	}
-	if out.Reason == agents.ReasonLength && !allowTruncated {
-		return errors.New("the answer was cut at the model's output limit (finish_reason length) and is incomplete: raise the model's output limit, ask for a shorter answer, or pass --allow-truncated to accept it")
-	}
-	if out.Reason == agents.ReasonMaxSteps {
-		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", s.d.Agent(agents.Gates{}).MaxSteps)
-	}
-	return nil
-}
-
-// result is how a headless turn ended, for the --json stream: the usage
-// is the printer's sum of every request (sub-agents included).
-func (s *session) result(out *agents.Outcome, err error, elapsed time.Duration) agents.ResultEvent {
-	r := agents.ResultEvent{Session: s.sess.ID(), Status: agents.ResultOK, ElapsedMS: elapsed.Milliseconds()}
-	if out != nil {
-		r.Answer = out.Final
-		switch out.Reason {
-		case agents.ReasonMaxSteps:
-			r.Status = agents.ResultMaxSteps
-		case agents.ReasonLength:
-			r.Status = agents.ResultTruncated
-		}
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		r.Status = agents.ResultCancelled
-	case err != nil && r.Status == agents.ResultOK:
-		r.Status = agents.ResultError
-	}
-	if err != nil {
-		r.Error = err.Error()
-	}
-	return r
 }

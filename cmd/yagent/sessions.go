@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 )
@@ -27,15 +27,9 @@ func NewCmdSessions(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// sessionRow is a session as listed: the row plus its board's size.
-type sessionRow struct {
-	memory.Info
-	BoardNotes int `json:"board_notes"`
-}
-
 // listSessions lists the sessions of this directory (all: every
 // directory), newest first, with their boards' sizes.
-func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]sessionRow, error) {
+func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]chat.Row, error) {
 	st, err := f.Sessions(ctx)
 	if err != nil {
 		return nil, err
@@ -44,37 +38,11 @@ func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]sessi
 	if err != nil {
 		return nil, err
 	}
-	list, err := st.List(ctx, memory.ListOptions{Cwd: cwd, All: all, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
 	board, err := f.Board()
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]sessionRow, len(list))
-	for i, in := range list {
-		rows[i] = sessionRow{Info: in}
-		// A board that cannot be read (disabled, removed, an old id)
-		// counts no notes: the list is about sessions.
-		if idx, err := board.BuildIndex(in.BoardID, blackboard.IndexOptions{MaxNotes: 1, LineChars: 40}); err == nil {
-			rows[i].BoardNotes = idx.Total
-		}
-	}
-	return rows, nil
-}
-
-func printSessions(w *tabwriter.Writer, rows []sessionRow, numbered bool) {
-	if numbered {
-		fmt.Fprint(w, "#\t")
-	}
-	fmt.Fprintln(w, "UPDATED\tID\tNAME\tKIND\tTURNS\tNOTES\tTITLE")
-	for i, r := range rows {
-		if numbered {
-			fmt.Fprintf(w, "%d\t", i+1)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), termsafe.Line(r.ID), termsafe.Line(dash(r.Name)), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
-	}
+	return chat.ListSessions(ctx, st, board, cwd, all, limit)
 }
 
 func dash(s string) string {
@@ -124,7 +92,7 @@ func sessionsLsRun(ctx context.Context, f *Factory, opts *sessionsLsOptions) err
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	printSessions(tw, rows, false)
+	chat.PrintSessions(tw, rows, false)
 	return tw.Flush()
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -28,7 +29,7 @@ import (
 type tuiRig struct {
 	t    *testing.T
 	tm   *teatest.TestModel
-	c    *chat
+	c    *chat.Chat
 	srv  *llmtest.Server
 	dir  string
 	out  bytes.Buffer // what the program wrote, read so far
@@ -42,7 +43,7 @@ func (r *tuiRig) leave() string {
 	r.tm.Quit()
 	r.tm.WaitFinished(r.t, teatest.WithFinalTimeout(10*time.Second))
 	r.left = true
-	if err := r.c.leave(r.t.Context()); err != nil {
+	if err := r.c.Leave(r.t.Context()); err != nil {
 		r.t.Fatal(err)
 	}
 	return r.f.IO.ErrOut.(*bytes.Buffer).String()
@@ -81,18 +82,22 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	f.Dir = dir
 	f.Getenv = func(k string) string { return env[k] }
 	t.Cleanup(func() { f.Close() })
-	b := &tuiBackend{}
+	b := &chat.Backend{}
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	model, sink, ask := tui.NewModel(tui.Options{
 		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
-		HistoryPath: promptHistoryPath(env["YAGENT_HOME"], dir), Commands: chatCommands(),
+		HistoryPath: chat.PromptHistoryPath(env["YAGENT_HOME"], dir), Commands: chat.Commands(),
 		Now: func() time.Time { return clock },
 	})
-	c, err := newTUIChat(t.Context(), f, &chatOptions{Agent: agentFlags{Approval: approvalFlag(o.approval)}}, sink, ask)
+	cfg, err := f.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.c = c
+	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: approvalFlag(o.approval)}}, cfg), sink, ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Chat = c
 	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height),
 		teatest.WithProgramOptions(tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
 			if s, ok := msg.(snapMsg); ok {
@@ -107,7 +112,7 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 		tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 		if !r.left {
-			c.s.close()
+			c.Close()
 		}
 	})
 	return r
@@ -220,7 +225,7 @@ func requireGolden(t *testing.T, got string) {
 // userMessages are the prompts the scripted model received, in order.
 func userPrompts(r *tuiRig) []string {
 	var out []string
-	for _, m := range r.c.s.sess.History() {
+	for _, m := range r.c.Session().History() {
 		if m.Role == llm.RoleUser {
 			out = append(out, m.Content)
 		}
@@ -522,38 +527,15 @@ func TestTUISessionKeptOnlyWithATurn(t *testing.T) {
 	r.tm.Type("what is here?")
 	r.key("enter")
 	r.waitFrame("the turn's end", func(s string) bool { return strings.Contains(s, "tok · /help") })
-	intro := r.c.intro(t.Context())
+	intro := r.c.Intro(t.Context())
 	for _, want := range []string{"› what is here?", "**Got it.** One turn."} {
 		if !strings.Contains(intro, want) {
 			t.Errorf("the transcript shown on resume lacks %q:\n%s", want, intro)
 		}
 	}
-	id := r.c.s.sess.ID()
+	id := r.c.Session().ID()
 	if out := r.leave(); !strings.Contains(out, "yagent resume "+id) {
 		t.Errorf("leaving printed %q; want the resume command", out)
-	}
-}
-
-// TestTranscriptLastTurns: a resumed session shows its last turns and says
-// how many earlier ones /history would show.
-func TestTranscriptLastTurns(t *testing.T) {
-	var h []llm.Message
-	for i := 1; i <= 7; i++ {
-		h = append(h, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("question %d", i)},
-			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "read_file"}}},
-			llm.Message{Role: llm.RoleTool, Content: "file body"},
-			llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
-	}
-	var b bytes.Buffer
-	writeTranscript(&b, h, transcriptTurns)
-	got := b.String()
-	if !strings.HasPrefix(got, "… 2 earlier turns (/history shows them)\n› question 3\n  ▸ read_file\nanswer 3\n") || strings.Contains(got, "question 2") || strings.Contains(got, "file body") {
-		t.Errorf("the last turns =\n%s", got)
-	}
-	b.Reset()
-	writeTranscript(&b, h, 0)
-	if !strings.Contains(b.String(), "question 1") || strings.Contains(b.String(), "earlier turns") {
-		t.Errorf("/history =\n%s", b.String())
 	}
 }
 

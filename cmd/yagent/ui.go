@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -88,15 +85,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 		return err
 	}
 	token := webui.NewToken()
-	host, _, _ := net.SplitHostPort(addr)
-	var hosts []string
-	if ip := net.ParseIP(host); ip == nil {
-		hosts = append(hosts, host) // the name the person gave
-	} else if ip.IsUnspecified() {
-		if name, err := os.Hostname(); err == nil {
-			hosts = append(hosts, name)
-		}
-	}
+	hosts := webui.Hosts(addr)
 	srv, err := webui.New(webui.Options{Sessions: st, Board: board, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
 		Notes: cfg.Notes, Cwd: cwd, All: opts.All, Token: token, Hosts: hosts, Now: f.Now})
 	if err != nil {
@@ -109,12 +98,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	shown := ln.Addr().String()
 	if !webui.IsLoopback(shown) {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s is reachable from other machines over plain HTTP: anyone who sees the address with its token can read your sessions; prefer the default 127.0.0.1\n", shown)
-		switch ip := net.ParseIP(host); {
-		case ip == nil || !ip.IsUnspecified():
-			shown = net.JoinHostPort(host, portOf(shown))
-		case len(hosts) > 0: // every interface: the machine's name reaches it
-			shown = net.JoinHostPort(hosts[0], portOf(shown))
-		}
+		shown = webui.ShownAddr(addr, shown, hosts)
 	}
 	fmt.Fprintf(f.IO.Out, "http://%s/?token=%s\n", shown, token)
 	fmt.Fprintln(f.IO.ErrOut, "yagent ui: open the address above in a browser (read-only); Ctrl-C stops")
@@ -135,24 +119,9 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 
 // uiAddr reads --addr: PORT and :PORT mean 127.0.0.1:PORT.
 func uiAddr(flag string) (string, error) {
-	s := strings.TrimSpace(flag)
-	if !strings.Contains(s, ":") {
-		s = ":" + s
-	}
-	host, port, err := net.SplitHostPort(s)
-	if err == nil && port == "" {
-		err = errors.New("no port")
-	}
-	if err != nil {
+	addr, _, ok := hostPort(flag)
+	if !ok {
 		return "", usagef("--addr %q: want PORT, :PORT or HOST:PORT (e.g. 8080 or 127.0.0.1:8080)", flag)
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
-}
-
-func portOf(hostport string) string {
-	_, p, _ := net.SplitHostPort(hostport)
-	return p
+	return addr, nil
 }

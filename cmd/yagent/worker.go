@@ -112,7 +112,7 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 		return err
 	}
 	defer s.close()
-	runner := *s.app.Runner
+	runner := *s.run.App.Runner
 	runner.Events = nil // the coordinator reports each delegation
 	concurrency := int(opts.Concurrency)
 	if concurrency == 0 {

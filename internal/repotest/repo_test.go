@@ -221,6 +221,9 @@ var layering = map[string][]string{
 	"batch":      {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "sandbox"},
 	"app":        {"director", "batch", "memory", "notebook", "sleep", "queue", "tui", "webui"},
 	"change":     {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox", "tui", "webui", "batch", "app", "internal"},
+	"chat":       {"batch", "queue", "webui", "mcp", "kb"},
+	"complete":   {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "queue", "batch", "chat"},
+	"demo":       {"agents", "director", "memory", "app", "blackboard", "kb", "mcp", "tui", "webui"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 

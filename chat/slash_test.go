@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"slices"
@@ -11,8 +11,8 @@ import (
 // (and the aliases longer than one letter), each name and alias dispatches
 // to it, and no word names two commands.
 func TestSlashCommandsOneTable(t *testing.T) {
-	help := chatHelp()
-	complete := chatCommands()
+	help := Help()
+	complete := Commands()
 	seen := map[string]string{}
 	for _, cmd := range slashCommands() {
 		if cmd.run == nil || cmd.help == "" {

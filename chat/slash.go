@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/brief"
-	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
 
@@ -24,25 +23,25 @@ type slashCommand struct {
 	aliases []string
 	args    string // "[ID|NAME] [--all]", shown in the help
 	help    string
-	run     func(c *chat, ctx context.Context, args []string) (quit bool, err error)
+	run     func(c *Chat, ctx context.Context, args []string) (quit bool, err error)
 }
 
 // slashCommands is the table, in the help's order. (A function, not a
 // variable: /help prints the help the table makes.)
 func slashCommands() []slashCommand {
 	return []slashCommand{
-		{name: "/resume", args: "[ID|NAME] [--all]", help: "reopen an earlier session (a picker without an id)", run: (*chat).cmdResume},
-		{name: "/sessions", args: "[--all]", help: "list sessions of this directory (--all: every directory)", run: (*chat).cmdSessions},
-		{name: "/board", help: "list this session's board notes", run: (*chat).cmdBoard},
-		{name: "/compact", help: "summarise older history now", run: (*chat).cmdCompact},
-		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*chat).cmdClear},
-		{name: "/notes", help: "show the notebook (* = changed since you last looked)", run: (*chat).cmdNotes},
-		{name: "/rename", args: "NAME", help: "name this session (yagent resume NAME)", run: (*chat).cmdRename},
-		{name: "/model", args: "[NAME]", help: "switch the model for the next turns (no NAME: show it)", run: (*chat).cmdModel},
-		{name: "/status", help: "the session, model, context use and tokens", run: (*chat).cmdStatus},
-		{name: "/history", help: "the whole transcript of this session", run: (*chat).cmdHistory},
-		{name: "/help", aliases: []string{"/?"}, help: "this text", run: (*chat).cmdHelp},
-		{name: "/quit", aliases: []string{"/exit", "/q"}, help: "leave", run: func(*chat, context.Context, []string) (bool, error) { return true, nil }},
+		{name: "/resume", args: "[ID|NAME] [--all]", help: "reopen an earlier session (a picker without an id)", run: (*Chat).cmdResume},
+		{name: "/sessions", args: "[--all]", help: "list sessions of this directory (--all: every directory)", run: (*Chat).cmdSessions},
+		{name: "/board", help: "list this session's board notes", run: (*Chat).cmdBoard},
+		{name: "/compact", help: "summarise older history now", run: (*Chat).cmdCompact},
+		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*Chat).cmdClear},
+		{name: "/notes", help: "show the notebook (* = changed since you last looked)", run: (*Chat).cmdNotes},
+		{name: "/rename", args: "NAME", help: "name this session (yagent resume NAME)", run: (*Chat).cmdRename},
+		{name: "/model", args: "[NAME]", help: "switch the model for the next turns (no NAME: show it)", run: (*Chat).cmdModel},
+		{name: "/status", help: "the session, model, context use and tokens", run: (*Chat).cmdStatus},
+		{name: "/history", help: "the whole transcript of this session", run: (*Chat).cmdHistory},
+		{name: "/help", aliases: []string{"/?"}, help: "this text", run: (*Chat).cmdHelp},
+		{name: "/quit", aliases: []string{"/exit", "/q"}, help: "leave", run: func(*Chat, context.Context, []string) (bool, error) { return true, nil }},
 	}
 }
 
@@ -56,9 +55,9 @@ func findSlash(word string) (slashCommand, bool) {
 	return slashCommand{}, false
 }
 
-// chatCommands are what Tab completes: every name, and the aliases longer
+// Commands are what Tab completes: every name, and the aliases longer
 // than one letter, sorted.
-func chatCommands() []string {
+func Commands() []string {
 	var out []string
 	for _, cmd := range slashCommands() {
 		out = append(out, cmd.name)
@@ -72,10 +71,10 @@ func chatCommands() []string {
 	return out
 }
 
-// chatHelp is interactive mode's help: the keys, then a line per command.
-func chatHelp() string {
+// Help is interactive mode's help: the keys, then a line per command.
+func Help() string {
 	var b strings.Builder
-	b.WriteString(chatIntro)
+	b.WriteString(Intro)
 	for _, cmd := range slashCommands() {
 		use := cmd.name
 		if cmd.args != "" {
@@ -86,53 +85,53 @@ func chatHelp() string {
 	return b.String()
 }
 
-func (c *chat) cmdHelp(_ context.Context, _ []string) (bool, error) {
-	fmt.Fprintln(c.w(), chatHelp())
+func (c *Chat) cmdHelp(_ context.Context, _ []string) (bool, error) {
+	fmt.Fprintln(c.w(), Help())
 	return false, nil
 }
 
-func (c *chat) cmdSessions(ctx context.Context, args []string) (bool, error) {
-	rows, err := listSessions(ctx, c.f, slices.Contains(args, "--all"), 30)
+func (c *Chat) cmdSessions(ctx context.Context, args []string) (bool, error) {
+	rows, err := c.o.List(ctx, slices.Contains(args, "--all"), 30)
 	if err != nil {
 		return false, err
 	}
 	tw := tabwriter.NewWriter(c.w(), 0, 4, 2, ' ', 0)
-	printSessions(tw, rows, false)
+	PrintSessions(tw, rows, false)
 	return false, tw.Flush()
 }
 
-func (c *chat) cmdResume(ctx context.Context, args []string) (bool, error) {
+func (c *Chat) cmdResume(ctx context.Context, args []string) (bool, error) {
 	w := c.w()
 	ref, err := c.pick(ctx, args)
 	if err != nil || ref == "" {
 		return false, err
 	}
-	if in, err := c.s.sess.Store().Get(ctx, ref); err == nil && in.ID == c.s.sess.ID() {
+	if in, err := c.s.Session.Store().Get(ctx, ref); err == nil && in.ID == c.s.Session.ID() {
 		fmt.Fprintf(w, "already in session %s\n", in.ID)
 		return false, nil
 	}
-	next, err := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: ref, Sink: c.sink, Ask: c.ask})
+	next, err := c.o.Open(ctx, Request{Resume: ref, Model: c.model, Sink: c.sink, Ask: c.ask})
 	if err != nil {
 		return false, err
 	}
-	c.s.close()
+	c.s.Close()
 	c.s = next
 	c.greet()
 	return false, nil
 }
 
-func (c *chat) cmdBoard(_ context.Context, _ []string) (bool, error) {
+func (c *Chat) cmdBoard(_ context.Context, _ []string) (bool, error) {
 	w := c.w()
-	store, err := c.f.Board()
+	store, err := c.o.Board()
 	if err != nil {
 		return false, err
 	}
-	res, err := store.ListNotes(c.s.sess.BoardID(), blackboard.ListOptions{Limit: 30})
+	res, err := store.ListNotes(c.s.Session.BoardID(), blackboard.ListOptions{Limit: 30})
 	if err != nil {
 		return false, err
 	}
 	if len(res.Notes) == 0 {
-		fmt.Fprintf(w, "board %s is empty\n", c.s.sess.BoardID())
+		fmt.Fprintf(w, "board %s is empty\n", c.s.Session.BoardID())
 	}
 	for _, m := range res.Notes {
 		fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
@@ -140,8 +139,8 @@ func (c *chat) cmdBoard(_ context.Context, _ []string) (bool, error) {
 	return false, nil
 }
 
-func (c *chat) cmdCompact(ctx context.Context, _ []string) (bool, error) {
-	res, err := c.s.d.Compact(ctx)
+func (c *Chat) cmdCompact(ctx context.Context, _ []string) (bool, error) {
+	res, err := c.s.Director.Compact(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -149,25 +148,25 @@ func (c *chat) cmdCompact(ctx context.Context, _ []string) (bool, error) {
 	return false, nil
 }
 
-func (c *chat) cmdClear(ctx context.Context, _ []string) (bool, error) {
-	if err := c.s.sess.Clear(ctx); err != nil {
+func (c *Chat) cmdClear(ctx context.Context, _ []string) (bool, error) {
+	if err := c.s.Session.Clear(ctx); err != nil {
 		return false, err
 	}
 	kept := ""
-	if book := c.s.d.Notebook(); book != nil {
+	if book := c.s.Director.Notebook(); book != nil {
 		n, err := book.Count(ctx)
 		if err != nil {
 			return false, err
 		}
 		kept = fmt.Sprintf("; %d notebook notes kept", n)
 	}
-	fmt.Fprintf(c.w(), "history cleared; the board %s stays%s\n", c.s.sess.BoardID(), kept)
+	fmt.Fprintf(c.w(), "history cleared; the board %s stays%s\n", c.s.Session.BoardID(), kept)
 	return false, nil
 }
 
-func (c *chat) cmdNotes(ctx context.Context, _ []string) (bool, error) {
+func (c *Chat) cmdNotes(ctx context.Context, _ []string) (bool, error) {
 	w := c.w()
-	book := c.s.d.Notebook()
+	book := c.s.Director.Notebook()
 	if book == nil {
 		return false, notebook.ErrOff
 	}
@@ -175,26 +174,26 @@ func (c *chat) cmdNotes(ctx context.Context, _ []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := printNotes(w, w, c.s.sess.Info(), notes); err != nil {
+	if err := PrintNotes(w, w, c.s.Session.Info(), notes); err != nil {
 		return false, err
 	}
 	return false, book.MarkSeen(ctx)
 }
 
-func (c *chat) cmdRename(ctx context.Context, args []string) (bool, error) {
+func (c *Chat) cmdRename(ctx context.Context, args []string) (bool, error) {
 	if len(args) != 1 {
 		return false, fmt.Errorf("usage: /rename NAME")
 	}
-	if err := c.s.sess.Store().Rename(ctx, c.s.sess.ID(), args[0]); err != nil {
+	if err := c.s.Session.Store().Rename(ctx, c.s.Session.ID(), args[0]); err != nil {
 		return false, err
 	}
 	fmt.Fprintf(c.w(), "this session is now %q: yagent resume %s\n", args[0], args[0])
 	return false, nil
 }
 
-func (c *chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
+func (c *Chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 	w := c.w()
-	in := c.s.sess.Info()
+	in := c.s.Session.Info()
 	st := c.status()
 	fmt.Fprintf(w, "session %s", in.ID)
 	if in.Name != "" {
@@ -205,7 +204,7 @@ func (c *chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 		fmt.Fprintf(w, " · context %d%% of the window", st.ContextPct)
 	}
 	fmt.Fprintln(w)
-	rows, err := c.s.sess.Store().Spend(ctx, in.ID)
+	rows, err := c.s.Session.Store().Spend(ctx, in.ID)
 	if err == nil && len(rows) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SPENT ON\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
@@ -217,26 +216,25 @@ func (c *chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 	return false, err
 }
 
-func (c *chat) cmdHistory(_ context.Context, _ []string) (bool, error) {
-	writeTranscript(c.w(), c.s.sess.History(), 0)
+func (c *Chat) cmdHistory(_ context.Context, _ []string) (bool, error) {
+	WriteTranscript(c.w(), c.s.Session.History(), 0)
 	return false, nil
 }
 
 // cmdModel reopens the session with another model: its lock is released
 // first, and on failure it is reopened as it was.
-func (c *chat) cmdModel(ctx context.Context, args []string) (bool, error) {
+func (c *Chat) cmdModel(ctx context.Context, args []string) (bool, error) {
 	w := c.w()
 	if len(args) == 0 {
 		fmt.Fprintf(w, "model %s (/model NAME switches: a name under models:, else a model id)\n", c.status().Model)
 		return false, nil
 	}
-	agent := c.opts.Agent
-	agent.Model = args[0]
-	id := c.s.sess.ID()
-	c.s.close()
-	next, err := openSession(ctx, c.f, &agent, sessionRequest{Kind: memory.KindInteractive, Resume: id, Sink: c.sink, Ask: c.ask})
+	model := args[0]
+	id := c.s.Session.ID()
+	c.s.Close()
+	next, err := c.o.Open(ctx, Request{Resume: id, Model: model, Sink: c.sink, Ask: c.ask})
 	if err != nil {
-		old, rerr := openSession(ctx, c.f, &c.opts.Agent, sessionRequest{Kind: memory.KindInteractive, Resume: id, Sink: c.sink, Ask: c.ask})
+		old, rerr := c.o.Open(ctx, Request{Resume: id, Model: c.model, Sink: c.sink, Ask: c.ask})
 		if rerr != nil {
 			return false, errors.Join(err, rerr)
 		}
@@ -244,7 +242,7 @@ func (c *chat) cmdModel(ctx context.Context, args []string) (bool, error) {
 		return false, err
 	}
 	c.s = next
-	c.opts.Agent = agent
+	c.model = model
 	fmt.Fprintf(w, "the next turns use %s\n", c.status().Model)
 	return false, nil
 }

@@ -1,0 +1,80 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
+	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/notebook"
+)
+
+// Row is a session as listed: the row plus its board's size.
+type Row struct {
+	memory.Info
+	BoardNotes int `json:"board_notes"`
+}
+
+// ListSessions lists the sessions of cwd (all: every directory), newest
+// first, with their boards' sizes.
+func ListSessions(ctx context.Context, st *memory.Store, board *blackboard.Store, cwd string, all bool, limit int) ([]Row, error) {
+	list, err := st.List(ctx, memory.ListOptions{Cwd: cwd, All: all, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(list))
+	for i, in := range list {
+		rows[i] = Row{Info: in}
+		// A board that cannot be read (disabled, removed, an old id)
+		// counts no notes: the list is about sessions.
+		if idx, err := board.BuildIndex(in.BoardID, blackboard.IndexOptions{MaxNotes: 1, LineChars: 40}); err == nil {
+			rows[i].BoardNotes = idx.Total
+		}
+	}
+	return rows, nil
+}
+
+// PrintSessions prints rows as a table (numbered: for a picker).
+func PrintSessions(w *tabwriter.Writer, rows []Row, numbered bool) {
+	if numbered {
+		fmt.Fprint(w, "#\t")
+	}
+	fmt.Fprintln(w, "UPDATED\tID\tNAME\tKIND\tTURNS\tNOTES\tTITLE")
+	for i, r := range rows {
+		if numbered {
+			fmt.Fprintf(w, "%d\t", i+1)
+		}
+		name := r.Name
+		if name == "" {
+			name = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), termsafe.Line(r.ID), termsafe.Line(name), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
+	}
+}
+
+// PrintNotes prints a session's notebook as a table on out (* = changed
+// since the person last looked), or says on errOut that it is empty.
+func PrintNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) error {
+	if len(notes) == 0 {
+		fmt.Fprintf(errOut, "the notebook of session %s is empty\n", in.ID)
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, " \tNAME\tPIN\tCHARS\tUPDATED\tDESCRIPTION")
+	for _, n := range notes {
+		mark, pin := " ", ""
+		if n.New {
+			mark = "*"
+		}
+		if n.Pinned {
+			pin = "pinned"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, termsafe.Line(n.Name), pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
+	}
+	return tw.Flush()
+}
