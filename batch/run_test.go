@@ -387,8 +387,8 @@ func TestBatchScale(t *testing.T) {
 		// the wall time says little (the river backend measured 8.8× with six
 		// other test runs beside it; the peak of 16 at once, checked above, is
 		// the proof of parallelism), so the bound only rules out running them
-		// one by one.
-		bound := 3.0
+		// one by one (without -race too: 3.75× was seen at load 30).
+		bound := 8.0
 		if raceEnabled {
 			bound = 14
 		}
