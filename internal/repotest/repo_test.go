@@ -220,6 +220,7 @@ var layering = map[string][]string{
 	"webui":      {"director", "agents", "sleep", "kb", "mcp", "queue", "tui", "sandbox"},
 	"batch":      {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "sandbox"},
 	"app":        {"director", "batch", "memory", "notebook", "sleep", "queue", "tui", "webui"},
+	"event":      {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "internal"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 
