@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -73,7 +75,7 @@ func TestResumeV1Rollout(t *testing.T) {
 	// The messages before the compaction, as Rebuild gives them without it.
 	cut := 0
 	for i, it := range r.Items {
-		if it.Type == ItemCompacted {
+		if it.Type == event.Compacted {
 			cut = i
 		}
 	}
@@ -136,5 +138,41 @@ func golden(t *testing.T, path string, v any) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s differs (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestConvertV1 pins how each kind of version 1 item reads as an event:
+// its time from "ts", session_meta's fields from "meta", a cleared item's
+// count from its top-level "upto", one request per usage item; the rest
+// already had the events' names.
+func TestConvertV1(t *testing.T) {
+	at := time.Date(2026, 11, 29, 10, 0, 1, 0, time.UTC)
+	const ts = `"ts":"2026-11-29T10:00:01Z"`
+	for _, tc := range []struct {
+		line string
+		want event.Event
+	}{
+		{`{"type":"session_meta",` + ts + `,"meta":{"id":"a","kind":"run","board_id":"b","task_id":"t","version":1}}`,
+			event.Event{Type: event.SessionMeta, Time: at, Session: &event.SessionEvent{ID: "a", Kind: "run", BoardID: "b", TaskID: "t", Version: 1}}},
+		{`{"type":"cleared",` + ts + `,"upto":7}`,
+			event.Event{Type: event.Cleared, Time: at, Compaction: &event.CompactionEvent{Upto: 7}}},
+		{`{"type":"compacted",` + ts + `,"compacted":{"summary":"s","upto":5,"task":"q"}}`,
+			event.Event{Type: event.Compacted, Time: at, Compaction: &event.CompactionEvent{Summary: "s", Upto: 5, Task: "q"}}},
+		{`{"type":"usage",` + ts + `,"usage":{"label":"lead","prompt_tokens":9,"cached_tokens":1,"completion_tokens":2,"reasoning_tokens":0}}`,
+			event.Event{Type: event.Usage, Time: at, Usage: &event.UsageEvent{Requests: 1, Label: "lead", Usage: llm.Usage{PromptTokens: 9, CachedTokens: 1, CompletionTokens: 2}}}},
+		{`{"type":"delegation_finished",` + ts + `,"delegation":{"call_id":"c","agent":"x","sub_session":"s2","ref":"x/r","status":"ok","recovered":true}}`,
+			event.Event{Type: event.DelegationFinished, Time: at, Delegation: &event.DelegationEvent{CallID: "c", Agent: "x", SubSession: "s2", Ref: "x/r", Status: "ok", Recovered: true}}},
+		{`{"type":"turn_finished",` + ts + `,"turn":3,"reason":"answer"}`,
+			event.Event{Type: event.TurnFinished, Time: at, Turn: 3, Reason: "answer"}},
+		{`{"type":"anchor",` + ts + `,"anchor":{"prompt_tokens":10,"history_tokens":4}}`,
+			event.Event{Type: event.Anchor, Time: at, Anchor: &event.AnchorEvent{PromptTokens: 10, HistoryTokens: 4}}},
+	} {
+		got, err := decodeLine([]byte(tc.line))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.line, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.line, diff)
+		}
 	}
 }
