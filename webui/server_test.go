@@ -529,11 +529,16 @@ func TestStaticAssetsEmbedded(t *testing.T) {
 // pictures: no bar left of its axis or past the right edge, none thinner
 // than the minimum, no panic.
 func FuzzTimeline(f *testing.F) {
+	// Version 1 and version 2 rollouts.
 	f.Add([]byte(`{"type":"session_meta","ts":"2026-11-29T10:00:00Z","meta":{"id":"s","created":"2026-11-29T10:00:00Z"}}
 {"type":"delegation_started","ts":"2026-11-29T10:00:01Z","delegation":{"call_id":"a","agent":"x"}}
 {"type":"delegation_started","ts":"2026-11-29T10:00:02Z","delegation":{"call_id":"b","agent":"y"}}
 {"type":"delegation_finished","ts":"2026-11-29T10:00:00Z","delegation":{"call_id":"b","status":"ok","ref":"y/20261129T100000Z_abcd-1-000001"}}
 {"type":"delegation_finished","ts":"2026-11-29T10:00:03Z","delegation":{"call_id":"c","status":"error"}}
+`))
+	f.Add([]byte(`{"type":"session_meta","time":"2026-11-29T10:00:00Z","agent":"","depth":0,"session":{"id":"s","created":"2026-11-29T10:00:00Z","version":2}}
+{"type":"delegation_started","time":"2026-11-29T10:00:01Z","agent":"","depth":0,"delegation":{"call_id":"a","agent":"x"}}
+{"type":"delegation_finished","time":"2026-11-29T09:59:00Z","agent":"","depth":0,"delegation":{"call_id":"a","agent":"x","status":"ok"}}
 `))
 	now := time.Date(2026, 11, 29, 10, 0, 5, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
