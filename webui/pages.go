@@ -445,7 +445,7 @@ func (s *Server) notebookPage(w http.ResponseWriter, r *http.Request) {
 		Crumbs: append(sessionCrumbs(in), crumb{sessionHref(in.ID) + "/notebook", "notebook"}), Data: d})
 }
 
-// tokens totals a session's usage items.
+// tokens totals a session's usage events.
 type tokens struct{ Prompt, Cached, Completion, Requests int }
 
 func (t tokens) String() string {
