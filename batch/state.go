@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -120,9 +121,9 @@ func StateFromRollout(p *Plan, items []memory.Item, landed map[string]LandedNote
 		}
 		n := add(dl.CallID, dl.Agent, dl.Task, nil)
 		switch it.Type {
-		case memory.ItemDelegationStarted:
+		case event.DelegationStarted:
 			n.Status = stateRunning
-		case memory.ItemDelegationFinished:
+		case event.DelegationFinished:
 			n.Status, n.Ref = dl.Status, dl.Ref
 		}
 	}

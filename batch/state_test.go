@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -26,10 +27,10 @@ func TestStateFromRollout(t *testing.T) {
 		{ID: "f", Agent: "worker", Task: "tf"},
 	}}
 	started := func(id string) memory.Item {
-		return memory.Item{Type: memory.ItemDelegationStarted, Delegation: &memory.DelegationItem{CallID: id}}
+		return memory.Item{Event: event.Event{Type: event.DelegationStarted, Delegation: &event.DelegationEvent{CallID: id}}}
 	}
 	finished := func(id, status, ref string) memory.Item {
-		return memory.Item{Type: memory.ItemDelegationFinished, Delegation: &memory.DelegationItem{CallID: id, Status: status, Ref: ref}}
+		return memory.Item{Event: event.Event{Type: event.DelegationFinished, Delegation: &event.DelegationEvent{CallID: id, Status: status, Ref: ref}}}
 	}
 	items := []memory.Item{started("b"), finished("b", "error", "explorer/x-b"), started("e")}
 	landed := map[string]LandedNote{"a": {NoteMeta: blackboard.NoteMeta{Ref: "explorer/x-a", Status: blackboard.StatusPartial}}}

@@ -139,7 +139,7 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		if err != nil {
 			return agents.DelegationHooks{}, err
 		}
-		if err := parent.DelegationStarted(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Task: del.Task, SubSession: sub.ID()}); err != nil {
+		if err := parent.DelegationStarted(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent, Task: del.Task, SubSession: sub.ID()}); err != nil {
 			sub.Close()
 			return agents.DelegationHooks{}, err
 		}
@@ -158,7 +158,7 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 				if res.Abandoned {
 					status = "abandoned"
 				}
-				d.warn("record the end of the delegation", parent.DelegationFinished(memory.DelegationItem{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()}))
+				d.warn("record the end of the delegation", parent.DelegationFinished(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()}))
 				d.warn("close the sub-agent's rollout", sub.Close())
 			},
 		}, nil
@@ -188,7 +188,7 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 		if err != nil {
 			return notes, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
 		}
-		if err := s.DelegationFinished(memory.DelegationItem{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
+		if err := s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
 			Status: string(blackboard.StatusDegraded), SubSession: p.SubSession, Recovered: true}); err != nil {
 			return notes, err
 		}

@@ -101,7 +101,7 @@ func firstStateLine(tail string) string {
 func TestRecoveryNeverTwice(t *testing.T) {
 	f := newFixture(t, "demo", nil)
 	s := f.sess
-	if err := s.DelegationStarted(memory.DelegationItem{CallID: "d1", Agent: "explorer", Task: "look"}); err != nil {
+	if err := s.DelegationStarted(agents.DelegationEvent{CallID: "d1", Agent: "explorer", Task: "look"}); err != nil {
 		t.Fatal(err)
 	}
 	// The first recovery wrote its note and died before recording it.

@@ -6,15 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
-// writeRollout writes a rollout of n message items (a mix of user,
+// writeRollout writes a rollout of n message events (a mix of user,
 // assistant-with-call and tool-result messages) with a compaction halfway.
 func writeRollout(b *testing.B, n int) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "rollout.jsonl")
-	w, err := CreateRollout(path, SessionMeta{ID: "bench", Kind: KindRun, BoardID: "bench"}, time.Now)
+	w, err := CreateRollout(path, event.SessionEvent{ID: "bench", Kind: KindRun, BoardID: "bench"}, time.Now)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,11 +29,11 @@ func writeRollout(b *testing.B, n int) string {
 		default:
 			m = llm.Message{Role: llm.RoleTool, ToolCallID: fmt.Sprint("c", i-1), Content: "module example.com/demo\n\ngo 1.26\n"}
 		}
-		if err := w.Write(Item{Type: ItemMessage, Message: &m}, false); err != nil {
+		if err := w.Write(event.Event{Type: event.Message, Message: &m}, false); err != nil {
 			b.Fatal(err)
 		}
 		if i == n/2 {
-			w.Write(Item{Type: ItemCompacted, Compacted: &CompactedItem{Summary: "the first half", Upto: i}}, false)
+			w.Write(event.Event{Type: event.Compacted, Compaction: &event.CompactionEvent{Summary: "the first half", Upto: i}}, false)
 		}
 	}
 	w.Close()
@@ -61,7 +62,7 @@ func BenchmarkResumeRollout100k(b *testing.B) {
 func BenchmarkRolloutAppend(b *testing.B) {
 	for _, sync := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sync=%v", sync), func(b *testing.B) {
-			w, err := CreateRollout(filepath.Join(b.TempDir(), "r.jsonl"), SessionMeta{ID: "b"}, time.Now)
+			w, err := CreateRollout(filepath.Join(b.TempDir(), "r.jsonl"), event.SessionEvent{ID: "b"}, time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -69,7 +70,7 @@ func BenchmarkRolloutAppend(b *testing.B) {
 			m := llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Content: "module example.com/demo\n\ngo 1.26\n"}
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := w.Write(Item{Type: ItemMessage, Message: &m}, sync); err != nil {
+				if err := w.Write(event.Event{Type: event.Message, Message: &m}, sync); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/yagent/yagent/event"
 )
 
 // CutString is a string of a rollout line that a bounded read cut short.
@@ -55,7 +57,7 @@ func LoadRolloutBounded(path string, maxString int) (*Rollout, error) {
 		buf = p.out
 		var it Item
 		if err == nil && !isBlank(p.out) {
-			if json.Unmarshal(p.out, &it) != nil {
+			if it.Event, err = decodeLine(p.out); err != nil {
 				err = errDamaged
 			}
 		}
@@ -71,11 +73,11 @@ func LoadRolloutBounded(path string, maxString int) (*Rollout, error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s:%d: skipped a damaged line", path, lineNo))
 			continue
 		}
-		if lineNo == 1 || r.Meta.ID == "" && it.Type == ItemSessionMeta {
-			if it.Type != ItemSessionMeta || it.Meta == nil {
+		if lineNo == 1 || r.Meta.ID == "" && it.Type == event.SessionMeta {
+			if it.Type != event.SessionMeta || it.Session == nil {
 				return nil, fmt.Errorf("%s is not a yagent rollout: its first line is not a session_meta", path)
 			}
-			r.Meta = *it.Meta
+			r.Meta = *it.Session
 			continue
 		}
 		it.Line, it.Cut = lineNo, p.cut

@@ -12,15 +12,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
-// writeItems writes items as a rollout file (session_meta first).
-func writeItems(t testing.TB, items ...Item) string {
+// writeEvents writes events as a rollout file (session_meta first).
+func writeEvents(t testing.TB, events ...event.Event) string {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	all := append([]Item{{Type: ItemSessionMeta, Meta: &SessionMeta{ID: "s", Version: RolloutVersion}}}, items...)
+	all := append([]event.Event{{Type: event.SessionMeta, Session: &event.SessionEvent{ID: "s", Version: RolloutVersion}}}, events...)
 	for _, it := range all {
 		if err := enc.Encode(it); err != nil {
 			t.Fatal(err)
@@ -42,14 +43,14 @@ func TestLoadRolloutBounded(t *testing.T) {
 	long := strings.Repeat("é \"quoted\"\n\ttab 😀 <html> \u2028 ", 200) // escapes of every kind once encoded
 	why := strings.Repeat("why ", 300)
 	args := `{"path":"` + strings.Repeat("a/", 600) + `"}`
-	items := []Item{
-		{Type: ItemTurnStarted, Turn: 1},
-		{Type: ItemMessage, Message: &llm.Message{Role: llm.RoleUser, Content: "short"}},
-		{Type: ItemMessage, Message: &llm.Message{Role: llm.RoleAssistant, Content: long, Reasoning: why,
+	events := []event.Event{
+		{Type: event.TurnStarted, Turn: 1},
+		{Type: event.Message, Message: &llm.Message{Role: llm.RoleUser, Content: "short"}},
+		{Type: event.Message, Message: &llm.Message{Role: llm.RoleAssistant, Content: long, Reasoning: why,
 			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Arguments: "{}"}, {ID: "c2", Name: "write_file", Arguments: args}}}},
-		{Type: ItemCompacted, Compacted: &CompactedItem{Summary: long, Upto: 2}},
+		{Type: event.Compacted, Compaction: &event.CompactionEvent{Summary: long, Upto: 2}},
 	}
-	path := writeItems(t, items...)
+	path := writeEvents(t, events...)
 	full, err := LoadRollout(path)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,12 @@
 // database, the history rebuilt from a rollout for /resume, compaction,
 // token accounting and the context-pressure line.
 //
-// Durability: every item is appended to the rollout as it happens, in one
+// Format: one event of package event per line (what --json prints, grown
+// by whole messages, compactions and the token anchor), session_meta
+// first; rollouts of version 1 are converted as they are read, never
+// rewritten (convert.go).
+//
+// Durability: every event is appended to the rollout as it happens, in one
 // write, and the file is synced at turn boundaries and at delegation start
 // and finish, so a killed process leaves a rollout that says what was in
 // flight. A torn last line (the crash hit mid-write) is skipped with a

@@ -2,20 +2,22 @@ package memory
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/yagent/yagent/event"
 )
 
 // Rollout is a rollout read back.
 type Rollout struct {
-	Meta  SessionMeta
-	Items []Item // after session_meta
+	Meta  event.SessionEvent
+	Items []Item // the events after session_meta
 	// Warnings say what was skipped (a torn last line, a damaged line).
 	Warnings []string
 }
 
-// LoadRollout reads a rollout. A torn last line (a crash mid-write) and
+// LoadRollout reads a rollout as events, whichever version wrote its
+// lines (convert.go). A torn last line (a crash mid-write) and
 // damaged lines are skipped with a warning; only a file that does not start
 // with a session_meta is an error.
 func LoadRollout(path string) (*Rollout, error) {
@@ -43,8 +45,8 @@ func ParseRollout(name string, data []byte) (*Rollout, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var it Item
-		if err := json.Unmarshal(line, &it); err != nil || it.Type == "" {
+		e, err := decodeLine(line)
+		if err != nil || e.Type == "" {
 			if torn {
 				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: skipped a torn last line (the process stopped mid-write)", name))
 			} else {
@@ -52,14 +54,14 @@ func ParseRollout(name string, data []byte) (*Rollout, error) {
 			}
 			continue
 		}
-		if lineNo == 1 || r.Meta.ID == "" && it.Type == ItemSessionMeta {
-			if it.Type != ItemSessionMeta || it.Meta == nil {
+		if lineNo == 1 || r.Meta.ID == "" && e.Type == event.SessionMeta {
+			if e.Type != event.SessionMeta || e.Session == nil {
 				return nil, fmt.Errorf("%s is not a yagent rollout: its first line is not a session_meta", name)
 			}
-			r.Meta = *it.Meta
+			r.Meta = *e.Session
 			continue
 		}
-		r.Items = append(r.Items, it)
+		r.Items = append(r.Items, Item{Event: e})
 	}
 	if r.Meta.ID == "" {
 		return nil, fmt.Errorf("%s is not a yagent rollout: no session_meta", name)

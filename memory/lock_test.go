@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -103,7 +104,7 @@ func TestOneWriterPerSession(t *testing.T) {
 	open, turns := 0, map[int]bool{}
 	for _, it := range ro.Items {
 		switch it.Type {
-		case ItemTurnStarted:
+		case event.TurnStarted:
 			if open != 0 {
 				t.Fatalf("turn %d started inside turn %d: two writers interleaved", it.Turn, open)
 			}
@@ -111,7 +112,7 @@ func TestOneWriterPerSession(t *testing.T) {
 				t.Errorf("two turns numbered %d", it.Turn)
 			}
 			open, turns[it.Turn] = it.Turn, true
-		case ItemTurnFinished:
+		case event.TurnFinished:
 			open = 0
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -19,7 +20,7 @@ const TaskHeader = "[The request the summarised part was working on, verbatim:]"
 type Memory struct {
 	Summary string
 	// Task is the request of the turn a mid-turn compaction cut into
-	// (CompactedItem.Task), shown verbatim after the summary.
+	// (the compaction event's Task), shown verbatim after the summary.
 	Task string
 	// Base is the global index (over every message the session recorded)
 	// of Messages[0].
@@ -205,11 +206,11 @@ func callIndex(calls []llm.ToolCall, id string) int {
 // PendingDelegation is a delegation that started and never finished: the
 // process died while it ran.
 type PendingDelegation struct {
-	DelegationItem
+	event.DelegationEvent
 	Turn int
 }
 
-// Rebuild replays a rollout's items into memory: messages, the latest
+// Rebuild replays a rollout's events into memory: messages, the latest
 // compaction or clear, and the token anchor recorded since. It also returns
 // the delegations left in flight.
 func Rebuild(items []Item) (*Memory, []PendingDelegation) {
@@ -219,30 +220,32 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 	turn := 0
 	for _, it := range items {
 		switch it.Type {
-		case ItemMessage:
+		case event.Message:
 			if it.Message != nil {
 				m.Messages = append(m.Messages, *it.Message)
 			}
-		case ItemTurnStarted:
+		case event.TurnStarted:
 			turn = it.Turn
-		case ItemCompacted:
-			if c := it.Compacted; c != nil {
+		case event.Compacted:
+			if c := it.Compaction; c != nil {
 				m.compactTo(c.Summary, c.Task, c.Upto)
 			}
-		case ItemCleared:
-			m.compactTo("", "", it.Upto)
-		case ItemAnchor:
+		case event.Cleared:
+			if c := it.Compaction; c != nil {
+				m.compactTo("", "", c.Upto)
+			}
+		case event.Anchor:
 			if a := it.Anchor; a != nil && a.PromptTokens > 0 {
 				m.acct = Accountant{anchor: a.PromptTokens, sent: a.HistoryTokens, valid: true}
 			}
-		case ItemDelegationStarted:
+		case event.DelegationStarted:
 			if d := it.Delegation; d != nil {
 				if _, ok := started[d.CallID]; !ok {
 					order = append(order, d.CallID)
 				}
-				started[d.CallID] = PendingDelegation{DelegationItem: *d, Turn: turn}
+				started[d.CallID] = PendingDelegation{DelegationEvent: *d, Turn: turn}
 			}
-		case ItemDelegationFinished:
+		case event.DelegationFinished:
 			if d := it.Delegation; d != nil {
 				delete(started, d.CallID)
 			}

@@ -4,19 +4,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
 func TestRebuildCompactionAndClear(t *testing.T) {
-	msg := func(c string) Item { m := user(c); return Item{Type: ItemMessage, Message: &m} }
-	items := []Item{msg("m0"), msg("m1"), msg("m2"), {Type: ItemCompacted, Compacted: &CompactedItem{Summary: "S1", Upto: 2}}, msg("m3"),
-		{Type: ItemCompacted, Compacted: &CompactedItem{Summary: "S2", Upto: 3}}, msg("m4")}
+	msg := func(c string) Item { m := user(c); return Item{Event: event.Event{Type: event.Message, Message: &m}} }
+	compacted := func(summary string, upto int) Item {
+		return Item{Event: event.Event{Type: event.Compacted, Compaction: &event.CompactionEvent{Summary: summary, Upto: upto}}}
+	}
+	items := []Item{msg("m0"), msg("m1"), msg("m2"), compacted("S1", 2), msg("m3"), compacted("S2", 3), msg("m4")}
 	m, _ := Rebuild(items)
 	h := m.History(nil)
 	if m.Summary != "S2" || m.Base != 3 || len(h) != 3 || !strings.Contains(h[0].Content, "S2") || h[1].Content != "m3" || h[2].Content != "m4" {
 		t.Errorf("after two compactions: base %d, history %+v", m.Base, h)
 	}
-	m, _ = Rebuild(append(items, Item{Type: ItemCleared, Upto: 5}, msg("m5")))
+	m, _ = Rebuild(append(items, Item{Event: event.Event{Type: event.Cleared, Compaction: &event.CompactionEvent{Upto: 5}}}, msg("m5")))
 	h = m.History(nil)
 	if m.Summary != "" || len(h) != 1 || h[0].Content != "m5" {
 		t.Errorf("after clear: %+v", h)

@@ -9,92 +9,19 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/event"
 )
 
-// RolloutVersion is written into every session_meta.
-const RolloutVersion = 1
+// RolloutVersion is written into every session_meta. Version 2 records
+// the events of package event, one per line; version 1 recorded items of
+// its own (read through convert.go, never rewritten). A resumed version 1
+// rollout goes on in version 2 lines after its old ones.
+const RolloutVersion = 2
 
-// Item types of a rollout.
-const (
-	ItemSessionMeta        = "session_meta"
-	ItemMessage            = "message"
-	ItemTurnStarted        = "turn_started"
-	ItemTurnFinished       = "turn_finished"
-	ItemDelegationStarted  = "delegation_started"
-	ItemDelegationFinished = "delegation_finished"
-	ItemCompacted          = "compacted"
-	ItemCleared            = "cleared"
-	ItemUsage              = "usage"
-	ItemAnchor             = "anchor"
-)
-
-// SessionMeta is the first line of every rollout.
-type SessionMeta struct {
-	ID       string    `json:"id"`
-	Kind     string    `json:"kind"`
-	Created  time.Time `json:"created"`
-	Cwd      string    `json:"cwd"`
-	Model    string    `json:"model"`
-	BoardID  string    `json:"board_id"`
-	ParentID string    `json:"parent_id,omitempty"`
-	TaskID   string    `json:"task_id,omitempty"`
-	Version  int       `json:"version"`
-}
-
-// DelegationItem records a delegation starting or finishing.
-type DelegationItem struct {
-	CallID     string `json:"call_id"`
-	Agent      string `json:"agent,omitempty"`
-	Task       string `json:"task,omitempty"`
-	SubSession string `json:"sub_session,omitempty"`
-	Ref        string `json:"ref,omitempty"`
-	Status     string `json:"status,omitempty"`
-	Recovered  bool   `json:"recovered,omitempty"`
-}
-
-// CompactedItem records a compaction: messages [0, Upto) are replaced by
-// Summary. Upto counts every message the session ever recorded. A
-// compaction in the middle of a turn keeps the request that turn works on
-// verbatim in Task.
-type CompactedItem struct {
-	Summary string `json:"summary"`
-	Upto    int    `json:"upto"`
-	Task    string `json:"task,omitempty"`
-}
-
-// AnchorItem records the provider's prompt_tokens of a response and the
-// estimate (HistoryTokens) of the history that request carried: the anchor
-// of the token measure, so a resumed session measures as its last process
-// did.
-type AnchorItem struct {
-	PromptTokens  int `json:"prompt_tokens"`
-	HistoryTokens int `json:"history_tokens"`
-}
-
-// UsageItem records the tokens of one model response under the label its
-// spend is booked to.
-type UsageItem struct {
-	Label string `json:"label"`
-	llm.Usage
-}
-
-// Item is one line of a rollout.
+// Item is one event of a rollout read back, after session_meta.
 type Item struct {
-	Type       string          `json:"type"`
-	Time       time.Time       `json:"ts"`
-	Meta       *SessionMeta    `json:"meta,omitempty"`
-	Message    *llm.Message    `json:"message,omitempty"`
-	Turn       int             `json:"turn,omitempty"`
-	Reason     string          `json:"reason,omitempty"`
-	Delegation *DelegationItem `json:"delegation,omitempty"`
-	Compacted  *CompactedItem  `json:"compacted,omitempty"`
-	Usage      *UsageItem      `json:"usage,omitempty"`
-	Anchor     *AnchorItem     `json:"anchor,omitempty"`
-	// Upto is the message count a cleared item drops.
-	Upto int `json:"upto,omitempty"`
-
-	// Line and Cut are set by LoadRolloutBounded: the item's line in the
+	event.Event
+	// Line and Cut are set by LoadRolloutBounded: the event's line in the
 	// file (1 is session_meta), and the strings it cut short.
 	Line int         `json:"-"`
 	Cut  []CutString `json:"-"`
@@ -108,7 +35,7 @@ func RolloutPath(home string, created time.Time, id string) string {
 		fmt.Sprintf("rollout-%s-%s.jsonl", c.Format("20060102T150405"), id))
 }
 
-// RolloutWriter appends items to a rollout. It is safe for concurrent use
+// RolloutWriter appends events to a rollout. It is safe for concurrent use
 // (parallel delegations record their start and finish at once).
 type RolloutWriter struct {
 	mu   sync.Mutex
@@ -118,7 +45,7 @@ type RolloutWriter struct {
 }
 
 // CreateRollout creates a new rollout file and writes its session_meta.
-func CreateRollout(path string, meta SessionMeta, now func() time.Time) (*RolloutWriter, error) {
+func CreateRollout(path string, meta event.SessionEvent, now func() time.Time) (*RolloutWriter, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create rollout %s: %w", path, err)
 	}
@@ -128,14 +55,14 @@ func CreateRollout(path string, meta SessionMeta, now func() time.Time) (*Rollou
 	}
 	w := &RolloutWriter{f: f, path: path, now: now}
 	meta.Version = RolloutVersion
-	if err := w.Write(Item{Type: ItemSessionMeta, Meta: &meta}, true); err != nil {
+	if err := w.Write(event.Event{Type: event.SessionMeta, Session: &meta}, true); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return w, nil
 }
 
-// AppendRollout opens an existing rollout to add items.
+// AppendRollout opens an existing rollout to add events.
 func AppendRollout(path string, now func() time.Time) (*RolloutWriter, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -173,9 +100,9 @@ func (w *RolloutWriter) terminateTornLine() error {
 // errReadOnly is what recording into a session opened read-only returns.
 var errReadOnly = errors.New("the session is open read-only: nothing can be recorded")
 
-// Write appends one item as one line (a single write), and syncs the file
+// Write appends one event as one line (a single write), and syncs the file
 // when sync is true. A nil writer (a session opened read-only) refuses.
-func (w *RolloutWriter) Write(it Item, sync bool) error {
+func (w *RolloutWriter) Write(it event.Event, sync bool) error {
 	if w == nil {
 		return errReadOnly
 	}
@@ -184,7 +111,7 @@ func (w *RolloutWriter) Write(it Item, sync bool) error {
 	}
 	line, err := json.Marshal(it)
 	if err != nil {
-		return fmt.Errorf("encode rollout item: %w", err)
+		return fmt.Errorf("encode rollout event %s: %w", it.Type, err)
 	}
 	line = append(line, '\n')
 	w.mu.Lock()

@@ -1,12 +1,15 @@
 package memory
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -20,7 +23,7 @@ func TestRolloutRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.DelegationStarted(DelegationItem{CallID: "d1", Agent: "explorer", Task: "t", SubSession: "sub"}); err != nil {
+	if err := s.DelegationStarted(event.DelegationEvent{CallID: "d1", Agent: "explorer", Task: "t", SubSession: "sub"}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -91,10 +94,38 @@ func FuzzParseRollout(f *testing.F) {
 	f.Add([]byte(`{"type":"session_meta","meta":{"id":"a","version":1}}` + "\n" + `{"type":"message","message":{"role":"user","content":"hi"}}` + "\n"))
 	f.Add([]byte(`{"type":"session_meta","meta":{"id":"a"}}` + "\n" + `{"type":"compacted","compacted":{"summary":"s","upto":99}}`))
 	f.Add([]byte("\n\n{"))
+	// Version 1 and version 2, and a version 1 rollout resumed since.
+	for _, name := range []string{"rollout-v1/lead.jsonl", "rollout-v1/sub.jsonl"} {
+		v1, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(v1)
+		f.Add(append(v1, `{"type":"cleared","time":"2026-11-29T10:01:00Z","agent":"","depth":0,"compacted":{"upto":2}}`+"\n"...))
+	}
+	f.Add([]byte(`{"type":"session_meta","time":"2026-11-29T10:00:00Z","agent":"","depth":0,"session":{"id":"a","version":2}}` + "\n" +
+		`{"type":"usage","time":"2026-11-29T10:00:01Z","agent":"","depth":0,"usage":{"requests":1,"label":"lead","prompt_tokens":3}}` + "\n" +
+		`{"type":"cleared","time":"2026-11-29T10:00:02Z","agent":"","depth":0,"compacted":{"upto":1}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRollout("f", data)
 		if err != nil {
 			return
+		}
+		// What the reader makes of a line (converted or not) is an event
+		// that, written as version 2, reads back the same.
+		for _, it := range r.Items {
+			once, err := json.Marshal(it.Event)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := decodeLine(once)
+			if err != nil {
+				t.Fatalf("%s: %v", once, err)
+			}
+			twice, _ := json.Marshal(back)
+			if string(once) != string(twice) {
+				t.Fatalf("an event does not read back as written:\n%s\n%s", once, twice)
+			}
 		}
 		mem, _ := Rebuild(r.Items)
 		_ = mem.History(nil)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
 )
@@ -68,7 +69,7 @@ func (st *Store) Create(ctx context.Context, o CreateOptions) (*Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	w, err := CreateRollout(in.Rollout, SessionMeta{ID: in.ID, Kind: in.Kind, Created: now, Cwd: in.Cwd, Model: in.Model, BoardID: in.BoardID, ParentID: in.ParentID}, st.Now)
+	w, err := CreateRollout(in.Rollout, event.SessionEvent{ID: in.ID, Kind: in.Kind, Created: now, Cwd: in.Cwd, Model: in.Model, BoardID: in.BoardID, ParentID: in.ParentID}, st.Now)
 	if err != nil {
 		lock.release()
 		return nil, err
@@ -161,7 +162,7 @@ func (st *Store) ResumeWith(ctx context.Context, ref string, o ResumeOptions) (_
 	}
 	s := &Session{st: st, w: w, lock: lock, info: in, mem: mem, Warnings: warnings, Pending: pending, interrupted: map[string]string{}}
 	for _, it := range r.Items {
-		if it.Type == ItemTurnStarted && it.Turn > s.turn {
+		if it.Type == event.TurnStarted && it.Turn > s.turn {
 			s.turn = it.Turn
 		}
 	}
@@ -209,7 +210,7 @@ func (s *Session) Memory() (summary string, base, total int) {
 // Append records a message as it joins the history (the loop's Append
 // hook): one rollout line, written now.
 func (s *Session) Append(m llm.Message) error {
-	if err := s.w.Write(Item{Type: ItemMessage, Message: &m}, false); err != nil {
+	if err := s.w.Write(event.Event{Type: event.Message, Message: &m}, false); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -237,7 +238,7 @@ func (s *Session) BeginTurn(ctx context.Context, prompt string) (int, error) {
 	s.turnStart = s.mem.Total()
 	title := s.info.Title
 	s.mu.Unlock()
-	if err := s.w.Write(Item{Type: ItemTurnStarted, Turn: turn}, true); err != nil {
+	if err := s.w.Write(event.Event{Type: event.TurnStarted, Turn: turn}, true); err != nil {
 		return turn, err
 	}
 	if title == "" {
@@ -252,7 +253,7 @@ func (s *Session) BeginTurn(ctx context.Context, prompt string) (int, error) {
 
 // EndTurn records a turn's end (synced) and bumps the row.
 func (s *Session) EndTurn(ctx context.Context, turn int, reason string) error {
-	if err := s.w.Write(Item{Type: ItemTurnFinished, Turn: turn, Reason: reason}, true); err != nil {
+	if err := s.w.Write(event.Event{Type: event.TurnFinished, Turn: turn, Reason: reason}, true); err != nil {
 		return err
 	}
 	now := s.st.Now().UTC()
@@ -265,18 +266,18 @@ func (s *Session) EndTurn(ctx context.Context, turn int, reason string) error {
 
 // DelegationStarted records a delegation starting (synced), so a killed
 // process leaves a rollout that says what was in flight.
-func (s *Session) DelegationStarted(d DelegationItem) error {
-	return s.w.Write(Item{Type: ItemDelegationStarted, Delegation: &d}, true)
+func (s *Session) DelegationStarted(d event.DelegationEvent) error {
+	return s.w.Write(event.Event{Type: event.DelegationStarted, Delegation: &d}, true)
 }
 
 // DelegationFinished records a delegation's end (synced).
-func (s *Session) DelegationFinished(d DelegationItem) error {
-	return s.w.Write(Item{Type: ItemDelegationFinished, Delegation: &d}, true)
+func (s *Session) DelegationFinished(d event.DelegationEvent) error {
+	return s.w.Write(event.Event{Type: event.DelegationFinished, Delegation: &d}, true)
 }
 
 // RecordUsage adds a response's tokens to the rollout and the spend table.
 func (s *Session) RecordUsage(ctx context.Context, label string, u llm.Usage) error {
-	if err := s.w.Write(Item{Type: ItemUsage, Usage: &UsageItem{Label: label, Usage: u}}, false); err != nil {
+	if err := s.w.Write(event.Event{Type: event.Usage, Usage: &event.UsageEvent{Requests: 1, Label: label, Usage: u}}, false); err != nil {
 		return err
 	}
 	return s.st.AddSpend(ctx, s.ID(), label, u)
@@ -286,7 +287,7 @@ func (s *Session) RecordUsage(ctx context.Context, label string, u llm.Usage) er
 // task, the request a mid-turn compaction cut into): recorded in the
 // rollout first (synced), then applied.
 func (s *Session) Compacted(ctx context.Context, summary, task string, upto int) error {
-	if err := s.w.Write(Item{Type: ItemCompacted, Compacted: &CompactedItem{Summary: summary, Upto: upto, Task: task}}, true); err != nil {
+	if err := s.w.Write(event.Event{Type: event.Compacted, Compaction: &event.CompactionEvent{Summary: summary, Upto: upto, Task: task}}, true); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -301,7 +302,7 @@ func (s *Session) Clear(ctx context.Context) error {
 	s.mu.Lock()
 	upto := s.mem.Total()
 	s.mu.Unlock()
-	if err := s.w.Write(Item{Type: ItemCleared, Upto: upto}, true); err != nil {
+	if err := s.w.Write(event.Event{Type: event.Cleared, Compaction: &event.CompactionEvent{Upto: upto}}, true); err != nil {
 		return err
 	}
 	s.mu.Lock()

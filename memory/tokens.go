@@ -1,6 +1,9 @@
 package memory
 
-import "github.com/yagent/yagent/llm"
+import (
+	"github.com/yagent/yagent/event"
+	"github.com/yagent/yagent/llm"
+)
 
 // Accountant measures how many tokens the next request will carry. The
 // anchor is the provider's prompt_tokens of the last response (what the
@@ -8,7 +11,7 @@ import "github.com/yagent/yagent/llm"
 // only how the history differs from the one that request carried is
 // estimated. Compaction (between turns and mid-turn), the pressure line and
 // budgets all use this one measure. The anchor is recorded in the rollout
-// (an anchor item), so a resumed session measures as the process that
+// (an anchor event), so a resumed session measures as the process that
 // wrote it would have; a compaction or /clear voids it.
 type Accountant struct {
 	anchor int // provider's prompt_tokens of the last response
@@ -58,7 +61,7 @@ func (s *Session) Observe(resp llm.Response) error {
 	}
 	*a = Accountant{anchor: resp.Usage.PromptTokens, sent: sent, valid: true}
 	s.mu.Unlock()
-	return s.w.Write(Item{Type: ItemAnchor, Anchor: &AnchorItem{PromptTokens: resp.Usage.PromptTokens, HistoryTokens: sent}}, false)
+	return s.w.Write(event.Event{Type: event.Anchor, Anchor: &event.AnchorEvent{PromptTokens: resp.Usage.PromptTokens, HistoryTokens: sent}}, false)
 }
 
 // Measure returns the tokens of the next request if it carries History():

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/memory"
 )
@@ -37,8 +38,8 @@ func BenchmarkBatchState(b *testing.B) {
 		}
 		p.Delegations = append(p.Delegations, pd)
 		if i < 150 {
-			s.DelegationStarted(memory.DelegationItem{CallID: id, Agent: "worker", Task: "t"})
-			s.DelegationFinished(memory.DelegationItem{CallID: id, Agent: "worker", Status: "ok", Ref: "worker/20261129T100000Z_abcd-1-000001"})
+			s.DelegationStarted(event.DelegationEvent{CallID: id, Agent: "worker", Task: "t"})
+			s.DelegationFinished(event.DelegationEvent{CallID: id, Agent: "worker", Status: "ok", Ref: "worker/20261129T100000Z_abcd-1-000001"})
 		}
 	}
 	srv, err := New(Options{Sessions: st, Board: blackboard.Open(filepath.Join(home, "notes")), Token: "t", Now: time.Now})

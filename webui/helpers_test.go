@@ -14,6 +14,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
@@ -81,9 +82,9 @@ func newFixture(t *testing.T) *fixture {
 		{ID: "call_b", Name: "delegate", Arguments: `{"agent":"reviewer","task":"Review WriteNote"}`},
 	}}))
 	subA := create(memory.CreateOptions{Kind: memory.KindSubagent, Cwd: "/w", ParentID: fx.run.ID(), BoardID: fx.run.BoardID(), Title: "explorer: Map the packages"})
-	must(fx.run.DelegationStarted(memory.DelegationItem{CallID: "call_a", Agent: "explorer", Task: "Map the packages", SubSession: subA.ID()}))
+	must(fx.run.DelegationStarted(event.DelegationEvent{CallID: "call_a", Agent: "explorer", Task: "Map the packages", SubSession: subA.ID()}))
 	subB := create(memory.CreateOptions{Kind: memory.KindSubagent, Cwd: "/w", ParentID: fx.run.ID(), BoardID: fx.run.BoardID(), Title: "reviewer: Review WriteNote"})
-	must(fx.run.DelegationStarted(memory.DelegationItem{CallID: "call_b", Agent: "reviewer", Task: "Review WriteNote", SubSession: subB.ID()}))
+	must(fx.run.DelegationStarted(event.DelegationEvent{CallID: "call_b", Agent: "reviewer", Task: "Review WriteNote", SubSession: subB.ID()}))
 	must(subA.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 1200, CachedTokens: 200, CompletionTokens: 34}))
 	must(subB.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 900, CompletionTokens: 56}))
 	a, err := fx.board.WriteNote(fx.run.BoardID(), blackboard.NewNote{
@@ -93,14 +94,14 @@ func newFixture(t *testing.T) *fixture {
 	})
 	must(err)
 	fx.refA = a.Ref
-	must(fx.run.DelegationFinished(memory.DelegationItem{CallID: "call_a", Agent: "explorer", Ref: a.Ref, Status: "ok", SubSession: subA.ID()}))
+	must(fx.run.DelegationFinished(event.DelegationEvent{CallID: "call_a", Agent: "explorer", Ref: a.Ref, Status: "ok", SubSession: subA.ID()}))
 	b, err := fx.board.WriteNote(fx.run.BoardID(), blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusPartial, Agent: "reviewer", Task: "Review WriteNote", Conclusion: "Atomic; names unique.", Reason: "ran out of steps"},
 		Body:    "Review body with a [link](https://example.com).",
 	})
 	must(err)
 	fx.refB = b.Ref
-	must(fx.run.DelegationFinished(memory.DelegationItem{CallID: "call_b", Agent: "reviewer", Ref: b.Ref, Status: "partial", SubSession: subB.ID()}))
+	must(fx.run.DelegationFinished(event.DelegationEvent{CallID: "call_b", Agent: "reviewer", Ref: b.Ref, Status: "partial", SubSession: subB.ID()}))
 	must(fx.run.Append(llm.Message{Role: llm.RoleTool, ToolCallID: "call_a", Content: "status: ok\nref: " + a.Ref}))
 	must(fx.run.Append(llm.Message{Role: llm.RoleTool, ToolCallID: "call_b", Content: "status: partial\nref: " + b.Ref}))
 	must(fx.run.Append(llm.Message{Role: llm.RoleAssistant, Content: "The module is **tidy**.", Reasoning: "Both notes agree."}))
@@ -125,11 +126,11 @@ func newFixture(t *testing.T) *fixture {
 	dir := t.TempDir()
 	mkfile(t, filepath.Join(dir, "plan.yaml"), readFile(t, "testdata/live-batch.yaml"))
 	fx.batch = create(memory.CreateOptions{Kind: memory.KindBatch, Cwd: dir, Model: "m", BoardID: "ui-live", Title: "batch plan.yaml"})
-	must(fx.batch.DelegationStarted(memory.DelegationItem{CallID: "packages", Agent: "explorer", Task: "List the top-level packages of this module."}))
-	must(fx.batch.DelegationStarted(memory.DelegationItem{CallID: "deps", Agent: "explorer", Task: "List the dependencies in go.mod."}))
+	must(fx.batch.DelegationStarted(event.DelegationEvent{CallID: "packages", Agent: "explorer", Task: "List the top-level packages of this module."}))
+	must(fx.batch.DelegationStarted(event.DelegationEvent{CallID: "deps", Agent: "explorer", Task: "List the dependencies in go.mod."}))
 	p, err := fx.board.WriteNote("ui-live", blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Conclusion: "listed", Key: "batch:packages"}})
 	must(err)
-	must(fx.batch.DelegationFinished(memory.DelegationItem{CallID: "packages", Agent: "explorer", Ref: p.Ref, Status: "ok"}))
+	must(fx.batch.DelegationFinished(event.DelegationEvent{CallID: "packages", Agent: "explorer", Ref: p.Ref, Status: "ok"}))
 
 	fx.srv, err = New(Options{Sessions: st, Board: fx.board, Index: blackboard.IndexOptions{MaxNotes: 20, LineChars: 160},
 		Cwd: "/w", Token: testToken, Poll: 20 * time.Millisecond, Now: st.Now})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
@@ -196,28 +197,28 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 	var out []entry
 	for _, it := range ro.Items {
 		switch it.Type {
-		case memory.ItemTurnStarted:
+		case event.TurnStarted:
 			out = append(out, entry{Kind: "turn", Time: it.Time, Turn: it.Turn})
-		case memory.ItemMessage:
+		case event.Message:
 			if it.Message != nil {
 				out = append(out, s.messageEntry(in.ID, it, names))
 			}
-		case memory.ItemDelegationStarted, memory.ItemDelegationFinished:
+		case event.DelegationStarted, event.DelegationFinished:
 			if d := it.Delegation; d != nil {
 				e := entry{Kind: "delegation", Time: it.Time, Agent: d.Agent, Status: d.Status, Ref: d.Ref, NoteHref: noteHref(in.BoardID, d.Ref), Text: d.Task}
 				if d.SubSession != "" {
 					e.SubHref = sessionHref(d.SubSession)
 				}
-				if it.Type == memory.ItemDelegationStarted {
+				if it.Type == event.DelegationStarted {
 					e.Status = "started"
 				}
 				out = append(out, e)
 			}
-		case memory.ItemCompacted:
-			if it.Compacted != nil {
-				out = append(out, entry{Kind: "compacted", Time: it.Time, Text: it.Compacted.Summary, TextCut: cutLinks(in.ID, it)["compacted.summary"]})
+		case event.Compacted:
+			if it.Compaction != nil {
+				out = append(out, entry{Kind: "compacted", Time: it.Time, Text: it.Compaction.Summary, TextCut: cutLinks(in.ID, it)["compacted.summary"]})
 			}
-		case memory.ItemCleared:
+		case event.Cleared:
 			out = append(out, entry{Kind: "cleared", Time: it.Time})
 		}
 	}
@@ -444,7 +445,7 @@ func (s *Server) notebookPage(w http.ResponseWriter, r *http.Request) {
 		Crumbs: append(sessionCrumbs(in), crumb{sessionHref(in.ID) + "/notebook", "notebook"}), Data: d})
 }
 
-// tokens totals a session's usage items.
+// tokens totals a session's usage events.
 type tokens struct{ Prompt, Cached, Completion, Requests int }
 
 func (t tokens) String() string {
@@ -464,11 +465,11 @@ func (s *Server) sessionTokens(r *http.Request, id string) tokens {
 		return t
 	}
 	for _, it := range ro.Items {
-		if it.Type == memory.ItemUsage && it.Usage != nil {
+		if it.Type == event.Usage && it.Usage != nil {
 			t.Prompt += it.Usage.PromptTokens
 			t.Cached += it.Usage.CachedTokens
 			t.Completion += it.Usage.CompletionTokens
-			t.Requests++
+			t.Requests += it.Usage.Requests
 		}
 	}
 	return t

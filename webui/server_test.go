@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -410,7 +411,7 @@ func TestBatchEvents(t *testing.T) {
 		t.Fatalf("first event: %s; want %s", got, want)
 	}
 	// deps fails: summary depends on it, so it is skipped and the run is over.
-	if err := fx.batch.DelegationFinished(memory.DelegationItem{CallID: "deps", Agent: "explorer", Status: string(blackboard.StatusError)}); err != nil {
+	if err := fx.batch.DelegationFinished(event.DelegationEvent{CallID: "deps", Agent: "explorer", Status: string(blackboard.StatusError)}); err != nil {
 		t.Fatal(err)
 	}
 	m := next()
@@ -459,15 +460,15 @@ func TestBatchProcessGone(t *testing.T) {
 func TestTimelineParallelBars(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	item := func(typ string, ms int, call, status string) memory.Item {
-		return memory.Item{Type: typ, Time: at(ms), Delegation: &memory.DelegationItem{CallID: call, Agent: "a-" + call, Status: status, Ref: "x/20261129T100000Z_abcd-1-00000" + call[len(call)-1:]}}
+	item := func(typ event.Type, ms int, call, status string) memory.Item {
+		return memory.Item{Event: event.Event{Type: typ, Time: at(ms), Delegation: &event.DelegationEvent{CallID: call, Agent: "a-" + call, Status: status, Ref: "x/20261129T100000Z_abcd-1-00000" + call[len(call)-1:]}}}
 	}
-	ro := &memory.Rollout{Meta: memory.SessionMeta{Created: t0}, Items: []memory.Item{
-		item(memory.ItemDelegationStarted, 100, "c1", ""),
-		item(memory.ItemDelegationStarted, 200, "c2", ""),
-		item(memory.ItemDelegationFinished, 500, "c1", "ok"),
-		item(memory.ItemDelegationFinished, 900, "c2", "error"),
-		item(memory.ItemDelegationStarted, 950, "c3", ""),
+	ro := &memory.Rollout{Meta: event.SessionEvent{Created: t0}, Items: []memory.Item{
+		item(event.DelegationStarted, 100, "c1", ""),
+		item(event.DelegationStarted, 200, "c2", ""),
+		item(event.DelegationFinished, 500, "c1", "ok"),
+		item(event.DelegationFinished, 900, "c2", "error"),
+		item(event.DelegationStarted, 950, "c3", ""),
 	}}
 	d := buildTimeline(memory.Info{BoardID: "b"}, ro, at(1100))
 	if len(d.Bars) != 3 {
@@ -528,11 +529,16 @@ func TestStaticAssetsEmbedded(t *testing.T) {
 // pictures: no bar left of its axis or past the right edge, none thinner
 // than the minimum, no panic.
 func FuzzTimeline(f *testing.F) {
+	// Version 1 and version 2 rollouts.
 	f.Add([]byte(`{"type":"session_meta","ts":"2026-11-29T10:00:00Z","meta":{"id":"s","created":"2026-11-29T10:00:00Z"}}
 {"type":"delegation_started","ts":"2026-11-29T10:00:01Z","delegation":{"call_id":"a","agent":"x"}}
 {"type":"delegation_started","ts":"2026-11-29T10:00:02Z","delegation":{"call_id":"b","agent":"y"}}
 {"type":"delegation_finished","ts":"2026-11-29T10:00:00Z","delegation":{"call_id":"b","status":"ok","ref":"y/20261129T100000Z_abcd-1-000001"}}
 {"type":"delegation_finished","ts":"2026-11-29T10:00:03Z","delegation":{"call_id":"c","status":"error"}}
+`))
+	f.Add([]byte(`{"type":"session_meta","time":"2026-11-29T10:00:00Z","agent":"","depth":0,"session":{"id":"s","created":"2026-11-29T10:00:00Z","version":2}}
+{"type":"delegation_started","time":"2026-11-29T10:00:01Z","agent":"","depth":0,"delegation":{"call_id":"a","agent":"x"}}
+{"type":"delegation_finished","time":"2026-11-29T09:59:00Z","agent":"","depth":0,"delegation":{"call_id":"a","agent":"x","status":"ok"}}
 `))
 	now := time.Date(2026, 11, 29, 10, 0, 5, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -64,10 +65,10 @@ func buildTimeline(in memory.Info, ro *memory.Rollout, now time.Time) timelineDa
 			continue
 		}
 		switch it.Type {
-		case memory.ItemDelegationStarted:
+		case event.DelegationStarted:
 			byCall[dl.CallID] = len(d.Bars)
 			d.Bars = append(d.Bars, bar{CallID: dl.CallID, Agent: dl.Agent, Task: dl.Task, SubSession: dl.SubSession, Start: it.Time, Running: true, Status: "running"})
-		case memory.ItemDelegationFinished:
+		case event.DelegationFinished:
 			i, ok := byCall[dl.CallID]
 			if !ok { // recovered after a crash without its start line
 				i = len(d.Bars)

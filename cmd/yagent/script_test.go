@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/memory"
@@ -166,7 +167,7 @@ func cmdRolloutCheck(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		seen := map[int]bool{}
 		for _, it := range r.Items {
-			if it.Type == memory.ItemTurnStarted {
+			if it.Type == event.TurnStarted {
 				if seen[it.Turn] {
 					ts.Fatalf("rolloutcheck: %s: turn %d started twice", m, it.Turn)
 				}

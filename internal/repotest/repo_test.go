@@ -220,10 +220,11 @@ var layering = map[string][]string{
 	"webui":      {"director", "agents", "sleep", "kb", "mcp", "queue", "tui", "sandbox"},
 	"batch":      {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "sandbox"},
 	"app":        {"director", "batch", "memory", "notebook", "sleep", "queue", "tui", "webui"},
-	"change":     {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox", "tui", "webui", "batch", "app", "internal"},
+	"change":     {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox", "tui", "webui", "batch", "app", "internal", "event", "chat", "complete", "demo"},
 	"chat":       {"batch", "queue", "webui", "mcp", "kb"},
 	"complete":   {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "queue", "batch", "chat"},
 	"demo":       {"agents", "director", "memory", "app", "blackboard", "kb", "mcp", "tui", "webui"},
+	"event":      {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "internal", "change", "chat", "complete", "demo"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 
