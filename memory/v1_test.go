@@ -29,7 +29,8 @@ const (
 // fixtures, as an older yagent left them.
 func installV1(t *testing.T, st *Store) {
 	t.Helper()
-	for id, file := range map[string]string{v1Lead: "lead.jsonl", v1Sub: "sub.jsonl"} {
+	for _, f := range [][2]string{{v1Lead, "lead.jsonl"}, {v1Sub, "sub.jsonl"}} { // in this order, every run
+		id, file := f[0], f[1]
 		o := CreateOptions{ID: id, Kind: KindRun, Cwd: "/work/demo", Model: "gpt-test"}
 		if id == v1Sub {
 			o.Kind, o.ParentID, o.BoardID = KindSubagent, v1Lead, v1Lead

@@ -40,7 +40,9 @@ func TestV1Rollout(t *testing.T) {
 	st := memory.NewStore(db, home)
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	st.Now = func() time.Time { now = now.Add(time.Second); return now }
-	for id, file := range map[string]string{lead: "lead.jsonl", sub: "sub.jsonl"} {
+	// In this order: st.Now counts, so the rows' times depend on it.
+	for _, f := range [][2]string{{lead, "lead.jsonl"}, {sub, "sub.jsonl"}} {
+		id, file := f[0], f[1]
 		o := memory.CreateOptions{ID: id, Kind: memory.KindRun, Cwd: "/work/demo", Model: "gpt-test", Title: "Map the packages and say which one writes notes."}
 		if id == sub {
 			o.Kind, o.ParentID, o.BoardID, o.Title = memory.KindSubagent, lead, lead, "explorer: Map the packages"
