@@ -23,6 +23,13 @@
 # test is worth a look: a flaky failure would count a mutant as killed).
 # The line printed then names the part measured.
 #
+# Where this script applies a mutant itself, each judging package's test
+# binary is built once (vet off) and run in the package's directory: first
+# the quick tests mutation.conf names (first=), then every test. A mutant
+# the quick pass kills is killed (a real test failed); one it does not is
+# judged by the whole suite, so the quick pass changes no verdict, only the
+# time (./sandbox: 2 s instead of 35-60 s on a busy machine).
+#
 # A package whose code runs in a child process its tests start (the
 # sandbox's helper, in the re-executed test binary's init) names the
 # packages whose tests judge its mutants (tests=A,B in mutation.conf):
@@ -100,6 +107,7 @@ for pkg in "${pkgs[@]}"; do
   for w in "${words[@]}"; do
     case "$w" in
       tests=*) IFS=, read -r -a testpkgs <<<"${w#tests=}" ;;
+      first=*) ;; # read by run_tests
       *) files="$files $w" ;;
     esac
   done
@@ -140,16 +148,39 @@ for pkg in "${pkgs[@]}"; do
   # other (the first to fail ends the run), so the mutant lived; past the
   # limit a run counts as killed, as gremlins counts TIMED OUT.
   run_tests() {
-    local t
+    local t i=0 bins=() rc
+    # Each judging package's test binary, built once (vet off: a vet
+    # complaint is no behaviour).
     for t in "${testpkgs[@]}"; do
-      local rc=0
-      timeout "$limit" go test -count=1 -failfast "$t" >"$scratch/run.log" 2>&1 || rc=$?
-      if [ "$rc" -ne 0 ]; then
-        echo "killed $1 by $t: $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .*' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
+      if ! go test -c -vet=off -o "$scratch/judge$i.test" "$t" >"$scratch/run.log" 2>&1; then
+        echo "killed $1 by $t: its tests do not build: $(head -c 300 "$scratch/run.log" | tr '\n' ' ')" >>"$log"
         return 1
       fi
+      bins+=("$scratch/judge$i.test")
+      i=$((i + 1))
     done
-    echo "lived $1" >>"$log"
+    # judge PASS I [ARGS]: the I-th package's tests, run as go test would
+    # (in its directory), the first failure ending the run.
+    judge() {
+      local t=${testpkgs[$2]}
+      rc=0
+      (cd "$t" && timeout "$limit" "${bins[$2]}" -test.count=1 -test.failfast -test.timeout=0 "${@:3}") >"$scratch/run.log" 2>&1 || rc=$?
+      [ "$rc" -eq 0 ] && return 0
+      echo "killed $mutant by $t ($1): $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .*' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
+      return 1
+    }
+    local mutant=$1
+    # The quick tests of each package first (first= in mutation.conf),
+    # then every test: the quick pass only saves time on mutants it kills.
+    for i in "${!testpkgs[@]}"; do
+      local first
+      first=$(awk -v p="${testpkgs[$i]}" '$1 == p {for (i = 2; i <= NF; i++) if ($i ~ /^first=/) print substr($i, 7)}' scripts/mutation.conf)
+      [ -z "$first" ] || judge first "$i" -test.run "$first" || return 1
+    done
+    for i in "${!testpkgs[@]}"; do
+      judge all "$i" || return 1
+    done
+    echo "lived $mutant" >>"$log"
   }
   # viable: the mutated package still compiles.
   viable() { go build "$pkg" >/dev/null 2>&1; }
