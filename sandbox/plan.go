@@ -111,7 +111,7 @@ func (p *Policy) plan(tmp string) (*plan, error) {
 			missing := append(missingProtected(p.Workspace), missingHooks...)
 			// A placeholder of an earlier command, lingering, exists but
 			// is held again: else its removal could come between this
-			// plan and the view's bind (the command would not start).
+			// plan and the view's bind, and the command create the name.
 			pl.placeholders = append(slices.Clone(missing), ownPlaceholders(pl.protected)...)
 			pl.protected = append(pl.protected, missing...)
 		}
