@@ -60,6 +60,20 @@ func (p *Policy) hold(paths []string) (release func(), err error) {
 	return release, nil
 }
 
+// ownPlaceholders are the paths among ps that are this process's
+// placeholders, held or lingering.
+func ownPlaceholders(ps []string) []string {
+	placeholders.Lock()
+	defer placeholders.Unlock()
+	var out []string
+	for _, path := range ps {
+		if _, ok := placeholders.linger[path]; ok || placeholders.refs[path] > 0 {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
 func (p *Policy) markerDir(path string) string {
 	root := p.paths().home
 	if root == "" {

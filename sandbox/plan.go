@@ -108,8 +108,12 @@ func (p *Policy) plan(tmp string) (*plan, error) {
 	switch mech {
 	case View:
 		if p.mode() == WorkspaceWrite {
-			pl.placeholders = append(missingProtected(p.Workspace), missingHooks...)
-			pl.protected = append(pl.protected, pl.placeholders...)
+			missing := append(missingProtected(p.Workspace), missingHooks...)
+			// A placeholder of an earlier command, lingering, exists but
+			// is held again: else its removal could come between this
+			// plan and the view's bind, and the command create the name.
+			pl.placeholders = append(slices.Clone(missing), ownPlaceholders(pl.protected)...)
+			pl.protected = append(pl.protected, missing...)
 		}
 		pl.hidden = p.hiddenPaths()
 		pl.ops = p.viewOps(pl)

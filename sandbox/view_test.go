@@ -134,8 +134,25 @@ func TestPlaceholdersShared(t *testing.T) {
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("the placeholder outlived its linger")
 	}
+	// A command planned while a placeholder lingers holds it: its linger
+	// ending before the command starts (a busy machine) must not leave
+	// the name missing from the view, where the command could create it.
+	run(t, p, b.ws, "true")
+	c, err := p.Command(childCtx(t), b.ws, "sh", "-c", "mkdir -p .yagent/x 2>/dev/null && echo created; test -d .yagent && echo held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if o, _ := c.CombinedOutput(); strings.Contains(string(o), "created") || !strings.Contains(string(o), "held") {
+		t.Errorf("a command planned while the placeholder lingered, started after its linger: %q; want .yagent there, read-only", o)
+	}
+	if _, err := os.Stat(filepath.Join(yagent, "x")); err == nil {
+		t.Error("a command created .yagent/x")
+	}
+	flushPlaceholders()
+	os.RemoveAll(yagent)
 	// A person's own .yagent, made while a command runs, stays.
-	c, _ := p.Command(childCtx(t), b.ws, "sleep", "0.5")
+	c, _ = p.Command(childCtx(t), b.ws, "sleep", "0.5")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

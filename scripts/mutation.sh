@@ -11,6 +11,25 @@
 #   scripts/mutation.sh ./webui ./sleep # some
 #   GREMLINS_WORKERS=1 scripts/mutation.sh ./sandbox
 #
+# A long package is measured in parts (run them one after the other, or
+# side by side on an idle machine, and add the lines up):
+#   MUTATION_PARTS=hand scripts/mutation.sh ./sandbox   # hand mutants only
+#   MUTATION_PARTS=gremlins MUTATION_FILES="plan.go split.go" \
+#     scripts/mutation.sh ./sandbox                     # those files' only
+# MUTATION_APPLY=1 applies every gremlins mutant here (as for tests=
+# below) instead of letting gremlins run them: a mutant no test covers is
+# judged too, and MUTATION_LOG=FILE records for each mutant its verdict
+# and the tests that failed (a kill by an unrelated or timing-sensitive
+# test is worth a look: a flaky failure would count a mutant as killed).
+# The line printed then names the part measured.
+#
+# Where this script applies a mutant itself, each judging package's test
+# binary is built once (vet off) and run in the package's directory: first
+# the quick tests mutation.conf names (first=), one by one in that order,
+# then all the others. Every test runs once and a failure ends the run: the
+# order changes no verdict, only the time a killed mutant costs (./sandbox:
+# seconds instead of 35-60 s on a busy machine).
+#
 # A package whose code runs in a child process its tests start (the
 # sandbox's helper, in the re-executed test binary's init) names the
 # packages whose tests judge its mutants (tests=A,B in mutation.conf):
@@ -32,6 +51,13 @@ trap 'git worktree remove --force "$scratch" >/dev/null 2>&1 || true; rm -rf "$s
 git worktree add --detach "$scratch" HEAD >/dev/null
 cd "$scratch"
 
+parts=${MUTATION_PARTS:-all}
+case "$parts" in all | gremlins | hand) ;; *)
+  echo "mutation.sh: MUTATION_PARTS is all, gremlins or hand, not $parts" >&2
+  exit 2
+  ;;
+esac
+log=${MUTATION_LOG:-/dev/null}
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
   mapfile -t pkgs < <(grep -v '^#' scripts/mutation.conf | awk 'NF {print $1}')
@@ -81,10 +107,20 @@ for pkg in "${pkgs[@]}"; do
   for w in "${words[@]}"; do
     case "$w" in
       tests=*) IFS=, read -r -a testpkgs <<<"${w#tests=}" ;;
+      first=*) ;; # read by run_tests
       *) files="$files $w" ;;
     esac
   done
   files="${files# }"
+  if [ -n "${MUTATION_FILES:-}" ]; then
+    for f in $MUTATION_FILES; do
+      if [ "$files" != "*" ] && [[ " $files " != *" $f "* ]]; then
+        echo "mutation.sh: $f is not among the files of $pkg in scripts/mutation.conf" >&2
+        exit 2
+      fi
+    done
+    files="$MUTATION_FILES"
+  fi
   # gremlins walks the package's directory and its subdirectories, and
   # matches --exclude-files against paths relative to the package: keep
   # the files listed ("*": those built on this system) and nothing below.
@@ -112,10 +148,44 @@ for pkg in "${pkgs[@]}"; do
   # other (the first to fail ends the run), so the mutant lived; past the
   # limit a run counts as killed, as gremlins counts TIMED OUT.
   run_tests() {
-    local t
+    local t i=0 bins=() rc
+    # Each judging package's test binary, built once (vet off: a vet
+    # complaint is no behaviour).
     for t in "${testpkgs[@]}"; do
-      timeout "$limit" go test -count=1 -failfast "$t" >/dev/null 2>&1 || return 1
+      if ! go test -c -vet=off -o "$scratch/judge$i.test" "$t" >"$scratch/run.log" 2>&1; then
+        echo "killed $1 by $t: its tests do not build: $(head -c 300 "$scratch/run.log" | tr '\n' ' ')" >>"$log"
+        return 1
+      fi
+      bins+=("$scratch/judge$i.test")
+      i=$((i + 1))
     done
+    # judge PASS I [ARGS]: the I-th package's tests, run as go test would
+    # (in its directory), the first failure ending the run.
+    judge() {
+      local t=${testpkgs[$2]}
+      rc=0
+      (cd "$t" && timeout "$limit" "${bins[$2]}" -test.count=1 -test.failfast -test.timeout=0 "${@:3}") >"$scratch/run.log" 2>&1 || rc=$?
+      [ "$rc" -eq 0 ] && return 0
+      echo "killed $mutant by $t ($1): $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .*' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
+      return 1
+    }
+    local mutant=$1
+    # The quick tests of each package first, one by one in the order
+    # mutation.conf names them (first=), then the rest of them: each test
+    # runs once, and a mutant the quick ones kill costs seconds.
+    for i in "${!testpkgs[@]}"; do
+      local first f
+      first=$(awk -v p="${testpkgs[$i]}" '$1 == p {for (i = 2; i <= NF; i++) if ($i ~ /^first=/) print substr($i, 7)}' scripts/mutation.conf)
+      if [ -z "$first" ]; then
+        judge all "$i" || return 1
+        continue
+      fi
+      for f in ${first//,/ }; do
+        judge first "$i" -test.run "^$f\$" || return 1
+      done
+      judge rest "$i" -test.skip "^(${first//,/|})\$" || return 1
+    done
+    echo "lived $mutant" >>"$log"
   }
   # viable: the mutated package still compiles.
   viable() { go build "$pkg" >/dev/null 2>&1; }
@@ -123,7 +193,9 @@ for pkg in "${pkgs[@]}"; do
   out="$scratch/.gremlins-$(echo "${pkg#./}" | tr / _).json"
   killed=0 lived=0 notcov=0 timedout=0 nonviable=0
   mutants() { sed -nE "s/^ *($1) ([A-Z_]+) at ([^:]+):([0-9]+):([0-9]+).*/\2 \3 \4 \5/p" "$out.log"; }
-  if [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
+  if [ "$parts" = hand ]; then
+    : # no gremlins mutant
+  elif [ -n "${MUTATION_APPLY:-}" ] || [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
     # Every mutant, covered or not, applied here and judged by testpkgs.
     "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     while read -r typ file ln col; do
@@ -132,7 +204,7 @@ for pkg in "${pkgs[@]}"; do
         echo "  $pkg LIVED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
       elif ! viable; then
         nonviable=$((nonviable + 1))
-      elif run_tests; then
+      elif run_tests "$typ $file:$ln:$col"; then
         lived=$((lived + 1))
         echo "  $pkg LIVED $typ at $file:$ln:$col" >&2
       else
@@ -163,7 +235,7 @@ for pkg in "${pkgs[@]}"; do
         echo "  $pkg NOT COVERED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
       elif ! viable; then
         nonviable=$((nonviable + 1))
-      elif run_tests; then
+      elif run_tests "$typ $file:$ln:$col"; then
         notcov=$((notcov + 1))
         echo "  $pkg NOT COVERED $typ at $file:$ln:$col (applied by mutation.sh: it lived)" >&2
       else
@@ -174,7 +246,7 @@ for pkg in "${pkgs[@]}"; do
   fi
   hk=0 hs=0
   dir="scripts/mutants/$(echo "${pkg#./}" | tr / _)"
-  if [ -d "$dir" ]; then
+  if [ -d "$dir" ] && [ "$parts" != gremlins ]; then
     for patch in "$dir"/*.patch; do
       [ -e "$patch" ] || continue
       if ! git apply "$patch" 2>/dev/null; then
@@ -184,7 +256,7 @@ for pkg in "${pkgs[@]}"; do
         echo "  survived: $patch (no longer applies: regenerate it)" >&2
         continue
       fi
-      if run_tests; then
+      if run_tests "$patch"; then
         hs=$((hs + 1))
         echo "  survived: $patch" >&2
       else
@@ -197,5 +269,8 @@ for pkg in "${pkgs[@]}"; do
   total=$((k + lived + notcov + hs))
   eff=$(awk -v k=$k -v t=$total 'BEGIN { if (t == 0) print "n/a"; else printf "%.1f%%", 100 * k / t }')
   [ "$nonviable" -eq 0 ] || echo "  $pkg: $nonviable mutants did not compile (not counted)" >&2
-  printf '%-18s %8d %7d %9s  %s\n' "$pkg" "$total" "$k" "$eff" "$(date +%F)"
+  what=""
+  [ "$parts" = all ] || what=" ($parts only)"
+  [ -z "${MUTATION_FILES:-}" ] || [ "$parts" = hand ] || what="$what (gremlins: $files)"
+  printf '%-18s %8d %7d %9s  %s%s\n' "$pkg" "$total" "$k" "$eff" "$(date +%F)" "$what"
 done
