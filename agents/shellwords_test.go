@@ -297,3 +297,24 @@ func FuzzCommandWords(f *testing.F) {
 		}
 	})
 }
+
+// TestEmptyPrefixMatchesNothing: an empty prefix is no prefix of every
+// command, wherever it comes from — an empty shell_allow rule (config
+// and matchesRule refuse it too) or an empty prefix in a session's set
+// (add refuses it too): the match itself refuses it.
+func TestEmptyPrefixMatchesNothing(t *testing.T) {
+	a := NewApprovals()
+	a.mu.Lock()
+	a.prefixes = append(a.prefixes, []string{}, nil) // as if something had let them in
+	a.mu.Unlock()
+	for _, words := range [][]string{{"touch", "x"}, {"ls"}} {
+		if a.match(words) {
+			t.Errorf("an empty session prefix matches %q", words)
+		}
+		for _, prefix := range [][]string{nil, {}} {
+			if hasPrefix(words, prefix) {
+				t.Errorf("hasPrefix(%q, %q) = true; want false", words, prefix)
+			}
+		}
+	}
+}

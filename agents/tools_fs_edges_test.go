@@ -313,6 +313,22 @@ func TestProtectedIgnorables(t *testing.T) {
 	}
 }
 
+// TestProtectedFoldsEveryCase: a protected name is compared as a
+// case-insensitive filesystem folds it, through every rune of a letter's
+// fold orbit — the long s (U+017F) is s and S, the Kelvin sign (U+212A)
+// is k and K — not only its upper and lower case.
+func TestProtectedFoldsEveryCase(t *testing.T) {
+	w := demoWorkspace(t)
+	for _, p := range []string{".mcp.j\u017fon", ".claude/\u017fettings.json", ".CLAUDE/\u017fETTINGS.JSON", "sub/.mcp.j\u017fon"} {
+		if !protected(w, p) {
+			t.Errorf("Protected(%q) = false; U+017F folds with s", p)
+		}
+	}
+	if got, want := foldName("\u212a\u017f"), "ks"; got != want {
+		t.Errorf("foldName(Kelvin sign, long s) = %q; want %q", got, want)
+	}
+}
+
 func protected(w *Workspace, p string) bool {
 	_, ok := w.Protected(p)
 	return ok
