@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,8 +169,11 @@ steps:
 	ratio := float64(t1) / float64(t3)
 	t.Logf("%d delegations, %s per answer, %d at once per worker: 1 worker %s, 3 workers %s: %.2f× faster",
 		hostsDelegations, hostsLatency, workerConcurrency, t1.Round(time.Millisecond), t3.Round(time.Millisecond), ratio)
-	if ratio < 2.5 {
-		t.Errorf("3 workers finished %.2f× faster than 1; want at least 2.5×", ratio)
+	// The spread, not the wall time (which a loaded machine decides: 1.13×
+	// was seen with three suites on two cores): every worker took jobs, and
+	// more ran at once than one worker can run.
+	if workers, peak := spread(t, dsn, "three"); workers != 3 || peak <= workerConcurrency {
+		t.Errorf("3 workers: jobs ran on %d of them, at most %d at once; want all 3, more than %d at once", workers, peak, workerConcurrency)
 	}
 
 	// A worker dies mid-run: its running jobs stay "running" until River's
@@ -256,6 +260,52 @@ func pickVictim(t *testing.T, dsn string, ws []*worker) *worker {
 }
 
 // countRescued is how many jobs needed more than one attempt.
+// spread reads River's jobs of board: how many workers ran them, and the
+// most that ran at once (from their attempts' start and end).
+func spread(t *testing.T, dsn, board string) (workers, peak int) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(t.Context(), `SELECT attempted_at, finalized_at, attempted_by[array_length(attempted_by, 1)] FROM river_job WHERE args->>'board' = $1 AND state = 'completed'`, board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	by := map[string]bool{}
+	for rows.Next() {
+		var start, end time.Time
+		var worker string
+		if err := rows.Scan(&start, &end, &worker); err != nil {
+			t.Fatal(err)
+		}
+		by[worker] = true
+		edges = append(edges, edge{start, 1}, edge{end, -1})
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta // an end before a start at the same instant
+	})
+	running := 0
+	for _, e := range edges {
+		running += e.delta
+		peak = max(peak, running)
+	}
+	return len(by), peak
+}
+
 func countRescued(t *testing.T, dsn string) int {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), dsn)
