@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // repo makes a git repository with files committed and returns its top.
@@ -403,5 +404,27 @@ func TestIsolateEdges(t *testing.T) {
 	all := strings.Join(w.Warnings, "\n")
 	if !strings.Contains(all, "vendor/lib") || !strings.Contains(all, "Git LFS") {
 		t.Errorf("warnings %q; want the nested repository and LFS named", w.Warnings)
+	}
+}
+
+// TestSameSizeEditRightAfterCheckout: an edit that keeps a file's size,
+// made in the second of the worktree's checkout and committed a second
+// later, is in the change (the private index keeps its index's time, so
+// git's racy check still sees it).
+func TestSameSizeEditRightAfterCheckout(t *testing.T) {
+	ctx := context.Background()
+	ws := repo(t, map[string]string{"f.txt": "aaaa\n"})
+	w, err := Isolate(ctx, ws, t.TempDir(), "b", "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, w.Dir, map[string]string{"f.txt": "bbbb\n"})
+	time.Sleep(1100 * time.Millisecond)
+	c, err := w.Commit(ctx, "edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Files, []string{"f.txt"}) {
+		t.Errorf("files %v; want the same-size edit of f.txt", c.Files)
 	}
 }

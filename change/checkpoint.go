@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,10 +110,8 @@ func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool)
 	}
 	defer os.RemoveAll(tmp)
 	idx := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-	if own, err := os.ReadFile(filepath.Join(c.gitDir, "index")); err == nil {
-		if err := os.WriteFile(filepath.Join(tmp, "index"), own, 0o600); err != nil {
-			return nil, err
-		}
+	if err := copyIndex(filepath.Join(c.gitDir, "index"), filepath.Join(tmp, "index")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
 	}
 	now, err := git(ctx, c.at(), idx, "add", "-A", "--", ".")
 	if err == nil {

@@ -128,11 +128,7 @@ func snapshot(ctx context.Context, dir at, parent, message string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if b, err := os.ReadFile(line(own)); err == nil {
-		if err := os.WriteFile(idx, b, 0o600); err != nil {
-			return "", err
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
+	if err := copyIndex(line(own), idx); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read the index of %s: %w", dir.dir, err)
 	}
 	env := []string{"GIT_INDEX_FILE=" + idx}
@@ -161,4 +157,23 @@ func snapshot(ctx context.Context, dir at, parent, message string) (string, erro
 		return "", err
 	}
 	return line(c), nil
+}
+
+// copyIndex copies the index at src to dst with src's modification time:
+// git trusts an entry's stat data only when it is older than its index
+// file (racy git), so a copy stamped now would hide a same-size edit made
+// in the second of the last checkout.
+func copyIndex(src, dst string) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }
