@@ -82,7 +82,7 @@ func chatConfig(f *Factory, opts *chatOptions, cfg *config.Config) chat.Options 
 			}
 			cs := &chat.Session{Run: s.dr}
 			if s.human != nil {
-				cs.Finish = s.human.finish
+				cs.Finish = s.human.Finish
 			}
 			return cs, nil
 		},

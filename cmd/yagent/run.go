@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 )
 
 // runOptions are the inputs of `yagent run`.
@@ -130,8 +131,8 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
 	err = s.dr.TurnError(out, err, allowTruncated)
-	if jp, ok := s.sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
+	if jp, ok := s.sink.(*printer.JSON); ok {
+		jp.Result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
 	}
 	return err
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 )
 
 // sessionTarget selects an existing session for the commands that work on
@@ -50,21 +47,9 @@ func (t *sessionTarget) open(ctx context.Context, f *Factory, fl *agentFlags) (*
 	if err != nil {
 		return nil, err
 	}
-	req := sessionRequest{Resume: in.ID, Inspect: fl == nil, Sink: noticesTo(f.IO.ErrOut)}
+	req := sessionRequest{Resume: in.ID, Inspect: fl == nil, Sink: printer.Notices(f.IO.ErrOut)}
 	if fl == nil {
 		fl = &agentFlags{}
 	}
 	return openSession(ctx, f, fl, req)
-}
-
-// noticesTo prints yagent's notices to w, one per line, and nothing else.
-func noticesTo(w io.Writer) agents.Sink {
-	var mu sync.Mutex
-	return agents.SinkFunc(func(e agents.Event) {
-		if e.Type == agents.EventNotice {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(w, e.Text)
-		}
-	})
 }
