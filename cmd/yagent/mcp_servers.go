@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/yagent/yagent/internal/buildinfo"
 	"github.com/yagent/yagent/mcp"
 )
 
@@ -16,7 +17,7 @@ func (f *Factory) MCPServers() (*mcp.Servers, error) {
 	}
 	f.mcpOnce.Do(func() {
 		f.mcp = mcp.NewServers(cfg.MCPServers, mcp.ServersOptions{
-			Getenv: f.Getenv, Version: version(),
+			Getenv: f.Getenv, Version: buildinfo.Version(),
 			Notify: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "yagent: %s\n", msg) },
 		})
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/yagent/yagent/internal/buildinfo"
 	"github.com/yagent/yagent/telemetry"
 )
 
@@ -32,7 +33,7 @@ func (f *Factory) startTelemetry(ctx context.Context) error {
 			f.tel.err = err
 			return
 		}
-		opts.Version, opts.Stderr = version(), f.IO.ErrOut
+		opts.Version, opts.Stderr = buildinfo.Version(), f.IO.ErrOut
 		f.tel.t, f.tel.err = telemetry.Setup(ctx, opts)
 	})
 	return f.tel.err
