@@ -217,7 +217,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 
 	// Trash the imported old.md (n2): only an agent deletes notes.
 	f := fx.factory(exitCase{}, fx.home, &bytes.Buffer{}, &bytes.Buffer{})
-	store, person, err := kbOpen(t.Context(), f)
+	store, person, err := f.KBAsPerson(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

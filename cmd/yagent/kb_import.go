@@ -59,7 +59,7 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
 		return usagef("import: %s is not a directory", opts.Dir)
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

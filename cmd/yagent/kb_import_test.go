@@ -21,7 +21,7 @@ func TestKBImportProgressBar(t *testing.T) {
 		f := kbFactory(t, "")
 		var out, errOut bytes.Buffer
 		f.IO = &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: tty}
-		store, person, err := kbOpen(t.Context(), f)
+		store, person, err := f.KBAsPerson(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

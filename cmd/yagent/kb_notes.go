@@ -50,7 +50,7 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	if err != nil {
 		return err
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ guide]]" (a former title works too; --project picks the project to look in).`,
 }
 
 func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ text only; the first line (and "mode" in --json) says which.`,
 }
 
 func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -259,7 +259,7 @@ func NewCmdKBRecall(f *Factory) *cobra.Command {
 }
 
 func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func NewCmdKBTrashLs(f *Factory) *cobra.Command {
 }
 
 func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func NewCmdKBTrashRestore(f *Factory) *cobra.Command {
 }
 
 func kbTrashRestoreRun(ctx context.Context, f *Factory, opts *kbTrashRestoreOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func NewCmdKBTrashEmpty(f *Factory) *cobra.Command {
 }
 
 func kbTrashEmptyRun(ctx context.Context, f *Factory, opts *kbTrashEmptyOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

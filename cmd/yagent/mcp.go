@@ -86,7 +86,7 @@ func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
 	if err := mcp.CheckOrigins(opts.AllowOrigins); err != nil {
 		return usagef("--allow-origin: %v", err)
 	}
-	person, err := kbPerson(ctx, f, store)
+	person, err := f.KBPerson(ctx, store)
 	if err != nil {
 		return fmt.Errorf("knowledge base: %w", err)
 	}

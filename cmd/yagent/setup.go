@@ -112,17 +112,14 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 	}
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.sc, ReplayName: fl.Replay.path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers,
-		KBTools: func(sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
-			return sessionKBTools(f, sessionID, warn)
-		}}
+		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools}
 	return out, o, nil
 }
 
 // openRun assembles a run without a session (a queue worker): nothing is
 // persisted by opening it.
 func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.startTelemetry(ctx); err != nil {
+	if err := f.StartTelemetry(ctx); err != nil {
 		return nil, err
 	}
 	out, o, err := runConfig(f, fl, req)
@@ -138,7 +135,7 @@ func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest
 // openSession assembles a run over a new or resumed session and its
 // director (director.Open).
 func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.startTelemetry(ctx); err != nil {
+	if err := f.StartTelemetry(ctx); err != nil {
 		return nil, err
 	}
 	out, o, err := runConfig(f, fl, req)
