@@ -54,24 +54,10 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	if err != nil {
 		return err
 	}
-	in := kb.ListNotesInput{Project: project, Path: opts.Folder, Tag: opts.Tag, Limit: 200}
-	var all kb.ListNotesOutput
-	for {
-		page, err := store.ListNotes(ctx, person, in)
-		if err != nil {
-			return err
-		}
-		if all.Project == "" {
-			all = page
-		} else {
-			all.Notes = append(all.Notes, page.Notes...)
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		in.Cursor = page.NextCursor
+	all, err := store.ListAllNotes(ctx, person, kb.ListNotesInput{Project: project, Path: opts.Folder, Tag: opts.Tag, Limit: 200})
+	if err != nil {
+		return err
 	}
-	all.NextCursor = ""
 	if opts.JSON {
 		return writeJSON(f.IO.Out, all)
 	}

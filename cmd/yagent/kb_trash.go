@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/termsafe"
-	"github.com/yagent/yagent/kb"
 )
 
 // NewCmdKBTrash builds `yagent kb trash`.
@@ -55,32 +54,9 @@ func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error
 	if err != nil {
 		return err
 	}
-	notes, err := store.TrashList(ctx, person)
+	notes, err := store.TrashListProject(ctx, person, opts.Project)
 	if err != nil {
 		return err
-	}
-	if opts.Project != "" {
-		// Take the handle as the store spells it (a former handle works).
-		p, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
-		if err != nil {
-			return err
-		}
-		handle := ""
-		for _, pr := range p.Projects {
-			if pr.Handle == opts.Project {
-				handle = pr.Handle
-			}
-		}
-		if handle == "" {
-			return usagef("no project %q among yours: yagent kb projects lists them", opts.Project)
-		}
-		kept := notes[:0]
-		for _, n := range notes {
-			if n.Project == handle {
-				kept = append(kept, n)
-			}
-		}
-		notes = kept
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, notes)

@@ -101,15 +101,14 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 		return err
 	}
 	defer s.close()
-	runner := *s.run.App.Runner
-	runner.Events = nil // the coordinator reports each delegation
+	runner := s.run.JobRunner()
 	concurrency := int(opts.Concurrency)
 	if concurrency == 0 {
 		concurrency = cfg.Queue.Concurrency
 	}
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
-	return q.Serve(ctx, queue.WorkerOptions{Runner: &runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
+	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
 }
 
 // queueDSN is --queue, else queue.dsn, and the name to use for it in
