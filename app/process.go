@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,4 +192,43 @@ func (p *Process) Close(warn func(what string, err error)) {
 	if p.kb != nil {
 		warn("the knowledge base", p.kb.Close())
 	}
+}
+
+// MigrateKB copies the SQLite knowledge base (kb.path) into the empty
+// PostgreSQL database to names, in one transaction, then checks every
+// table's row count against the file (kb.Store.CopyTo); progress gets
+// each table as it is copied. It returns the file it read and where it
+// wrote (the URL, password masked). What the person can fix — to is no
+// PostgreSQL URL, there is no file, the database is unreachable or holds
+// a knowledge base already — is a *BadInputError.
+func (p *Process) MigrateKB(ctx context.Context, to string, progress func(table string, rows int64)) (from, dest string, rep kb.CopyReport, err error) {
+	if !kb.IsPostgres(to) {
+		return "", "", rep, badInputf("--to %q is not a PostgreSQL URL; pass postgres://USER@HOST:PORT/DB", config.MaskDSN(to))
+	}
+	cfg, err := p.Config()
+	if err != nil {
+		return "", "", rep, err
+	}
+	from = cfg.KB.DBPath(cfg.Home)
+	if _, err := os.Stat(from); err != nil {
+		return "", "", rep, badInputf("kb migrate: no knowledge base file at %s (kb.path) to copy: %v", from, err)
+	}
+	src, err := kb.Open(ctx, from, kb.Options{})
+	if err != nil {
+		return "", "", rep, err
+	}
+	defer src.Close()
+	dst, err := kb.OpenPostgres(ctx, to, kb.Options{})
+	if errors.Is(err, kb.ErrUnreachable) {
+		return "", "", rep, badInputf("--to: %v; check the address and credentials", err)
+	}
+	if err != nil {
+		return "", "", rep, err
+	}
+	defer dst.Close()
+	rep, err = src.CopyTo(ctx, dst, progress)
+	if errors.Is(err, kb.ErrNotEmpty) {
+		return "", "", rep, badInputf("%v", err)
+	}
+	return from, dst.Path(), rep, err
 }
