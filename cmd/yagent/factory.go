@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/statedb"
 	"github.com/yagent/yagent/memory"
 )
@@ -16,7 +17,7 @@ import (
 // and the session store.
 type Factory struct {
 	*app.Process
-	IO *IOStreams
+	IO *iostreams.IOStreams
 
 	dbOnce sync.Once
 	db     *statedb.DB
@@ -27,7 +28,7 @@ type Factory struct {
 }
 
 // NewFactory returns a factory over the process environment.
-func NewFactory(io *IOStreams) *Factory {
+func NewFactory(io *iostreams.IOStreams) *Factory {
 	return &Factory{Process: app.NewProcess(io.ErrOut), IO: io}
 }
 

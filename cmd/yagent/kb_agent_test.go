@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // kbFactory is a factory over a fresh YAGENT_HOME holding config.
@@ -23,7 +24,7 @@ func kbFactory(t *testing.T, config string) *Factory {
 			t.Fatal(err)
 		}
 	}
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
 	env := map[string]string{"YAGENT_HOME": home, "USER": "alice"}
 	f.Getenv = func(k string) string { return env[k] }
 	f.Dir = t.TempDir()

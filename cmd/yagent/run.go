@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
 )
@@ -105,7 +106,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 
 // readPrompt reads a whole prompt from stdin (`yagent run -`); an empty
 // one is a usage error.
-func readPrompt(streams *IOStreams) (string, error) {
+func readPrompt(streams *iostreams.IOStreams) (string, error) {
 	if streams.InTTY {
 		fmt.Fprintln(streams.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
 	}
