@@ -32,9 +32,21 @@ func (t *sessionTarget) find(ctx context.Context, f *Factory) (memory.Info, erro
 	if t.Session != "" && !t.Last {
 		return st.Get(ctx, t.Session)
 	}
-	cwd, err := workspaceDir(f, &agentFlags{})
+	return lastSession(ctx, f, &agentFlags{})
+}
+
+// lastSession is the newest session of the workspace fl names (--cd, else
+// the current directory), or of every directory when fl is nil.
+func lastSession(ctx context.Context, f *Factory, fl *agentFlags) (memory.Info, error) {
+	st, err := f.Sessions(ctx)
 	if err != nil {
 		return memory.Info{}, err
+	}
+	cwd := ""
+	if fl != nil {
+		if cwd, err = workspaceDir(f, fl); err != nil {
+			return memory.Info{}, err
+		}
 	}
 	return st.Last(ctx, cwd)
 }
