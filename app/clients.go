@@ -2,7 +2,9 @@ package app
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/yagent/yagent/agents"
@@ -133,3 +135,21 @@ func (c *Clients) defaultModel() (key, rawID string) {
 }
 
 var _ agents.ClientFunc = (*Clients)(nil).Resolve
+
+// WithGuessedProviders returns a copy of cfg where every model without a
+// provider shows the one its base_url selects, and the names of those
+// models (what `yagent config show` shows).
+func WithGuessedProviders(cfg *config.Config) (*config.Config, []string) {
+	out := *cfg
+	out.Models = maps.Clone(cfg.Models)
+	var guessed []string
+	for _, name := range slices.Sorted(maps.Keys(out.Models)) {
+		m := out.Models[name]
+		if m.Provider == "" {
+			m.Provider = llm.GuessProvider(m.BaseURL)
+			out.Models[name] = m
+			guessed = append(guessed, name)
+		}
+	}
+	return &out, guessed
+}

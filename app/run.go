@@ -203,6 +203,15 @@ func (r *Run) extraTools(ctx context.Context, sessionID func() string) ([]*agent
 // OnClose adds what Close releases (last added, first released).
 func (r *Run) OnClose(fn func()) { r.closers = append(r.closers, fn) }
 
+// JobRunner is the run's runner of delegations for jobs whose events
+// another process reports (a queue worker: the coordinator reports each
+// delegation): a copy that emits none of its own.
+func (r *Run) JobRunner() *agents.SubRunner {
+	runner := *r.App.Runner
+	runner.Events = nil
+	return &runner
+}
+
 // Close releases what the run opened, last first.
 func (r *Run) Close() {
 	for i := len(r.closers) - 1; i >= 0; i-- {

@@ -38,6 +38,29 @@ type NoteEntry struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// ListAllNotes is every page of ListNotes in one output (NextCursor
+// empty): what a person's listing shows.
+func (s *Store) ListAllNotes(ctx context.Context, c Caller, in ListNotesInput) (ListNotesOutput, error) {
+	var all ListNotesOutput
+	for {
+		page, err := s.ListNotes(ctx, c, in)
+		if err != nil {
+			return ListNotesOutput{}, err
+		}
+		if all.Project == "" {
+			all = page
+		} else {
+			all.Notes = append(all.Notes, page.Notes...)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		in.Cursor = page.NextCursor
+	}
+	all.NextCursor = ""
+	return all, nil
+}
+
 // ListNotes lists a folder of a project. See tooldesc/list_notes.md.
 func (s *Store) ListNotes(ctx context.Context, c Caller, in ListNotesInput) (ListNotesOutput, error) {
 	if err := c.check(); err != nil {

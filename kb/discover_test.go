@@ -44,6 +44,10 @@ func TestListNotes(t *testing.T) {
 		if err != nil || titles(page2) != "[Gamma]" || page2.NextCursor != "" || len(page2.Folders) != 0 {
 			t.Errorf("page 2 = %+v, %v; want [Gamma], last page, no folders", page2, err)
 		}
+		all, err := f.s.ListAllNotes(t.Context(), f.reader, ListNotesInput{Project: "acme/web", Limit: 2})
+		if err != nil || titles(all) != "[Alpha beta Gamma]" || all.NextCursor != "" || len(all.Folders) != 2 {
+			t.Errorf("every page = %+v, %v; want [Alpha beta Gamma], the folders of page 1, no cursor", all, err)
+		}
 		guides, err := f.s.ListNotes(t.Context(), f.reader, ListNotesInput{Project: "acme/web", Path: "guides"})
 		if err != nil || titles(guides) != "[Guide]" || len(guides.Folders) != 1 || guides.Folders[0].Path != "guides/ops" {
 			t.Errorf("guides = %+v, %v", guides, err)

@@ -235,6 +235,12 @@ func TestTrashRoundTrip(t *testing.T) {
 		if err != nil || len(list) != 1 || list[0].ID != a.ID || list[0].DeletedBy.By != KindAgent || list[0].Project != "acme/web" {
 			t.Fatalf("TrashList = %+v, %v", list, err)
 		}
+		if in, err := f.s.TrashListProject(t.Context(), f.person, "acme/web"); err != nil || len(in) != 1 {
+			t.Errorf("TrashListProject(acme/web) = %+v, %v; want the note", in, err)
+		}
+		if _, err := f.s.TrashListProject(t.Context(), f.person, "no/such"); ErrorCode(err) != CodeNotFound {
+			t.Errorf("TrashListProject(no/such): %v; want notFound", err)
+		}
 		// Its title is free while it is in the trash; restoring then conflicts.
 		blocker := f.create(t, "acme/web", "# Keep me")
 		if _, err := f.s.TrashRestore(t.Context(), f.person, a.ID); ErrorCode(err) != CodeConflict {

@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -22,6 +23,30 @@ type TrashedNote struct {
 // and personal domain.
 func trashScope(ctx context.Context, q querier, person Caller) (scope, error) {
 	return readScope(ctx, q, person, "")
+}
+
+// TrashListProject is TrashList narrowed to one of the person's projects
+// by handle ("" = everything TrashList shows); a handle that is not one of
+// theirs is not found.
+func (s *Store) TrashListProject(ctx context.Context, person Caller, project string) ([]TrashedNote, error) {
+	notes, err := s.TrashList(ctx, person)
+	if err != nil || project == "" {
+		return notes, err
+	}
+	mine, err := s.GetMyProjects(ctx, person, GetMyProjectsInput{})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(mine.Projects, func(p ProjectRef) bool { return p.Handle == project }) {
+		return nil, notFoundf("no project %q among yours: yagent kb projects lists them", project)
+	}
+	kept := notes[:0]
+	for _, n := range notes {
+		if n.Project == project {
+			kept = append(kept, n)
+		}
+	}
+	return kept, nil
 }
 
 // TrashList lists the trashed notes the person can reach, newest first.

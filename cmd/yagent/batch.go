@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/queue"
 )
 
@@ -152,21 +153,16 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 
 	var sink agents.Sink
-	var human *batchPrinter
+	var human *printer.Batch
 	if opts.Agent.JSON {
-		sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
+		sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
 	} else {
-		human = newBatchPrinter(f.IO.ErrOut, f.IO.ErrTTY)
+		human = printer.NewBatch(f.IO.ErrOut, f.IO.ErrTTY)
 		sink = human
 	}
 	// The director's own events (sub-agents' tool calls, text) stay out of
 	// the batch output; its notices (the replay label, recoveries) go in.
-	notices := agents.SinkFunc(func(e agents.Event) {
-		if e.Type == agents.EventNotice {
-			sink.Emit(e)
-		}
-	})
-	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: notices, Title: "batch " + opts.PlanFile, Inspect: q != nil})
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: printer.OnlyNotices(sink), Title: "batch " + opts.PlanFile, Inspect: q != nil})
 	if err != nil {
 		return err
 	}
@@ -191,20 +187,20 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
 	}
 	if rep == nil {
-		if jp, ok := sink.(*jsonPrinter); ok {
-			jp.result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
+		if jp, ok := sink.(*printer.JSON); ok {
+			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
 		}
 		return err
 	}
 	if human != nil {
-		if werr := writeBatchTable(f.IO.Out, rep); werr != nil && err == nil {
+		if werr := printer.BatchTable(f.IO.Out, rep); werr != nil && err == nil {
 			err = werr
 		}
-		human.finish(rep)
+		human.Finish(rep)
 	}
 	err = rep.Err(board, coord != nil, err)
-	if jp, ok := sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
+	if jp, ok := sink.(*printer.JSON); ok {
+		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
 	}
 	return err
 }

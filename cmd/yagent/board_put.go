@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // maxNoteBody bounds a body read from stdin or a file.
@@ -92,7 +93,7 @@ func boardPutRun(ctx context.Context, f *Factory, opts *boardPutOptions) error {
 
 // readBody reads a note body from bodyFile, else from stdin (not a
 // terminal: nobody types a note there).
-func readBody(streams *IOStreams, bodyFile string) (string, error) {
+func readBody(streams *iostreams.IOStreams, bodyFile string) (string, error) {
 	var r io.Reader = streams.In
 	name := "stdin"
 	if bodyFile != "" {

@@ -54,9 +54,11 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 		return err
 	}
 	if opts.Continue && opts.Resume == "" {
-		if opts.Resume, err = newestHere(ctx, f, opts); err != nil {
+		in, err := lastSession(ctx, f, &opts.Agent)
+		if err != nil {
 			return err
 		}
+		opts.Resume = in.ID
 	}
 	o := chatConfig(f, opts, cfg)
 	if !useTUI(f) {
@@ -82,7 +84,7 @@ func chatConfig(f *Factory, opts *chatOptions, cfg *config.Config) chat.Options 
 			}
 			cs := &chat.Session{Run: s.dr}
 			if s.human != nil {
-				cs.Finish = s.human.finish
+				cs.Finish = s.human.Finish
 			}
 			return cs, nil
 		},
@@ -100,21 +102,4 @@ func useTUI(f *Factory) bool {
 	_, in := f.IO.In.(*os.File)
 	_, out := f.IO.Out.(*os.File)
 	return in && out && f.IO.InTTY && f.IO.OutTTY && f.Getenv("TERM") != "dumb"
-}
-
-// newestHere is this directory's newest session with a turn (-c).
-func newestHere(ctx context.Context, f *Factory, opts *chatOptions) (string, error) {
-	st, err := f.Sessions(ctx)
-	if err != nil {
-		return "", err
-	}
-	cwd, err := workspaceDir(f, &opts.Agent)
-	if err != nil {
-		return "", err
-	}
-	in, err := st.Last(ctx, cwd)
-	if err != nil {
-		return "", err
-	}
-	return in.ID, nil
 }

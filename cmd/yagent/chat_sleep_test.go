@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
 )
@@ -26,7 +27,7 @@ func TestChatCuratesWhenDueWhileOpen(t *testing.T) {
 	}
 	in, typed := io.Pipe()
 	var out, errOut testio.Buffer
-	f := NewFactory(&IOStreams{In: in, Out: &out, ErrOut: &errOut})
+	f := NewFactory(&iostreams.IOStreams{In: in, Out: &out, ErrOut: &errOut})
 	f.Dir = t.TempDir()
 	env := map[string]string{"YAGENT_HOME": home, "OPENAI_BASE_URL": srv.URL(), "YAGENT_MODEL": "scripted", "USER": "alice"}
 	f.Getenv = func(k string) string { return env[k] }

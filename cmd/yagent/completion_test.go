@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yagent/yagent/complete"
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // TestCompletions drives cobra's hidden __complete command (what the
@@ -94,7 +95,7 @@ func TestCompletions(t *testing.T) {
 // flag or command they name exists, every fixed value is one the flag
 // accepts, and every flag of those names completes.
 func TestCompletionTables(t *testing.T) {
-	root := NewCmdRoot(NewFactory(SystemIO()))
+	root := NewCmdRoot(NewFactory(iostreams.System()))
 	seenFlags, seenPaths := map[string]bool{}, map[string]bool{}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

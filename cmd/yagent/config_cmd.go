@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/config"
-	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -68,7 +66,7 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	if sources == nil {
 		sources = []string{}
 	}
-	cfg, guessed := withGuessedProviders(cfg)
+	cfg, guessed := app.WithGuessedProviders(cfg)
 	box := &sandbox.Policy{Mode: sandbox.Mode(cfg.Agents.Sandbox)} // validated by Load
 	if opts.JSON {
 		ws := cfg.Workspace
@@ -121,22 +119,4 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
-}
-
-// withGuessedProviders returns a copy of cfg where every model without a
-// provider shows the one its base_url selects, and the names of those
-// models.
-func withGuessedProviders(cfg *config.Config) (*config.Config, []string) {
-	out := *cfg
-	out.Models = maps.Clone(cfg.Models)
-	var guessed []string
-	for _, name := range slices.Sorted(maps.Keys(out.Models)) {
-		m := out.Models[name]
-		if m.Provider == "" {
-			m.Provider = llm.GuessProvider(m.BaseURL)
-			out.Models[name] = m
-			guessed = append(guessed, name)
-		}
-	}
-	return &out, guessed
 }

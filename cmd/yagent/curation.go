@@ -13,10 +13,10 @@ import (
 	"github.com/yagent/yagent/sleep"
 )
 
-// openCurator opens the selected session for inspection with its curator;
-// curation being off is sleep.ErrOff.
-func openCurator(ctx context.Context, f *Factory, t *sessionTarget) (*session, *sleep.Curator, error) {
-	s, err := t.open(ctx, f, nil)
+// openCurator opens the selected session with its curator: to inspect it
+// (fl nil) or, with fl, to work in it; curation being off is sleep.ErrOff.
+func openCurator(ctx context.Context, f *Factory, t *sessionTarget, fl *agentFlags) (*session, *sleep.Curator, error) {
+	s, err := t.open(ctx, f, fl)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,15 +61,11 @@ calls no model. With --dry-run the plan goes to the journal only.`,
 }
 
 func sleepRun(ctx context.Context, f *Factory, opts *sleepOptions) error {
-	s, err := opts.Target.open(ctx, f, &opts.Agent)
+	s, cur, err := openCurator(ctx, f, &opts.Target, &opts.Agent)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	cur := s.d.Curator()
-	if cur == nil {
-		return sleep.ErrOff
-	}
 	run, err := cur.Run(ctx, s.sess.ID(), sleep.Options{DryRun: opts.DryRun, Manual: true,
 		Progress: func(p string) { fmt.Fprintln(f.IO.ErrOut, "· "+p) }})
 	if err != nil {
@@ -176,7 +172,7 @@ func NewCmdToolsProfile(f *Factory) *cobra.Command {
 }
 
 func toolsProfileRun(ctx context.Context, f *Factory, opts *toolsProfileOptions) error {
-	s, cur, err := openCurator(ctx, f, &opts.Target)
+	s, cur, err := openCurator(ctx, f, &opts.Target, nil)
 	if err != nil {
 		return err
 	}
@@ -232,7 +228,7 @@ func NewCmdToolsStats(f *Factory) *cobra.Command {
 }
 
 func toolsStatsRun(ctx context.Context, f *Factory, opts *toolsStatsOptions) error {
-	s, cur, err := openCurator(ctx, f, &opts.Target)
+	s, cur, err := openCurator(ctx, f, &opts.Target, nil)
 	if err != nil {
 		return err
 	}
@@ -322,7 +318,7 @@ func NewCmdToolsReset(f *Factory) *cobra.Command {
 // toolsEditRun applies one hand edit to the session's profile and prints
 // the profile it leaves.
 func toolsEditRun(ctx context.Context, f *Factory, opts *toolsEditOptions) error {
-	s, cur, err := openCurator(ctx, f, &opts.Target)
+	s, cur, err := openCurator(ctx, f, &opts.Target, nil)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -55,38 +53,21 @@ sessions are read or touched; both are removed afterwards unless --keep.`,
 }
 
 func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
-	tmp, err := os.MkdirTemp("", "yagent-demo-")
+	place, err := demo.NewPlace(string(opts.Dir))
 	if err != nil {
-		return fmt.Errorf("demo: make a throwaway directory: %w", err)
+		return err
 	}
 	if !opts.Keep {
 		defer func() {
-			if rerr := os.RemoveAll(tmp); rerr != nil {
-				fmt.Fprintf(f.IO.ErrOut, "yagent: warning: remove the demo's directory %s: %v\n", tmp, rerr)
+			if rerr := place.Remove(); rerr != nil {
+				fmt.Fprintf(f.IO.ErrOut, "yagent: warning: remove the demo's directory %s: %v\n", place.Root, rerr)
 			}
 		}()
 	}
-	home := filepath.Join(tmp, "home")
-	dir := string(opts.Dir)
-	if dir == "" {
-		dir = filepath.Join(tmp, "workspace")
-		if err := demo.WriteWorkspace(dir); err != nil {
-			return fmt.Errorf("demo: write the sample workspace: %w", err)
-		}
-	}
 	// The demo's own home: the configuration is read (lazily, on first
 	// use, which is after this) from there, never from $YAGENT_HOME.
-	getenv := f.Getenv
-	f.Getenv = func(k string) string {
-		switch k {
-		case "YAGENT_HOME":
-			return home
-		case "YAGENT_NOTES_ROOT":
-			return ""
-		}
-		return getenv(k)
-	}
-	fl := &agentFlags{JSON: opts.JSON, Dir: dirFlag(dir)}
+	f.Getenv = place.Getenv(f.Getenv)
+	fl := &agentFlags{JSON: opts.JSON, Dir: dirFlag(place.Workspace)}
 	if err := fl.Replay.Set(demo.Replay); err != nil {
 		return err
 	}
@@ -114,7 +95,7 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 		fmt.Fprintf(f.IO.ErrOut, "  %s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
 	}
 	if opts.Keep {
-		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", tmp, home, demo.Board)
+		fmt.Fprintf(f.IO.ErrOut, "kept in %s: YAGENT_HOME=%s yagent board ls --board %s\n", place.Root, place.Home, demo.Board)
 	} else {
 		fmt.Fprintln(f.IO.ErrOut, "the demo's home and workspace are removed (--keep keeps them)")
 	}

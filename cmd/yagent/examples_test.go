@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // TestHelpHasExamples walks the command tree: every command's --help has
@@ -44,14 +46,14 @@ func TestHelpHasExamples(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewCmdRoot(NewFactory(SystemIO())))
+	walk(NewCmdRoot(NewFactory(iostreams.System())))
 }
 
 // checkExample parses one example command line against a fresh tree: the
 // command it names must exist and take the flags it gives.
 func checkExample(t *testing.T, owner string, args []string) {
 	t.Helper()
-	root := NewCmdRoot(NewFactory(SystemIO()))
+	root := NewCmdRoot(NewFactory(iostreams.System()))
 	c, rest, err := root.Find(args[1:])
 	if err != nil {
 		t.Errorf("%s example %q: %v", owner, strings.Join(args, " "), err)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/kb"
 )
@@ -33,7 +34,7 @@ func runCLIErr(t *testing.T, ctx context.Context, env map[string]string, errOut 
 	t.Helper()
 	home := t.TempDir()
 	var out bytes.Buffer
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: errOut})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: errOut})
 	defer f.Close()
 	f.Dir = t.TempDir()
 	f.Getenv = func(k string) string {
@@ -98,7 +99,7 @@ func TestExitCodes(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewCmdRoot(NewFactory(SystemIO())))
+	walk(NewCmdRoot(NewFactory(iostreams.System())))
 	for _, path := range slices.Sorted(maps.Keys(cases)) {
 		if !seen[path] {
 			t.Errorf("exitCases lists %q, which is not a command", path)
@@ -217,7 +218,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 
 	// Trash the imported old.md (n2): only an agent deletes notes.
 	f := fx.factory(exitCase{}, fx.home, &bytes.Buffer{}, &bytes.Buffer{})
-	store, person, err := kbOpen(t.Context(), f)
+	store, person, err := f.KBAsPerson(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func mkfile(t *testing.T, path, data string) {
 }
 
 func (fx *exitFixture) factory(tc exitCase, home string, out, errOut *bytes.Buffer) *Factory {
-	f := NewFactory(&IOStreams{In: strings.NewReader(tc.stdin), Out: out, ErrOut: errOut})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(tc.stdin), Out: out, ErrOut: errOut})
 	f.Dir = fx.dir
 	env := map[string]string{"YAGENT_HOME": home, "USER": "alice"}
 	maps.Copy(env, tc.env)
@@ -466,7 +467,7 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(NewCmdRoot(NewFactory(SystemIO())))
+	walk(NewCmdRoot(NewFactory(iostreams.System())))
 }
 
 // kbMigrateCases copies the fixture's KB into an empty PostgreSQL database,

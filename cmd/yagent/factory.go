@@ -3,46 +3,33 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
-	"time"
 
-	"github.com/yagent/yagent/blackboard"
-	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/statedb"
-	"github.com/yagent/yagent/kb"
-	"github.com/yagent/yagent/mcp"
 	"github.com/yagent/yagent/memory"
 )
 
 // Factory builds the dependencies of commands lazily, so a command pays only
-// for what it uses (`yagent --version` loads nothing).
+// for what it uses (`yagent --version` loads nothing): the process's
+// configuration, knowledge base, MCP servers and traces (app.Process),
+// and the session store.
 type Factory struct {
-	IO     *IOStreams
-	Getenv func(string) string
-	Now    func() time.Time
-	// Dir is the working directory ("" = the process's).
-	Dir string
-
-	configOnce sync.Once
-	cfg        *config.Config
-	cfgErr     error
+	*app.Process
+	IO *iostreams.IOStreams
 
 	dbOnce sync.Once
 	db     *statedb.DB
 	dbErr  error
 
-	kbOnce sync.Once
-	kb     *kb.Store
-	kbErr  error
-
-	mcpOnce sync.Once
-	mcp     *mcp.Servers
-
-	tel telemetryState
-
 	intMu     sync.Mutex
 	interrupt func() bool // what SIGINT does now; nil or false: cancel the command
+}
+
+// NewFactory returns a factory over the process environment.
+func NewFactory(io *iostreams.IOStreams) *Factory {
+	return &Factory{Process: app.NewProcess(io.ErrOut), IO: io}
 }
 
 // OnInterrupt sets what SIGINT does (nil restores the default: cancel the
@@ -91,47 +78,9 @@ func (f *Factory) Close() {
 			fmt.Fprintf(f.IO.ErrOut, "yagent: warning: closing %s: %v\n", what, err)
 		}
 	}
-	f.stopTelemetry()
+	f.StopTelemetry()
 	if f.db != nil {
 		warn("the state database", f.db.Close())
 	}
-	if f.mcp != nil {
-		warn("the MCP servers", f.mcp.Close())
-	}
-	if f.kb != nil {
-		warn("the knowledge base", f.kb.Close())
-	}
+	f.Process.Close(warn)
 }
-
-// NewFactory returns a factory over the process environment.
-func NewFactory(io *IOStreams) *Factory {
-	return &Factory{IO: io, Getenv: os.Getenv, Now: time.Now}
-}
-
-// Config loads the configuration once.
-func (f *Factory) Config() (*config.Config, error) {
-	f.configOnce.Do(f.reloadConfig)
-	return f.cfg, f.cfgErr
-}
-
-// reloadConfig loads the configuration again (after the person trusted
-// the workspace, before anything was built from it).
-func (f *Factory) reloadConfig() {
-	f.cfg, f.cfgErr = config.Load(config.Options{Getenv: f.Getenv, Dir: f.Dir})
-}
-
-// Board opens the notes root (blackboard.NotesRootDir), switched off by
-// YAGENT_BLACKBOARD=0 — both read from f.Getenv here, once; a board it
-// starts belongs to kb.project (mcp serve shows it only to tokens reaching
-// it).
-func (f *Factory) Board() (*blackboard.Store, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return nil, err
-	}
-	return blackboard.OpenEnv(f.Getenv).WithProject(cfg.KB.Project).WithMaxNoteBytes(cfg.Blackboard.MaxNoteBytes), nil
-}
-
-// NotesRoot is where boards live: $YAGENT_NOTES_ROOT, else the notes of
-// yagent's home.
-func (f *Factory) NotesRoot() string { return blackboard.NotesRootDir(f.Getenv) }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // kbFactory is a factory over a fresh YAGENT_HOME holding config.
@@ -23,7 +24,7 @@ func kbFactory(t *testing.T, config string) *Factory {
 			t.Fatal(err)
 		}
 	}
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
 	env := map[string]string{"YAGENT_HOME": home, "USER": "alice"}
 	f.Getenv = func(k string) string { return env[k] }
 	f.Dir = t.TempDir()
@@ -42,7 +43,7 @@ func TestSessionKBTools(t *testing.T) {
 	f := kbFactory(t, "kb:\n  project: acme/web\n")
 	var warnings []error
 	warn := func(err error) { warnings = append(warnings, err) }
-	tools, err := sessionKBTools(f, s1, warn)
+	tools, err := f.KBTools(s1, warn)
 	if err != nil || warnings != nil {
 		t.Fatal(err, warnings)
 	}
@@ -51,10 +52,10 @@ func TestSessionKBTools(t *testing.T) {
 	}
 	cfg, _ := f.Config()
 	dbPath := cfg.KB.DBPath(cfg.Home)
-	if _, err := os.Stat(dbPath); !errors.Is(err, fs.ErrNotExist) || f.kb != nil {
+	if _, err := os.Stat(dbPath); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("building the session's KB tools opened the knowledge base (stat %s: %v); want it opened at the first call", dbPath, err)
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +82,10 @@ func TestSessionKBTools(t *testing.T) {
 		}
 	}
 
-	if tools, err := sessionKBTools(kbFactory(t, "kb:\n  enabled: false\n"), s1, warn); err != nil || tools != nil || warnings != nil {
+	if tools, err := kbFactory(t, "kb:\n  enabled: false\n").KBTools(s1, warn); err != nil || tools != nil || warnings != nil {
 		t.Errorf("kb.enabled false: %v, %v, %v; want no tools and no warning", agents.Names(tools), err, warnings)
 	}
-	tools, err = sessionKBTools(kbFactory(t, "kb:\n  project: no/such\n"), s1, warn)
+	tools, err = kbFactory(t, "kb:\n  project: no/such\n").KBTools(s1, warn)
 	if err != nil || len(tools) != 2 || warnings != nil {
 		t.Fatalf("unknown kb.project: %v, %v, %v; want the tools, and nothing said before they are called", agents.Names(tools), err, warnings)
 	}
@@ -96,7 +97,7 @@ func TestSessionKBTools(t *testing.T) {
 		t.Errorf("unknown kb.project warns %v; want a message saying how to create it", warnings)
 	}
 	for _, config := range []string{"kb:\n  agent_tools: [no_such_tool]\n", "kb:\n  embeddings: {model: e, endpoint: nosuch}\n"} {
-		if _, err := sessionKBTools(kbFactory(t, config), s1, warn); !badInput(err) {
+		if _, err := kbFactory(t, config).KBTools(s1, warn); !badInput(err) {
 			t.Errorf("%q: %v; want a configuration error (exit 2) before any tool runs", config, err)
 		}
 	}

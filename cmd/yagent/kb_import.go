@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/kb"
+	"github.com/yagent/yagent/printer"
 )
 
 // kbImportOptions are the inputs of `yagent kb import`.
@@ -60,13 +59,13 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
 		return usagef("import: %s is not a directory", opts.Dir)
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
-	bar := &progressBar{w: f.IO.ErrOut, on: f.IO.ErrTTY && !opts.JSON}
-	rep, err := store.Import(ctx, person, opts.Dir, opts.Project, kb.ImportOptions{Prune: opts.Prune, Progress: bar.update})
-	bar.clear()
+	bar := &printer.Progress{W: f.IO.ErrOut, On: f.IO.ErrTTY && !opts.JSON}
+	rep, err := store.Import(ctx, person, opts.Dir, opts.Project, kb.ImportOptions{Prune: opts.Prune, Progress: bar.Update})
+	bar.Clear()
 	if err != nil {
 		return err
 	}
@@ -115,28 +114,4 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 		return fmt.Errorf("%d of %d files failed to import; fix them and import again (the rest is skipped)", len(rep.Errors), rep.Created+rep.Updated+rep.Moved+rep.Skipped+len(rep.Errors))
 	}
 	return nil
-}
-
-// progressBar draws "[█████░░░] 12/40 files" on a terminal, nothing
-// elsewhere.
-type progressBar struct {
-	w    io.Writer
-	on   bool
-	seen bool
-}
-
-func (b *progressBar) update(done, total int) {
-	if !b.on || total == 0 {
-		return
-	}
-	const width = 24
-	filled := done * width / total
-	fmt.Fprintf(b.w, "\r\x1b[K[%s%s] %d/%d files", strings.Repeat("█", filled), strings.Repeat("░", width-filled), done, total)
-	b.seen = true
-}
-
-func (b *progressBar) clear() {
-	if b.seen {
-		io.WriteString(b.w, "\r\x1b[K")
-	}
 }

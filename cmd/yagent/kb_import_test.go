@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/internal/iostreams"
 )
 
 // TestKBImportProgressBar pins the import's output: a progress bar on a
@@ -20,8 +22,8 @@ func TestKBImportProgressBar(t *testing.T) {
 	for _, tty := range []bool{true, false} {
 		f := kbFactory(t, "")
 		var out, errOut bytes.Buffer
-		f.IO = &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: tty}
-		store, person, err := kbOpen(t.Context(), f)
+		f.IO = &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: tty}
+		store, person, err := f.KBAsPerson(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
-
-	"github.com/yagent/yagent/config"
-	"github.com/yagent/yagent/kb"
 )
 
 // kbMigrateOptions are the inputs of `yagent kb migrate`.
@@ -47,38 +42,11 @@ as you like on it.`,
 }
 
 func kbMigrateRun(ctx context.Context, f *Factory, opts *kbMigrateOptions) error {
-	if !kb.IsPostgres(opts.To) {
-		return usagef("--to %q is not a PostgreSQL URL; pass postgres://USER@HOST:PORT/DB", config.MaskDSN(opts.To))
-	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	path := cfg.KB.DBPath(cfg.Home)
-	if _, err := os.Stat(path); err != nil {
-		return usagef("kb migrate: no knowledge base file at %s (kb.path) to copy: %v", path, err)
-	}
-	src, err := kb.Open(ctx, path, kb.Options{})
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := kb.OpenPostgres(ctx, opts.To, kb.Options{})
-	if errors.Is(err, kb.ErrUnreachable) {
-		return usagef("--to: %v; check the address and credentials", err)
-	}
-	if err != nil {
-		return err
-	}
-	defer dst.Close()
-	rep, err := src.CopyTo(ctx, dst, func(table string, rows int64) {
+	from, dest, rep, err := f.MigrateKB(ctx, opts.To, func(table string, rows int64) {
 		if !opts.JSON {
 			fmt.Fprintf(f.IO.ErrOut, "copied %s: %d rows\n", table, rows)
 		}
 	})
-	if errors.Is(err, kb.ErrNotEmpty) {
-		return usagef("%v", err)
-	}
 	if err != nil {
 		return err
 	}
@@ -86,7 +54,7 @@ func kbMigrateRun(ctx context.Context, f *Factory, opts *kbMigrateOptions) error
 		return writeJSON(f.IO.Out, rep)
 	}
 	fmt.Fprintf(f.IO.Out, "copied %s to %s: %d notes, %d revisions, %d links, %d projects, %d tokens, %d vectors; row counts match\n",
-		path, dst.Path(), rep.Rows["notes"], rep.Rows["revisions"], rep.Rows["links"], rep.Rows["projects"], rep.Rows["tokens"], rep.Rows["note_vectors"])
-	fmt.Fprintf(f.IO.Out, "set kb.dsn: %s to use it\n", dst.Path())
+		from, dest, rep.Rows["notes"], rep.Rows["revisions"], rep.Rows["links"], rep.Rows["projects"], rep.Rows["tokens"], rep.Rows["note_vectors"])
+	fmt.Fprintf(f.IO.Out, "set kb.dsn: %s to use it\n", dest)
 	return nil
 }

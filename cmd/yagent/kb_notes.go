@@ -50,28 +50,14 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	if err != nil {
 		return err
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
-	in := kb.ListNotesInput{Project: project, Path: opts.Folder, Tag: opts.Tag, Limit: 200}
-	var all kb.ListNotesOutput
-	for {
-		page, err := store.ListNotes(ctx, person, in)
-		if err != nil {
-			return err
-		}
-		if all.Project == "" {
-			all = page
-		} else {
-			all.Notes = append(all.Notes, page.Notes...)
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		in.Cursor = page.NextCursor
+	all, err := store.ListAllNotes(ctx, person, kb.ListNotesInput{Project: project, Path: opts.Folder, Tag: opts.Tag, Limit: 200})
+	if err != nil {
+		return err
 	}
-	all.NextCursor = ""
 	if opts.JSON {
 		return writeJSON(f.IO.Out, all)
 	}
@@ -128,7 +114,7 @@ guide]]" (a former title works too; --project picks the project to look in).`,
 }
 
 func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -204,7 +190,7 @@ text only; the first line (and "mode" in --json) says which.`,
 }
 
 func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -259,7 +245,7 @@ func NewCmdKBRecall(f *Factory) *cobra.Command {
 }
 
 func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

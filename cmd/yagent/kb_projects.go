@@ -35,7 +35,7 @@ func NewCmdKBProjects(f *Factory) *cobra.Command {
 }
 
 func kbProjectsRun(ctx context.Context, f *Factory, opts *kbProjectsOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ member. Agents take the handle verbatim from get_my_projects.`,
 }
 
 func kbProjectsCreateRun(ctx context.Context, f *Factory, opts *kbProjectsCreateOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func kbTokenCreateRun(ctx context.Context, f *Factory, opts *kbTokenCreateOption
 	if opts.Read == opts.Write {
 		return usagef("pass exactly one of --read (read tools only) and --write (every tool)")
 	}
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func NewCmdKBTokenLs(f *Factory) *cobra.Command {
 }
 
 func kbTokenLsRun(ctx context.Context, f *Factory, opts *kbTokenLsOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func NewCmdKBTokenRevoke(f *Factory) *cobra.Command {
 }
 
 func kbTokenRevokeRun(ctx context.Context, f *Factory, opts *kbTokenRevokeOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/termsafe"
-	"github.com/yagent/yagent/kb"
 )
 
 // NewCmdKBTrash builds `yagent kb trash`.
@@ -51,36 +50,13 @@ func NewCmdKBTrashLs(f *Factory) *cobra.Command {
 }
 
 func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
-	notes, err := store.TrashList(ctx, person)
+	notes, err := store.TrashListProject(ctx, person, opts.Project)
 	if err != nil {
 		return err
-	}
-	if opts.Project != "" {
-		// Take the handle as the store spells it (a former handle works).
-		p, err := store.GetMyProjects(ctx, person, kb.GetMyProjectsInput{})
-		if err != nil {
-			return err
-		}
-		handle := ""
-		for _, pr := range p.Projects {
-			if pr.Handle == opts.Project {
-				handle = pr.Handle
-			}
-		}
-		if handle == "" {
-			return usagef("no project %q among yours: yagent kb projects lists them", opts.Project)
-		}
-		kept := notes[:0]
-		for _, n := range notes {
-			if n.Project == handle {
-				kept = append(kept, n)
-			}
-		}
-		notes = kept
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, notes)
@@ -129,7 +105,7 @@ func NewCmdKBTrashRestore(f *Factory) *cobra.Command {
 }
 
 func kbTrashRestoreRun(ctx context.Context, f *Factory, opts *kbTrashRestoreOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}
@@ -168,7 +144,7 @@ func NewCmdKBTrashEmpty(f *Factory) *cobra.Command {
 }
 
 func kbTrashEmptyRun(ctx context.Context, f *Factory, opts *kbTrashEmptyOptions) error {
-	store, person, err := kbOpen(ctx, f)
+	store, person, err := f.KBAsPerson(ctx)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	// A confined shell command re-executes this binary as the sandbox's
 	// helper, which takes the process over in its init, before main and
 	// before the packages it does not need are initialised.
+	"github.com/yagent/yagent/internal/iostreams"
 	_ "github.com/yagent/yagent/sandbox/helper"
 )
 
@@ -26,7 +27,7 @@ func main() {
 func run(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := NewFactory(SystemIO())
+	f := NewFactory(iostreams.System())
 	defer f.Close()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/buildinfo"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/mcp"
 )
@@ -85,11 +86,11 @@ func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
 	if err := mcp.CheckOrigins(opts.AllowOrigins); err != nil {
 		return usagef("--allow-origin: %v", err)
 	}
-	person, err := kbPerson(ctx, f, store)
+	person, err := f.KBPerson(ctx, store)
 	if err != nil {
 		return fmt.Errorf("knowledge base: %w", err)
 	}
-	gw := &mcp.Gateway{Store: store, Board: board, Version: version(), Owner: person.PrincipalID, AllowedOrigins: opts.AllowOrigins}
+	gw := &mcp.Gateway{Store: store, Board: board, Version: buildinfo.Version(), Owner: person.PrincipalID, AllowedOrigins: opts.AllowOrigins}
 	if opts.HTTP != "" {
 		return serveHTTP(ctx, f, opts, gw)
 	}

@@ -90,13 +90,11 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 		if len(args) > 1 {
 			return "", "", usagef("--last takes the place of an ID: give at most a PROMPT")
 		}
-		cwd := ""
-		if !opts.All {
-			if cwd, err = workspaceDir(f, &opts.Agent); err != nil {
-				return "", "", err
-			}
+		fl := &opts.Agent
+		if opts.All {
+			fl = nil // every directory
 		}
-		in, err := st.Last(ctx, cwd)
+		in, err := lastSession(ctx, f, fl)
 		if err != nil {
 			return "", "", err
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/internal/buildinfo"
 )
 
 // NewCmdRoot builds the command tree.
@@ -36,7 +38,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showVersion {
-				_, err := fmt.Fprintf(cmd.OutOrStdout(), "yagent %s\n", version())
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "yagent %s\n", buildinfo.Version())
 				return err
 			}
 			return chatRun(cmd.Context(), f, opts)

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 )
 
 // runOptions are the inputs of `yagent run`.
@@ -104,7 +106,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 
 // readPrompt reads a whole prompt from stdin (`yagent run -`); an empty
 // one is a usage error.
-func readPrompt(streams *IOStreams) (string, error) {
+func readPrompt(streams *iostreams.IOStreams) (string, error) {
 	if streams.InTTY {
 		fmt.Fprintln(streams.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
 	}
@@ -130,8 +132,8 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
 	err = s.dr.TurnError(out, err, allowTruncated)
-	if jp, ok := s.sink.(*jsonPrinter); ok {
-		jp.result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
+	if jp, ok := s.sink.(*printer.JSON); ok {
+		jp.Result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
 	}
 	return err
 }

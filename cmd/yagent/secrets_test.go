@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/telemetry/telemetrytest"
 )
@@ -80,7 +81,7 @@ func TestRunNeverEchoesCredentials(t *testing.T) {
 				"OTEL_EXPORTER_OTLP_ENDPOINT": recv.URL(),
 			}
 			var out, errOut bytes.Buffer
-			f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 			f.Dir = t.TempDir()
 			f.Getenv = func(k string) string { return env[k] }
 			code := execute(t.Context(), f, []string{"run", "--json", tc.prompt})

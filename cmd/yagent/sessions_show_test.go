@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSessionsShowShowsControls(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"YAGENT_HOME": home, "YAGENT_NOTES_ROOT": t.TempDir()}
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
 	f.Getenv = func(k string) string { return env[k] }
 	st, err := f.Sessions(t.Context())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -57,7 +58,7 @@ type session struct {
 	d     *director.Director
 	sess  *memory.Session
 	sink  agents.Sink
-	human *humanPrinter
+	human *printer.Human
 }
 
 func (s *session) close() { s.run.Close() }
@@ -91,11 +92,11 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 	case req.Sink != nil:
 		out.sink = req.Sink
 	case fl.JSON:
-		out.sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
+		out.sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
 	default:
-		out.human = newHumanPrinter(f.IO.Out, f.IO.ErrOut)
-		out.human.buffered = !f.IO.OutTTY
-		out.human.reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
+		out.human = printer.NewHuman(f.IO.Out, f.IO.ErrOut)
+		out.human.Buffered = !f.IO.OutTTY
+		out.human.Reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
 		out.sink = out.human
 	}
 	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox)}
@@ -111,17 +112,14 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 	}
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.sc, ReplayName: fl.Replay.path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers,
-		KBTools: func(sessionID func() string, warn func(error)) ([]*agents.Tool, error) {
-			return sessionKBTools(f, sessionID, warn)
-		}}
+		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools}
 	return out, o, nil
 }
 
 // openRun assembles a run without a session (a queue worker): nothing is
 // persisted by opening it.
 func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.startTelemetry(ctx); err != nil {
+	if err := f.StartTelemetry(ctx); err != nil {
 		return nil, err
 	}
 	out, o, err := runConfig(f, fl, req)
@@ -137,7 +135,7 @@ func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest
 // openSession assembles a run over a new or resumed session and its
 // director (director.Open).
 func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.startTelemetry(ctx); err != nil {
+	if err := f.StartTelemetry(ctx); err != nil {
 		return nil, err
 	}
 	out, o, err := runConfig(f, fl, req)
@@ -147,8 +145,8 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 	r, err := director.Open(ctx, director.OpenOptions{Run: o, Sessions: f.Sessions, Kind: req.Kind, Resume: req.Resume,
 		ID: req.ID, Title: req.Title, Toolset: fl.Toolset, Wait: fl.Wait,
 		Opened: func(sess *memory.Session) {
-			if jp, ok := out.sink.(*jsonPrinter); ok {
-				jp.setSession(sess.ID())
+			if jp, ok := out.sink.(*printer.JSON); ok {
+				jp.SetSession(sess.ID())
 			}
 		}})
 	if err != nil {
@@ -171,7 +169,7 @@ func workspaceDir(f *Factory, fl *agentFlags) (string, error) {
 func (s *session) turn(ctx context.Context, prompt string) (*agents.Outcome, error) {
 	out, err := s.d.Turn(ctx, prompt)
 	if s.human != nil {
-		s.human.finish()
+		s.human.Finish()
 	}
 	return out, err
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 )
 
 // sessionTarget selects an existing session for the commands that work on
@@ -35,9 +32,21 @@ func (t *sessionTarget) find(ctx context.Context, f *Factory) (memory.Info, erro
 	if t.Session != "" && !t.Last {
 		return st.Get(ctx, t.Session)
 	}
-	cwd, err := workspaceDir(f, &agentFlags{})
+	return lastSession(ctx, f, &agentFlags{})
+}
+
+// lastSession is the newest session of the workspace fl names (--cd, else
+// the current directory), or of every directory when fl is nil.
+func lastSession(ctx context.Context, f *Factory, fl *agentFlags) (memory.Info, error) {
+	st, err := f.Sessions(ctx)
 	if err != nil {
 		return memory.Info{}, err
+	}
+	cwd := ""
+	if fl != nil {
+		if cwd, err = workspaceDir(f, fl); err != nil {
+			return memory.Info{}, err
+		}
 	}
 	return st.Last(ctx, cwd)
 }
@@ -50,21 +59,9 @@ func (t *sessionTarget) open(ctx context.Context, f *Factory, fl *agentFlags) (*
 	if err != nil {
 		return nil, err
 	}
-	req := sessionRequest{Resume: in.ID, Inspect: fl == nil, Sink: noticesTo(f.IO.ErrOut)}
+	req := sessionRequest{Resume: in.ID, Inspect: fl == nil, Sink: printer.Notices(f.IO.ErrOut)}
 	if fl == nil {
 		fl = &agentFlags{}
 	}
 	return openSession(ctx, f, fl, req)
-}
-
-// noticesTo prints yagent's notices to w, one per line, and nothing else.
-func noticesTo(w io.Writer) agents.Sink {
-	var mu sync.Mutex
-	return agents.SinkFunc(func(e agents.Event) {
-		if e.Type == agents.EventNotice {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintln(w, e.Text)
-		}
-	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/telemetry/telemetrytest"
 )
 
@@ -86,7 +87,7 @@ func runClosed(t *testing.T, env map[string]string, args ...string) (code int, s
 	t.Helper()
 	home := t.TempDir()
 	var out, errOut bytes.Buffer
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	f.Dir = t.TempDir()
 	f.Getenv = func(k string) string {
 		if k == "YAGENT_HOME" {

@@ -166,7 +166,7 @@ func checkWorkspaceTrust(ctx context.Context, f *Factory, c *cobra.Command) erro
 				return err
 			}
 			fmt.Fprintf(f.IO.ErrOut, "trusted: %s (undo: yagent trust --revoke %s)\n", ws.Dir, ws.Dir)
-			f.reloadConfig()
+			f.ReloadConfig()
 			return nil
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/yagent/yagent/chat"
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -78,7 +79,7 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	for k, v := range o.env {
 		env[k] = v
 	}
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, InTTY: o.canAsk, ErrTTY: o.canAsk})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, InTTY: o.canAsk, ErrTTY: o.canAsk})
 	f.Dir = dir
 	f.Getenv = func(k string) string { return env[k] }
 	t.Cleanup(func() { f.Close() })

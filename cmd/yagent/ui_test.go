@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/testio"
 )
 
@@ -35,7 +36,7 @@ func newUIEnv(t *testing.T) *uiEnv {
 }
 
 func (e *uiEnv) factory(out, errOut io.Writer) *Factory {
-	f := NewFactory(&IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 	f.Dir = e.repo
 	env := map[string]string{"YAGENT_HOME": e.home, "USER": "alice"}
 	f.Getenv = func(k string) string { return env[k] }

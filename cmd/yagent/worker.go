@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/queue"
 )
 
@@ -79,23 +80,11 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	if dsn == "" {
 		return usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
 	}
-	var sink agents.Sink
+	var sink agents.Sink = printer.NoticeLog(f.IO.ErrOut)
 	if opts.Agent.JSON {
-		sink = newJSONPrinter(f.IO.Out, f.IO.ErrOut)
-	} else {
-		sink = agents.SinkFunc(func(e agents.Event) {
-			if e.Type == agents.EventNotice {
-				fmt.Fprintf(f.IO.ErrOut, "%s %s\n", e.Time.Format("15:04:05"), e.Text)
-			}
-		})
+		sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
 	}
-	// Only notices: the sub-agents' own events (text, tool calls) of many
-	// jobs at once would be noise here.
-	notices := agents.SinkFunc(func(e agents.Event) {
-		if e.Type == agents.EventNotice {
-			sink.Emit(e)
-		}
-	})
+	notices := printer.OnlyNotices(sink)
 	q, err := openQueue(ctx, cfg, dsn, source, f.IO.ErrOut)
 	if err != nil {
 		return err
@@ -112,15 +101,14 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 		return err
 	}
 	defer s.close()
-	runner := *s.run.App.Runner
-	runner.Events = nil // the coordinator reports each delegation
+	runner := s.run.JobRunner()
 	concurrency := int(opts.Concurrency)
 	if concurrency == 0 {
 		concurrency = cfg.Queue.Concurrency
 	}
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
-	return q.Serve(ctx, queue.WorkerOptions{Runner: &runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
+	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
 }
 
 // queueDSN is --queue, else queue.dsn, and the name to use for it in

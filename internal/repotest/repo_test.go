@@ -225,6 +225,7 @@ var layering = map[string][]string{
 	"complete":   {"director", "notebook", "sleep", "kb", "mcp", "tui", "webui", "queue", "batch", "chat"},
 	"demo":       {"agents", "director", "memory", "app", "blackboard", "kb", "mcp", "tui", "webui"},
 	"event":      {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "internal", "change", "chat", "complete", "demo"},
+	"printer":    {"director", "memory", "notebook", "sleep", "kb", "mcp", "queue", "tui", "webui", "app", "chat", "sandbox", "change"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 

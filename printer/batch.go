@@ -1,4 +1,4 @@
-package main
+package printer
 
 import (
 	"fmt"
@@ -16,10 +16,10 @@ import (
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// batchPrinter shows a batch run's progress on errOut: a line per start,
+// Batch shows a batch run's progress on errOut: a line per start,
 // finish and skip with the time since the run began and, on a terminal, a
 // one-line progress bar kept below the lines.
-type batchPrinter struct {
+type Batch struct {
 	mu      sync.Mutex
 	errOut  io.Writer
 	tty     bool
@@ -32,11 +32,13 @@ type batchPrinter struct {
 	view    eventline.View
 }
 
-func newBatchPrinter(errOut io.Writer, tty bool) *batchPrinter {
-	return &batchPrinter{errOut: errOut, tty: tty}
+// NewBatch returns a batch printer on errOut; tty draws the bar.
+func NewBatch(errOut io.Writer, tty bool) *Batch {
+	return &Batch{errOut: errOut, tty: tty}
 }
 
-func (p *batchPrinter) Emit(e agents.Event) {
+// Emit prints the lines of e, a delegation's after its clock.
+func (p *Batch) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = e.Time
@@ -69,11 +71,11 @@ func (p *batchPrinter) Emit(e agents.Event) {
 
 // clock is the time since the run began, as "[  1.2s] ", before the
 // lines of a delegation.
-func (p *batchPrinter) clock(e agents.Event) string {
+func (p *Batch) clock(e agents.Event) string {
 	return fmt.Sprintf("[%5.1fs] ", e.Time.Sub(p.start).Seconds())
 }
 
-func (p *batchPrinter) clearBar() {
+func (p *Batch) clearBar() {
 	if p.bar {
 		io.WriteString(p.errOut, "\r\x1b[K")
 		p.bar = false
@@ -81,20 +83,17 @@ func (p *batchPrinter) clearBar() {
 }
 
 // drawBar shows "[█████░░░░░] 12/200 · 16 running · 3.4s" on a terminal.
-func (p *batchPrinter) drawBar() {
+func (p *Batch) drawBar() {
 	if !p.tty || p.total == 0 {
 		return
 	}
-	const width = 24
-	filled := p.done * width / p.total
-	fmt.Fprintf(p.errOut, "[%s%s] %d/%d · %d running · %.1fs", strings.Repeat("█", filled), strings.Repeat("░", width-filled),
-		p.done, p.total, p.running, p.last.Sub(p.start).Seconds())
+	fmt.Fprintf(p.errOut, "%s %d/%d · %d running · %.1fs", bar(p.done, p.total), p.done, p.total, p.running, p.last.Sub(p.start).Seconds())
 	p.bar = true
 }
 
-// finish prints the closing line: counts, requests, tokens, wall time and
+// Finish prints the closing line: counts, requests, tokens, wall time and
 // where the notes are.
-func (p *batchPrinter) finish(rep *batch.Report) {
+func (p *Batch) Finish(rep *batch.Report) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearBar()
@@ -104,8 +103,8 @@ func (p *batchPrinter) finish(rep *batch.Report) {
 	fmt.Fprintf(p.errOut, "board %s: yagent board ls --board %s\n", rep.Board, rep.Board)
 }
 
-// writeBatchTable prints the report, one row per delegation in plan order.
-func writeBatchTable(w io.Writer, rep *batch.Report) error {
+// BatchTable prints the report, one row per delegation in plan order.
+func BatchTable(w io.Writer, rep *batch.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tAGENT\tSTATUS\tREF\tCONCLUSION\tTOKENS\tTIME")
 	for _, d := range rep.Delegations {

@@ -1,4 +1,6 @@
-package main
+// Package iostreams is a command's standard streams and whether each is
+// a terminal, which decides what is drawn and who can be asked.
+package iostreams
 
 import (
 	"io"
@@ -16,8 +18,8 @@ type IOStreams struct {
 	InTTY, OutTTY, ErrTTY bool
 }
 
-// SystemIO returns the process's streams.
-func SystemIO() *IOStreams {
+// System returns the process's streams.
+func System() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		InTTY: isTerminal(os.Stdin), OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),

@@ -1,4 +1,4 @@
-package main
+package printer
 
 import (
 	"bytes"
@@ -88,9 +88,9 @@ var clock = regexp.MustCompile(`^\[ *\d+\.\ds\] `)
 // the time since the batch began before a delegation's lines).
 func TestRenderersAgree(t *testing.T) {
 	var errOut, out bytes.Buffer
-	plain := newHumanPrinter(&out, &errOut)
+	plain := NewHuman(&out, &errOut)
 	var batchOut bytes.Buffer
-	batch := newBatchPrinter(&batchOut, false)
+	batch := NewBatch(&batchOut, false)
 	scroll := tui.NewScrollback(100)
 	var view eventline.View // the width the TUI's view gives a summary
 	view.Width = 100 - 8

@@ -1,4 +1,9 @@
-package main
+// Package printer writes a run's events where a command shows them: the
+// --json stream (JSON), the plain lines of run, resume and chat without a
+// terminal UI (Human), and a batch's progress and table (Batch,
+// BatchTable). Each line of an event is agents/eventline's; a printer only
+// places and styles it (the TUI, package tui, draws the same lines).
+package printer
 
 import (
 	"encoding/json"
@@ -14,13 +19,13 @@ import (
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// jsonPrinter writes one JSON event per line (the --json stream). The
+// JSON writes one JSON event per line (the --json stream). The
 // first event it cannot write (stdout closed, a full disk) is reported on
 // errOut, once: the run goes on, its outcome is in the exit code.
 //
 // A turn_started event also names the session (`session`), so a script
 // that ran `yagent run --json` can resume it.
-type jsonPrinter struct {
+type JSON struct {
 	mu      sync.Mutex
 	enc     *json.Encoder
 	errOut  io.Writer
@@ -30,18 +35,20 @@ type jsonPrinter struct {
 	total agents.UsageEvent
 }
 
-func newJSONPrinter(w, errOut io.Writer) *jsonPrinter {
-	return &jsonPrinter{enc: json.NewEncoder(w), errOut: errOut}
+// NewJSON returns a JSON printer writing to w, its warning to errOut.
+func NewJSON(w, errOut io.Writer) *JSON {
+	return &JSON{enc: json.NewEncoder(w), errOut: errOut}
 }
 
-// setSession names the session in the turn_started events from now on.
-func (p *jsonPrinter) setSession(id string) {
+// SetSession names the session in the turn_started events from now on.
+func (p *JSON) SetSession(id string) {
 	p.mu.Lock()
 	p.session = id
 	p.mu.Unlock()
 }
 
-func (p *jsonPrinter) Emit(e agents.Event) {
+// Emit writes e as one line of JSON.
+func (p *JSON) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if e.Type == agents.EventUsage && e.Usage != nil {
@@ -60,10 +67,10 @@ func (p *jsonPrinter) Emit(e agents.Event) {
 	}
 }
 
-// result ends the stream with a result event: r with, unless r has them,
+// Result ends the stream with a result event: r with, unless r has them,
 // the tokens of every usage event seen, and their cost at price (nil:
 // unknown).
-func (p *jsonPrinter) result(now time.Time, r agents.ResultEvent, price *config.Price) {
+func (p *JSON) Result(now time.Time, r agents.ResultEvent, price *config.Price) {
 	p.mu.Lock()
 	if r.Usage == nil {
 		total := p.total
@@ -77,7 +84,7 @@ func (p *jsonPrinter) result(now time.Time, r agents.ResultEvent, price *config.
 	p.Emit(agents.Event{Type: agents.EventResult, Time: now, Agent: "yagent", Result: &r})
 }
 
-// humanPrinter streams the lead's text to out and progress (tool calls,
+// Human streams the lead's text to out and progress (tool calls,
 // delegations, retries, usage) to errOut, so `yagent run … > answer.md`
 // captures only the answer.
 //
@@ -87,28 +94,29 @@ func (p *jsonPrinter) result(now time.Time, r agents.ResultEvent, price *config.
 // as the model wrote it (it is the output, like --json).
 //
 // A retry voids the text its request printed. On a terminal the retry is
-// shown where the void text stands; into a file or a pipe (buffered set)
+// shown where the void text stands; into a file or a pipe (Buffered)
 // the lead's text of a model call is held until the call succeeds, so a
 // retried call leaves no partial answer behind. Held text is the answer
 // only if the call asked for no tool: the text of a call that goes on
 // with tool calls is narration ("I'll split this in two…") and goes to
 // errOut, so a redirected stdout holds the final answer alone.
-type humanPrinter struct {
+type Human struct {
+	// Buffered holds each model call's text until the call succeeds
+	// (out is not a terminal). Set before the first event.
+	Buffered bool
+	// Reasoning shows the model's reasoning, dimmed, on errOut
+	// (interactive sessions on a terminal). Set before the first event.
+	Reasoning bool
+
 	mu      sync.Mutex
 	out     io.Writer
 	errOut  io.Writer
 	midline bool // the last byte written to out was not a newline
-	// buffered holds each model call's text until the call succeeds
-	// (out is not a terminal).
-	buffered bool
-	pending  strings.Builder
+	pending strings.Builder
 	// done is the text of the lead's last successful call, until the next
 	// event says whether it was narration (a tool call follows) or the
 	// answer (the turn finishes).
-	done string
-	// reasoning shows the model's reasoning, dimmed, on errOut
-	// (interactive sessions on a terminal).
-	reasoning   bool
+	done        string
 	inReasoning bool
 	// textSafe and reasonSafe render the streamed text and reasoning.
 	textSafe, reasonSafe termsafe.Stream
@@ -118,11 +126,15 @@ type humanPrinter struct {
 	order                []string
 }
 
-func newHumanPrinter(out, errOut io.Writer) *humanPrinter {
-	return &humanPrinter{out: out, errOut: errOut, byAgent: map[string]*agents.UsageEvent{}}
+// NewHuman returns a printer of the answer to out and of the progress to
+// errOut.
+func NewHuman(out, errOut io.Writer) *Human {
+	return &Human{out: out, errOut: errOut, byAgent: map[string]*agents.UsageEvent{}}
 }
 
-func (p *humanPrinter) Emit(e agents.Event) {
+// Emit prints e: the lead's text streamed (or held), every other line on
+// errOut.
+func (p *Human) Emit(e agents.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Type {
@@ -131,14 +143,14 @@ func (p *humanPrinter) Emit(e agents.Event) {
 			return
 		}
 		p.endReasoning()
-		if p.buffered {
+		if p.Buffered {
 			p.pending.WriteString(e.Text)
 			return
 		}
 		p.writeText(p.textSafe.Next(e.Text))
 		return
 	case agents.EventReasoningDelta:
-		if e.Depth != 0 || !p.reasoning {
+		if e.Depth != 0 || !p.Reasoning {
 			return
 		}
 		if !p.inReasoning {
@@ -187,14 +199,14 @@ const dim, undim = "\x1b[2m", "\x1b[0m"
 // line prints a line of eventline (rendered for the terminal already) on
 // errOut, first ending the lead's text line (or its reasoning) if it is
 // open.
-func (p *humanPrinter) line(s string) {
+func (p *Human) line(s string) {
 	p.endReasoning()
 	p.endText()
 	io.WriteString(p.errOut, s+"\n")
 }
 
 // writeText writes the lead's text, rendered, to the terminal out.
-func (p *humanPrinter) writeText(s string) {
+func (p *Human) writeText(s string) {
 	if s == "" {
 		return
 	}
@@ -202,7 +214,7 @@ func (p *humanPrinter) writeText(s string) {
 	p.midline = !strings.HasSuffix(s, "\n")
 }
 
-func (p *humanPrinter) endText() {
+func (p *Human) endText() {
 	p.writeText(p.textSafe.End())
 	if p.midline {
 		io.WriteString(p.out, "\n")
@@ -210,7 +222,7 @@ func (p *humanPrinter) endText() {
 	}
 }
 
-func (p *humanPrinter) endReasoning() {
+func (p *Human) endReasoning() {
 	if p.inReasoning {
 		io.WriteString(p.errOut, p.reasonSafe.End()+undim+"\n")
 		p.inReasoning = false
@@ -219,7 +231,7 @@ func (p *humanPrinter) endReasoning() {
 
 // flush keeps the text held for a model call that succeeded until the
 // next event says what it was (narrate or answer).
-func (p *humanPrinter) flush() {
+func (p *Human) flush() {
 	if p.pending.Len() == 0 {
 		return
 	}
@@ -228,7 +240,7 @@ func (p *humanPrinter) flush() {
 }
 
 // narrate writes the done call's text to errOut: tool calls followed it.
-func (p *humanPrinter) narrate() {
+func (p *Human) narrate() {
 	text := termsafe.Text(p.done)
 	p.done = ""
 	p.endText()
@@ -239,7 +251,7 @@ func (p *humanPrinter) narrate() {
 }
 
 // answer writes the done call's text to out: it ended the turn.
-func (p *humanPrinter) answer() {
+func (p *Human) answer() {
 	if p.done == "" {
 		return
 	}
@@ -249,8 +261,8 @@ func (p *humanPrinter) answer() {
 	p.midline = !strings.HasSuffix(text, "\n")
 }
 
-// finish ends the text and prints the usage line, broken down by agent.
-func (p *humanPrinter) finish() {
+// Finish ends the text and prints the usage line, broken down by agent.
+func (p *Human) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pending.Reset() // text of a call that never succeeded is no answer

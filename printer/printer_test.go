@@ -1,4 +1,4 @@
-package main
+package printer
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("broken pi
 // internal/lineedit's TestHistoryFile).
 func TestNonFatalErrorsAreShown(t *testing.T) {
 	var errOut bytes.Buffer
-	p := newJSONPrinter(brokenWriter{}, &errOut)
+	p := NewJSON(brokenWriter{}, &errOut)
 	p.Emit(agents.Event{Type: agents.EventNotice, Text: "one"})
 	p.Emit(agents.Event{Type: agents.EventNotice, Text: "two"})
 	if got := errOut.String(); strings.Count(got, "warning: the JSON event stream is broken from here on: broken pipe") != 1 {
@@ -50,12 +50,12 @@ func TestHumanPrinterRetryVoidsText(t *testing.T) {
 		{"terminal", false, "The partial ans\nThe whole answer.\n", "the text above is void, the answer follows again"},
 	} {
 		var out, errOut bytes.Buffer
-		p := newHumanPrinter(&out, &errOut)
-		p.buffered = tc.buffered
+		p := NewHuman(&out, &errOut)
+		p.Buffered = tc.buffered
 		for _, e := range events {
 			p.Emit(e)
 		}
-		p.finish()
+		p.Finish()
 		if out.String() != tc.wantOut {
 			t.Errorf("%s: stdout = %q; want %q", tc.name, out.String(), tc.wantOut)
 		}
@@ -74,11 +74,11 @@ func TestHumanPrinterRetryVoidsText(t *testing.T) {
 func TestHumanPrinterReasoning(t *testing.T) {
 	for _, show := range []bool{true, false} {
 		var out, errOut bytes.Buffer
-		p := newHumanPrinter(&out, &errOut)
-		p.reasoning = show
+		p := NewHuman(&out, &errOut)
+		p.Reasoning = show
 		p.Emit(agents.Event{Type: agents.EventReasoningDelta, Text: "let me think"})
 		p.Emit(agents.Event{Type: agents.EventTextDelta, Text: "Answer."})
-		p.finish()
+		p.Finish()
 		if out.String() != "Answer.\n" {
 			t.Errorf("show=%v: stdout = %q; want the answer only", show, out.String())
 		}
@@ -113,12 +113,12 @@ func TestHumanPrinterNarration(t *testing.T) {
 		{"terminal", false, "I'll ask an explorer.\nThe answer.\n", "▸ explorer: read_file"},
 	} {
 		var out, errOut bytes.Buffer
-		p := newHumanPrinter(&out, &errOut)
-		p.buffered = tc.buffered
+		p := NewHuman(&out, &errOut)
+		p.Buffered = tc.buffered
 		for _, e := range events {
 			p.Emit(e)
 		}
-		p.finish()
+		p.Finish()
 		if out.String() != tc.wantOut {
 			t.Errorf("%s: stdout = %q; want %q", tc.name, out.String(), tc.wantOut)
 		}
@@ -153,12 +153,12 @@ func TestPrinterShowsControls(t *testing.T) {
 	}
 	for _, buffered := range []bool{false, true} {
 		var out, errOut bytes.Buffer
-		p := newHumanPrinter(&out, &errOut)
-		p.buffered, p.reasoning = buffered, true
+		p := NewHuman(&out, &errOut)
+		p.Buffered, p.Reasoning = buffered, true
 		for _, e := range events {
 			p.Emit(e)
 		}
-		p.finish()
+		p.Finish()
 		stderr := strings.ReplaceAll(strings.ReplaceAll(errOut.String(), dim, ""), undim, "")
 		if strings.ContainsAny(stderr, "\x1b\r\u202e") {
 			t.Errorf("buffered=%v: stderr has control characters: %q", buffered, errOut.String())
@@ -183,7 +183,7 @@ func TestPrinterShowsControls(t *testing.T) {
 	}
 
 	var errOut bytes.Buffer
-	p := newBatchPrinter(&errOut, false)
+	p := NewBatch(&errOut, false)
 	p.Emit(agents.Event{Type: agents.EventDelegationStarted, Delegation: &agents.DelegationEvent{ID: "d1", Agent: "worker", Task: "task" + esc}})
 	p.Emit(agents.Event{Type: agents.EventDelegationSkipped, Delegation: &agents.DelegationEvent{ID: "d2", Status: "skipped", Reason: "why" + esc}})
 	p.Emit(agents.Event{Type: agents.EventNotice, Text: "notice" + esc})

@@ -1,14 +1,18 @@
-package main
+// Package buildinfo says which yagent this binary is: the module version
+// and the commit it was built from, as the Go toolchain stamped them.
+// `yagent --version` prints it; the MCP client and gateway and the traces
+// carry it.
+package buildinfo
 
 import (
 	"runtime/debug"
 	"strings"
 )
 
-// version is what `yagent --version` prints after "yagent ": the module
+// Version is what `yagent --version` prints after "yagent ": the module
 // version and the commit the binary was built from, as the Go toolchain
 // stamped them (debug.ReadBuildInfo).
-func version() string {
+func Version() string {
 	bi, _ := debug.ReadBuildInfo()
 	return versionOf(bi)
 }
