@@ -1,13 +1,31 @@
 package sandbox
 
-import llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 const osSupported = true
 
-// probeABI is the kernel's usable Landlock ABI, 0 without Landlock.
+// probeABI is the kernel's usable Landlock ABI, 0 without Landlock. The
+// two queries are plain system calls: go-landlock's syscall package would
+// bring libcap's psx into the binary (C, a wrapped pthread_create,
+// external linking), which every re-executed helper then pays for at its
+// start.
 func probeABI() int {
-	v, err := llsys.LandlockGetABIVersion()
-	return usableABI(v, err, llsys.LandlockGetErrata)
+	v, err := landlockQuery(unix.LANDLOCK_CREATE_RULESET_VERSION)
+	return usableABI(v, err, func() (int, error) { return landlockQuery(unix.LANDLOCK_CREATE_RULESET_ERRATA) })
+}
+
+// landlockQuery asks landlock_create_ruleset(NULL, 0, flag) for the ABI
+// version or the fixed errata.
+func landlockQuery(flag uintptr) (int, error) {
+	r, _, e := syscall.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, flag)
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), nil
 }
 
 // usableABI is the ABI a kernel reports (v, err; 0 for none). Like

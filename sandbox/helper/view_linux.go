@@ -289,9 +289,13 @@ func makeDev(devs []string, clones []int) error {
 		return err
 	}
 	for i, d := range devs {
-		if _, err := mountPoint("/dev/"+d, false); err != nil {
+		// The tmpfs is new and empty: the mount point is made at once
+		// (one call, not mountPoint's look-ups).
+		fd, err := syscall.Open("/dev/"+d, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+		if err != nil {
 			return wrap(d, err)
 		}
+		syscall.Close(fd)
 		if err := attach(clones[i], "/dev/"+d); err != nil {
 			return wrap(d, err)
 		}
