@@ -133,41 +133,48 @@ func coordinatorConfig() *river.Config {
 // Run runs d on a worker and lands its handoff: it enqueues d's job (or,
 // in a reattached run, waits for the job enqueued before, or returns the
 // note already landed), waits for the job's end and writes its one note.
-// A cancelled ctx cancels the job, queued or running, and abandons d.
+// A cancelled ctx cancels the job, queued or running (one a reattached
+// run finds too), and abandons d; it enqueues nothing new.
 func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.DelegationResult, error) {
 	id := d.CallID
 	if m, ok := c.onBoard[id]; ok {
 		c.markLanded(ctx, id, m)
 		return agents.DelegationResult{Status: m.Status, Ref: m.Ref, Conclusion: m.Conclusion}, nil
 	}
-	if ctx.Err() != nil { // nothing new starts
-		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
-	}
+	// What is in the queue is looked up and inserted apart from ctx: an
+	// insert cut short by Ctrl-C may have committed all the same, and a
+	// job nobody waits for is never cancelled — a worker would run it to
+	// the end. Once its ID is known, wait cancels it.
+	dbctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+	defer cancel()
 	var jobID int64
 	var landedRef, landedStatus *string
-	err := c.q.pool.QueryRow(ctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
+	err := c.q.pool.QueryRow(dbctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
 		c.run, id).Scan(&jobID, &landedRef, &landedStatus)
 	switch {
 	case err == nil && landedRef != nil:
 		// Landed, and the note is gone from the board since: never twice.
 		return agents.DelegationResult{Status: blackboard.Status(*landedStatus), Ref: *landedRef, Conclusion: "landed earlier in this plan run"}, nil
 	case err == nil:
-		row, gerr := c.client.JobGet(ctx, jobID)
+		row, gerr := c.client.JobGet(dbctx, jobID)
 		if gerr == nil && row.State != rivertype.JobStateCancelled {
 			return c.wait(ctx, d, jobID)
 		}
 	case !errors.Is(err, pgx.ErrNoRows):
 		return agents.DelegationResult{}, fmt.Errorf("queue: look up delegation %s: %w", id, err)
 	}
-	jobID, err = c.enqueue(ctx, d)
+	if ctx.Err() != nil { // nothing new starts
+		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
+	}
+	jobID, err = c.enqueue(dbctx, d)
 	if err != nil {
-		if ctx.Err() != nil {
-			return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
-		}
 		return agents.DelegationResult{}, err
 	}
 	return c.wait(ctx, d, jobID)
 }
+
+// queryTimeout bounds a query run apart from the caller's context.
+const queryTimeout = 30 * time.Second
 
 // enqueue prepares d (definition, index, context pack) and inserts its
 // job together with the row that ties it to the run, in one transaction.

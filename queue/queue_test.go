@@ -256,9 +256,14 @@ func TestCancelCancelsJobs(t *testing.T) {
 			results[i], _ = c.Run(ctx, item(i))
 		}()
 	}
-	waitJobs(t, e, "available", 2) // queued
-	for deadline := time.Now().Add(30 * time.Second); len(e.srv.Requests()) < 4 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // running: waiting on the model
+	// All six enqueued and four waiting on the model: the other two stay
+	// queued (the worker runs 4 at once). "2 available" alone is no sign
+	// of it: it holds for a moment before the worker takes the first jobs.
+	for deadline := time.Now().Add(30 * time.Second); totalJobs(e.jobs(t)) < 6 || len(e.srv.Requests()) < 4; {
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs by state %v, %d model requests; want 6 jobs, 4 running", e.jobs(t), len(e.srv.Requests()))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
 	wg.Wait()
@@ -276,6 +281,61 @@ func TestCancelCancelsJobs(t *testing.T) {
 		if ev.Type == agents.EventNotice && strings.Contains(ev.Text, "cancel the job") {
 			t.Errorf("notice %q; every cancel succeeded", ev.Text)
 		}
+	}
+}
+
+func totalJobs(byState map[string]int) int {
+	n := 0
+	for _, c := range byState {
+		n += c
+	}
+	return n
+}
+
+// TestCancelWhileEnqueueing: Ctrl-C while delegations are being enqueued
+// leaves no job behind to run: every job that made it into the queue is
+// cancelled, whether its insert committed before or as the context ended.
+// (A job whose insert was reported failed because ctx ended, though it
+// committed, was left available, and a worker ran it to completion.)
+func TestCancelWhileEnqueueing(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(handOver, "30s"), Options{})
+	c := e.coordinate(t, false)
+	defer c.Close(false)
+	const rounds, per = 20, 8
+	for round := range rounds {
+		before := totalJobs(e.jobs(t))
+		ctx, cancel := context.WithCancel(t.Context())
+		var wg sync.WaitGroup
+		results := make([]agents.DelegationResult, per)
+		errs := make([]error, per)
+		for i := range per {
+			wg.Go(func() { results[i], errs[i] = c.Run(ctx, item(round*per+i)) })
+		}
+		// Cancel as the inserts go on: once the first jobs are in, before
+		// the last one is (no worker takes them).
+		for deadline := time.Now().Add(30 * time.Second); totalJobs(e.jobs(t)) < before+round%4+1 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		wg.Wait()
+		for i, r := range results {
+			if !r.Abandoned || r.Ref != "" || errs[i] != nil {
+				t.Errorf("round %d: %s: %+v, %v; want abandoned without a note", round, item(round*per+i).CallID, r, errs[i])
+			}
+		}
+		if byState := e.jobs(t); byState["cancelled"] != totalJobs(byState) {
+			t.Fatalf("round %d: jobs by state %v; want every job cancelled", round, byState)
+		}
+	}
+	// Once cancelled, nothing new is enqueued.
+	before := e.jobs(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if r, err := c.Run(ctx, item(999)); !r.Abandoned || err != nil {
+		t.Errorf("Run after the cancel: %+v, %v; want abandoned", r, err)
+	}
+	if after := e.jobs(t); totalJobs(after) != totalJobs(before) {
+		t.Errorf("Run after the cancel enqueued a job: %v, then %v", before, after)
 	}
 }
 

@@ -25,8 +25,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // DB is an open state database.
@@ -140,24 +142,18 @@ func (db *DB) damaged(err error) error {
 
 // migrate brings the schema to the newest version.
 func (db *DB) migrate(ctx context.Context) error {
-	var version int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return db.damaged(err)
+	version, tables, err := db.schema(ctx)
+	if err != nil {
+		return err
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("state database %s is %w (schema %d; this one knows %d): upgrade yagent — the file was not changed", db.Path, ErrNewerSchema, version, len(migrations))
 	}
-	if err := db.checkOwn(ctx, version); err != nil {
+	if err := db.checkOwn(version, tables); err != nil {
 		return err
 	}
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return db.damaged(err)
-	}
-	if !strings.EqualFold(mode, "wal") {
-		if err := db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
-			return db.damaged(err)
-		}
+	if err := db.switchToWAL(ctx); err != nil {
+		return err
 	}
 	if version == len(migrations) {
 		return nil
@@ -188,26 +184,79 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// checkOwn refuses a database yagent did not create, and (RefuseFresh) an
-// empty one while data that belongs to it exists. Migration 1 creates the
-// chats table; a yagent database at version 0 has no tables at all.
-func (db *DB) checkOwn(ctx context.Context, version int) error {
-	var tables []string
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+// schema reads the schema version and the names of the tables in one
+// statement, so both come from one snapshot: read apart, another process's
+// migration committed between them shows a yagent database as foreign
+// (version 0 with tables).
+func (db *DB) schema(ctx context.Context) (version int, tables []string, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT v.user_version, m.name FROM pragma_user_version AS v
+		LEFT JOIN sqlite_master AS m ON m.type = 'table' AND m.name NOT LIKE 'sqlite\_%' ESCAPE '\'
+		ORDER BY m.name`)
 	if err != nil {
-		return db.damaged(err)
+		return 0, nil, db.damaged(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return db.damaged(err)
+		var name sql.NullString
+		if err := rows.Scan(&version, &name); err != nil {
+			return 0, nil, db.damaged(err)
 		}
-		tables = append(tables, name)
+		if name.Valid {
+			tables = append(tables, name.String)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return db.damaged(err)
+		return 0, nil, db.damaged(err)
 	}
+	return version, tables, nil
+}
+
+// walWait bounds how long Open retries the switch to WAL while another
+// connection holds the lock; the busy timeout's length.
+const walWait = 10 * time.Second
+
+// switchToWAL puts the file in WAL mode (persistent, so once per file).
+// The switch reads the header under a read lock, then upgrades to an
+// exclusive one; SQLite answers SQLITE_BUSY to an upgrade at once, without
+// the busy handler (waiting could deadlock two upgraders), so several
+// processes opening a fresh file together would fail at random. The
+// statement ends, which drops the read lock, and is retried with backoff.
+func (db *DB) switchToWAL(ctx context.Context) error {
+	deadline := time.Now().Add(walWait)
+	backoff := time.Millisecond
+	for {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+		if err == nil && strings.EqualFold(mode, "wal") {
+			return nil
+		}
+		if err == nil {
+			err = db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			if err != nil {
+				return db.damaged(err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("state database %s: %w", db.Path, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 100*time.Millisecond)
+	}
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// checkOwn refuses a database yagent did not create, and (RefuseFresh) an
+// empty one while data that belongs to it exists. Migration 1 creates the
+// chats table; a yagent database at version 0 has no tables at all.
+func (db *DB) checkOwn(version int, tables []string) error {
 	foreign := version == 0 && len(tables) > 0 || version > 0 && !slices.Contains(tables, "chats")
 	if foreign {
 		if len(tables) > 5 {

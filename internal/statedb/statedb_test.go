@@ -72,28 +72,46 @@ func TestDamagedRefusedUntouched(t *testing.T) {
 }
 
 // TestConcurrentOpen opens one fresh database from many goroutines at once
-// (as several yagent processes would): all succeed, the schema is applied
-// once.
+// (as several yagent processes would), released together by a barrier, on
+// several fresh files: all succeed, the schema is applied once. The first
+// opens race to switch the file to WAL; that switch upgrades a read lock to
+// a write lock, for which SQLite returns SQLITE_BUSY at once instead of
+// waiting out the busy timeout.
 func TestConcurrentOpen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Go(func() {
-			db, err := Open(t.Context(), path)
-			if err == nil {
-				_, err = db.Exec("INSERT INTO chats(id, kind, rollout, created, updated, board_id) VALUES (hex(randomblob(8)), 'run', 'r', 1, 1, 'b')")
-				db.Close()
+	const rounds, openers = 10, 16
+	for round := range rounds {
+		path := filepath.Join(t.TempDir(), "state.db")
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make(chan error, openers)
+		for range openers {
+			wg.Go(func() {
+				<-start
+				db, err := Open(t.Context(), path)
+				if err == nil {
+					_, err = db.Exec("INSERT INTO chats(id, kind, rollout, created, updated, board_id) VALUES (hex(randomblob(8)), 'run', 'r', 1, 1, 'b')")
+					db.Close()
+				}
+				errs <- err
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
 			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		db, err := Open(t.Context(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM chats").Scan(&n); err != nil || n != openers {
+			t.Errorf("round %d: %d chats, %v; want %d (one per opener)", round, n, err, openers)
+		}
+		db.Close()
 	}
 }
 
