@@ -184,10 +184,17 @@ func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected stri
 	return true, "", nil
 }
 
-// ShellTool returns the shell tool confined to the workspace.
+// ShellTool returns the shell tool confined to the workspace, or to the
+// run's own (WithWorkspace) with the policy's sandbox over it.
 func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
 	return NewTool("shell", "shell", Writes, func(ctx context.Context, _ *Call, in shellIn) (Result, error) {
-		return w.runShell(ctx, in, policy)
+		ws := w.in(ctx)
+		box, err := w.sandboxFor(policy.Sandbox, ws)
+		if err != nil {
+			return ErrorResult("%v", err), nil
+		}
+		policy.Sandbox = box
+		return ws.runShell(ctx, in, policy)
 	})
 }
 
