@@ -23,6 +23,10 @@ type NewNote struct {
 	// (e.g. files written by its tools). When non-empty they replace
 	// whatever the model reported in Handoff.Artifacts.
 	ObservedArtifacts []string
+	// Stem, when set, is the note's file name, reserved before the work
+	// began (NewStem): a writing delegation's branch and worktree are
+	// named after its note. A taken stem is an error, never replaced.
+	Stem string
 }
 
 // NoteMeta describes a note without its body. It deliberately has no Body
@@ -106,6 +110,16 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 	// A name is never reused: the write fails rather than replace a note
 	// (another host with the same pid may share the notes root), and the
 	// next name is tried.
+	if n.Stem != "" {
+		if !IsNoteStem(n.Stem) {
+			return NoteMeta{}, fmt.Errorf("write note: %q is no note stem (Store.NewStem makes one)", n.Stem)
+		}
+		f := noteFile{agent: h.Agent, name: n.Stem + ".md"}
+		if err := atomicfile.WriteNew(f.path(BoardDir(s.root, board)), data, 0o644); err != nil {
+			return NoteMeta{}, fmt.Errorf("write note %s: %w", f.ref(), err)
+		}
+		return metaOf(f, &h, len(body)), nil
+	}
 	for attempt := 1; ; attempt++ {
 		f := noteFile{agent: h.Agent, name: s.namer.next(now) + ".md"}
 		err := atomicfile.WriteNew(f.path(BoardDir(s.root, board)), data, 0o644)
@@ -118,6 +132,10 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 		s.namer.skip()
 	}
 }
+
+// NewStem reserves the stem of a note to be written later (NewNote.Stem):
+// a name this store's namer will not give again.
+func (s *Store) NewStem() string { return s.namer.next(s.now()) }
 
 func encodeNote(h *Handoff, body string) ([]byte, error) {
 	var buf bytes.Buffer
