@@ -105,6 +105,17 @@ func TestSubRunnerIsolates(t *testing.T) {
 			if !strings.Contains(string(res.Change.Patch), `+func main() { println("isolated") }`) {
 				t.Errorf("patch:\n%s", res.Change.Patch)
 			}
+			n, err := store.ReadNote("b", res.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := n.Handoff.Change; c == nil || c.State != blackboard.ChangePending || c.Branch != res.Change.Branch || c.Head != res.Change.Head ||
+				!slices.Equal(c.Files, res.Change.Files) || (c.GitDir != "") == git {
+				t.Errorf("the note's change: %+v; want the branch's, pending", c)
+			}
+			if patch, err := store.ReadPatch("b", res.Ref); err != nil || string(patch) != string(res.Change.Patch) {
+				t.Errorf("the note's patch: %q, %v", patch, err)
+			}
 			if now, _ := os.ReadFile(main); string(now) != string(before) {
 				t.Errorf("the person's main.go changed: %q", now)
 			}
@@ -121,6 +132,12 @@ func TestSubRunnerIsolates(t *testing.T) {
 			res, err = r.Run(t.Context(), Delegation{Agent: "worker", Task: "TASK-NOTHING", BoardID: "b", Depth: 1})
 			if err != nil || res.Change != nil || res.Isolated == "" {
 				t.Errorf("nothing changed: %+v, %v; want an isolated run without a change", res, err)
+			}
+			if n, _ := store.ReadNote("b", res.Ref); n == nil || n.Handoff.Change != nil {
+				t.Errorf("nothing changed, yet the note carries a change")
+			}
+			if _, err := store.ReadPatch("b", res.Ref); err == nil {
+				t.Error("nothing changed, yet the note has a patch")
 			}
 			if git && strings.Count(gitOut(t, person, "branch", "--list", "yagent/*"), "yagent/") != 1 {
 				t.Errorf("branches: %s; want the first change's alone", gitOut(t, person, "branch", "--list", "yagent/*"))
@@ -143,7 +160,7 @@ func TestSubRunnerIsolates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := store.ReadNote("b", res.Ref)
+			n, err = store.ReadNote("b", res.Ref)
 			if err != nil {
 				t.Fatal(err)
 			}

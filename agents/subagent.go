@@ -284,6 +284,11 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			note.Handoff.Status = blackboard.StatusDegraded
 			note.Handoff.Reason = err.Error()
 		}
+		if ch != nil {
+			note.Handoff.Change = &blackboard.NoteChange{Branch: ch.Branch, Base: ch.Base, Head: ch.Head, Files: ch.Files,
+				Insertions: ch.Insertions, Deletions: ch.Deletions, State: blackboard.ChangePending, GitDir: ch.GitDir}
+			note.Patch = ch.Patch
+		}
 		res.Change = ch
 	}
 	land := r.Board.WriteNote
