@@ -70,7 +70,7 @@ var ErrChangeState = errors.New("the change is not pending")
 
 // UpdateChange changes the change: front matter of the note ref, through
 // update, which sees the note's change as it is on disk and may refuse
-// (its error is returned, nothing is written). Notes are otherwise never
+// (its error is returned as it is, nothing is written). Notes are otherwise never
 // rewritten: this is the one field that moves after a note landed — a
 // change is pending, then applied or discarded. Updates of one agent's
 // notes are serialised by a lock on its directory (flock: across
@@ -117,8 +117,9 @@ func (s *Store) UpdateChange(board, ref string, update func(c *NoteChange) error
 	}
 	c := *h.Change
 	c.Files = append([]string(nil), c.Files...)
-	if err := update(&c); err != nil {
-		return err
+	if uerr := update(&c); uerr != nil {
+		err = nil // the caller's refusal, as it is
+		return uerr
 	}
 	h.Change = &c
 	out, err := encodeNote(h, string(body))
