@@ -70,6 +70,7 @@ type isolation struct {
 	ws    *Workspace
 	board string
 	stem  string
+	warn  func(string) // a notice of the run
 }
 
 // isolate makes the worktree of a delegation whose note will be stem: a
@@ -93,7 +94,7 @@ func (r *SubRunner) isolate(ctx context.Context, board, stem string) (*isolation
 	if err != nil {
 		return nil, fmt.Errorf("isolate the delegation: %w (delegate with isolation: none to work in the workspace itself)", err)
 	}
-	iso := &isolation{tree: tree, board: board, stem: stem}
+	iso := &isolation{tree: tree, board: board, stem: stem, warn: r.notice}
 	if _, err := tree.Include(ctx, person, r.Isolation.Include, r.Isolation.MaxBytes); err != nil {
 		iso.discard(ctx)
 		return nil, err
@@ -112,6 +113,7 @@ func (r *SubRunner) isolate(ctx context.Context, board, stem string) (*isolation
 func (iso *isolation) discard(ctx context.Context) {
 	if iso.ws != nil {
 		iso.ws.Close()
+		iso.ws = nil
 	}
 	ctx = context.WithoutCancel(ctx)
 	c := &change.Change{Branch: iso.tree.Branch, Base: iso.tree.Base, GitDir: iso.tree.GitDir}
@@ -119,11 +121,12 @@ func (iso *isolation) discard(ctx context.Context) {
 }
 
 // finish records what the delegation left in its worktree as the change
-// on its branch and removes the worktree (the branch keeps the change);
-// an empty change is discarded whole and is nil. A worktree that went
-// during the run is an error naming it.
+// on its branch and removes the worktree (the branch keeps the change; a
+// removal that fails is a warning); an empty change is discarded whole
+// and is nil. A worktree that went during the run is an error naming it.
 func (iso *isolation) finish(ctx context.Context, agent string) (*change.Change, error) {
 	iso.ws.Close()
+	iso.ws = nil
 	ctx = context.WithoutCancel(ctx)
 	c, err := iso.tree.Commit(ctx, fmt.Sprintf("yagent: %s's change (%s/%s)", agent, iso.board, iso.stem))
 	if err != nil {
@@ -134,8 +137,9 @@ func (iso *isolation) finish(ctx context.Context, agent string) (*change.Change,
 		iso.discard(ctx)
 		return nil, nil
 	}
-	if err := iso.tree.Remove(ctx); err != nil {
-		return c, fmt.Errorf("remove the worktree %s (the change is on %s): %w", iso.tree.Dir, c.Branch, err)
+	if err := iso.tree.Remove(ctx); err != nil && iso.warn != nil {
+		// The change is safe on its branch; the directory is a leftover.
+		iso.warn(fmt.Sprintf("warning: could not remove the worktree %s (its change is on %s): %v", iso.tree.Dir, c.Branch, err))
 	}
 	return c, nil
 }
