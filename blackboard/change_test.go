@@ -37,7 +37,7 @@ func TestReservedStem(t *testing.T) {
 }
 
 // A note that carries a change (issue 28) has its patch beside it as
-// {stem}.patch; the per-call index shows one line per pending change,
+// {stem}.patch and shows it when rendered (read_note); the per-call index shows one line per pending change,
 // however old its note; UpdateChange moves only the change's state —
 // body, other keys and the person's own keys kept — and a refusal writes
 // nothing; the count cap and orphan clean-up take patches along.
@@ -58,6 +58,9 @@ func TestChangeOnNote(t *testing.T) {
 	n, err := s.ReadNote("b", m.Ref)
 	if err != nil || n.Handoff.Change == nil || !reflect.DeepEqual(*n.Handoff.Change, *ch) || n.Handoff.Degraded != DegradedNone {
 		t.Fatalf("read back: %+v, %v; want the change %+v", n.Handoff, err, ch)
+	}
+	if r := n.Handoff.Render(0); !strings.Contains(r, "change: pending, yagent/b/x, 2 files +1 -1: logo.png, main.go") {
+		t.Errorf("the rendered handoff does not show its change:\n%s", r)
 	}
 	idx, err := s.BuildIndex("b", testIndex)
 	if err != nil {
