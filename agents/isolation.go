@@ -45,11 +45,14 @@ var writingTools = []string{"write_file", "edit_file", "shell"}
 
 // isolates decides whether d runs in a worktree of its own: the
 // delegation's choice, else its definition's, else the configuration's;
-// auto isolates an agent that has a tool that writes.
-func (r *SubRunner) isolates(d Delegation, def *Definition, tools []*Tool) bool {
-	if r.Isolation.Root == "" || r.Land != nil {
-		// No root, or a worker host whose note lands elsewhere: the
-		// change could not come back (distributed isolation is later).
+// auto isolates an agent that has a tool that writes. A delegation made
+// by an isolated sub-agent (max_depth above 1) works in its parent's
+// worktree: its edits become part of the parent's change.
+func (r *SubRunner) isolates(ctx context.Context, d Delegation, def *Definition, tools []*Tool) bool {
+	if r.Isolation.Root == "" || r.Land != nil || WorkspaceFrom(ctx) != nil {
+		// No root, a worker host whose note lands elsewhere (the change
+		// could not come back: distributed isolation is later), or a
+		// parent's worktree already.
 		return false
 	}
 	for _, m := range []string{d.Isolation, def.Isolation, r.Isolation.Mode} {

@@ -148,6 +148,17 @@ func TestSubRunnerIsolates(t *testing.T) {
 				t.Errorf("explorer: %+v, %v; want it in the workspace itself", res, err)
 			}
 
+			// A writer delegated by an isolated sub-agent works in its
+			// parent's worktree.
+			parent := demoWorkspace(t)
+			res, err = r.Run(WithWorkspace(t.Context(), parent), Delegation{Agent: "worker", Task: "TASK-EDIT", BoardID: "b", Depth: 2})
+			if err != nil || res.Isolated != "" || res.Change != nil {
+				t.Errorf("nested writer: %+v, %v; want it in its parent's worktree", res, err)
+			}
+			if now, _ := os.ReadFile(filepath.Join(parent.Dir(), "main.go")); !strings.Contains(string(now), "isolated") {
+				t.Errorf("the nested writer did not edit its parent's worktree: %q", now)
+			}
+
 			res, err = r.Run(t.Context(), Delegation{Agent: "worker", Task: "TASK-EDIT", BoardID: "b", Depth: 1, Isolation: IsolationNone})
 			if err != nil || res.Isolated != "" || res.Change != nil {
 				t.Errorf("isolation none: %+v, %v", res, err)

@@ -216,8 +216,11 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	tools := r.tools(def, d.Depth)
 	workspace := r.Workspace.Dir()
+	if ws := WorkspaceFrom(ctx); ws != nil {
+		workspace = ws.Dir() // a parent's worktree
+	}
 	var iso *isolation
-	if r.isolates(d, def, tools) {
+	if r.isolates(ctx, d, def, tools) {
 		if iso, err = r.isolate(ctx, d.BoardID, r.Board.NewStem()); err != nil {
 			return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 		}
