@@ -32,7 +32,7 @@ const (
 )
 
 // Definition is a sub-agent definition: Markdown with YAML front matter
-// (name, description, tools, model, max_steps) whose body is the system
+// (name, description, tools, model, max_steps, isolation) whose body is the system
 // prompt. The format is Claude Code's, so .claude/agents/ files work.
 type Definition struct {
 	Name        string `json:"name"`
@@ -42,9 +42,12 @@ type Definition struct {
 	Tools    []string `json:"tools"`
 	Model    string   `json:"model,omitempty"`
 	MaxSteps int      `json:"max_steps,omitempty"`
-	Prompt   string   `json:"-"`
-	Source   string   `json:"source"` // "builtin" or the file path
-	Scope    string   `json:"scope"`  // builtin, user or project
+	// Isolation is none or worktree when the definition sets it (issue
+	// 28); "" leaves it to agents.isolation.
+	Isolation string `json:"isolation,omitempty"`
+	Prompt    string `json:"-"`
+	Source    string `json:"source"` // "builtin" or the file path
+	Scope     string `json:"scope"`  // builtin, user or project
 	// Warnings are things that were ignored (Claude-only tools) and the
 	// definitions of the same name this one shadows.
 	Warnings []string `json:"warnings,omitempty"`
@@ -64,6 +67,7 @@ type frontMatter struct {
 	Tools       yaml.Node `yaml:"tools"`
 	Model       string    `yaml:"model"`
 	MaxSteps    int       `yaml:"max_steps"`
+	Isolation   string    `yaml:"isolation"`
 }
 
 // claudeTools maps Claude Code tool names to yagent's.
@@ -100,7 +104,7 @@ func parseDefinition(source string, data []byte, known func(string) bool) (*Defi
 		return nil, fmt.Errorf("front matter: %w (quote a value that contains \": \", e.g. description: \"…\")", err)
 	}
 	d := &Definition{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),
-		Model: strings.TrimSpace(fm.Model), MaxSteps: fm.MaxSteps, Prompt: strings.TrimSpace(string(body)), Source: source}
+		Model: strings.TrimSpace(fm.Model), MaxSteps: fm.MaxSteps, Isolation: strings.TrimSpace(fm.Isolation), Prompt: strings.TrimSpace(string(body)), Source: source}
 	switch {
 	case d.Name == "":
 		return nil, errors.New("name is missing")
@@ -112,6 +116,8 @@ func parseDefinition(source string, data []byte, known func(string) bool) (*Defi
 		return nil, errors.New("description is missing (the director picks agents by it)")
 	case d.MaxSteps < 0:
 		return nil, errors.New("max_steps must be positive")
+	case d.Isolation != "" && d.Isolation != IsolationNone && d.Isolation != IsolationWorktree:
+		return nil, fmt.Errorf("isolation %q: want none or worktree (or leave it out: agents.isolation decides)", d.Isolation)
 	case d.Prompt == "":
 		return nil, errors.New("the body (the agent's system prompt) is empty")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/sandbox"
 	"github.com/yagent/yagent/telemetry"
@@ -29,6 +30,9 @@ type Delegation struct {
 	// plan's per-delegation model and max_steps).
 	Model    string
 	MaxSteps int
+	// Isolation, when set (none or worktree), overrides the definition's
+	// and the configuration's (delegate's isolation argument).
+	Isolation string
 	// Prepared, when set, is the delegation's input made ready elsewhere
 	// (a distributed batch's coordinator, SubRunner.Prepare): the runner
 	// then looks up no agent and reads nothing from the board.
@@ -60,6 +64,11 @@ type DelegationResult struct {
 	Unresolved []string
 	Usage      UsageEvent
 	Elapsed    time.Duration
+	// Change is what an isolated delegation changed, on its branch (nil:
+	// not isolated, or nothing changed).
+	Change *change.Change
+	// Isolated names the worktree or snapshot the delegation ran in.
+	Isolated string
 }
 
 // ErrTokenBudget is the cause when a delegation spends its token budget.
@@ -106,6 +115,9 @@ type SubRunner struct {
 	// the board (a queue worker returns it as its job's output; the
 	// coordinator writes it).
 	Land func(board string, n blackboard.NewNote) (blackboard.NoteMeta, error)
+	// Isolation is how delegations that write are isolated (issue 28);
+	// the zero value isolates none.
+	Isolation Isolation
 }
 
 // DelegationHooks receive one delegation's record.
@@ -202,10 +214,24 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	if prep.Pack != "" {
 		input = prep.Pack + "\n\n" + input
 	}
+	tools := r.tools(def, d.Depth)
+	workspace := r.Workspace.Dir()
+	if ws := WorkspaceFrom(ctx); ws != nil {
+		workspace = ws.Dir() // a parent's worktree
+	}
+	var iso *isolation
+	if r.isolates(ctx, d, def, tools) {
+		if iso, err = r.isolate(ctx, d.BoardID, r.Board.NewStem()); err != nil {
+			return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
+		}
+		ctx = WithWorkspace(ctx, iso.ws)
+		workspace = iso.ws.Dir()
+		res.Isolated = iso.tree.Dir
+	}
 	agent := &Agent{
 		Name:     def.Name,
-		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": r.Workspace.Dir()}), prep.Prompt, Prompt("subagent", nil), r.Project),
-		Tools:    r.tools(def, d.Depth),
+		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": workspace}), prep.Prompt, Prompt("subagent", nil), r.Project),
+		Tools:    tools,
 		Model:    model,
 		MaxSteps: steps,
 		Depth:    d.Depth,
@@ -239,6 +265,9 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			// Abandoned by a gate: the person cancelled, or the budget ran
 			// out. Nothing is written — an empty note would take an index
 			// slot and pass for a conclusion.
+			if iso != nil {
+				iso.discard(ctx)
+			}
 			res.Abandoned = true
 			res.Reason = "cancelled"
 			if errors.Is(cause, ErrTokenBudget) {
@@ -249,6 +278,22 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
 	note.Handoff.Key = d.Key
+	if iso != nil {
+		note.Stem = iso.stem
+		ch, err := iso.finish(ctx, def.Name)
+		if err != nil {
+			// The worktree went during the run (or its commit failed):
+			// what the delegation did cannot be handed over.
+			note.Handoff.Status = blackboard.StatusDegraded
+			note.Handoff.Reason = err.Error()
+		}
+		if ch != nil {
+			note.Handoff.Change = &blackboard.NoteChange{Branch: ch.Branch, Base: ch.Base, Head: ch.Head, Files: ch.Files,
+				Insertions: ch.Insertions, Deletions: ch.Deletions, State: blackboard.ChangePending, GitDir: ch.GitDir}
+			note.Patch = ch.Patch
+		}
+		res.Change = ch
+	}
 	land := r.Board.WriteNote
 	if r.Land != nil {
 		land = r.Land

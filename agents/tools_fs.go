@@ -47,21 +47,29 @@ type (
 )
 
 // FSTools returns read_file, list_dir, glob, grep, write_file and edit_file
-// over the workspace. Write tools report the files they produced as
+// over the workspace, or over the run's own (WithWorkspace). Write tools report the files they produced as
 // Result.Artifacts (the system's record of artifacts). A write to a
 // protected path (Workspace.Protected) is always asked about; under the
 // untrusted policy every write is, with the change shown as a diff.
 func FSTools(w *Workspace, policy ShellPolicy) []*Tool {
 	return []*Tool{
-		NewTool("read_file", "fs", Core, w.readFile),
-		NewTool("list_dir", "fs", Core, w.listDir),
-		NewTool("glob", "fs", 0, w.glob),
-		NewTool("grep", "fs", 0, w.grep),
+		NewTool("read_file", "fs", Core, func(ctx context.Context, c *Call, in readFileIn) (Result, error) {
+			return w.in(ctx).readFile(ctx, c, in)
+		}),
+		NewTool("list_dir", "fs", Core, func(ctx context.Context, c *Call, in listDirIn) (Result, error) {
+			return w.in(ctx).listDir(ctx, c, in)
+		}),
+		NewTool("glob", "fs", 0, func(ctx context.Context, c *Call, in globIn) (Result, error) {
+			return w.in(ctx).glob(ctx, c, in)
+		}),
+		NewTool("grep", "fs", 0, func(ctx context.Context, c *Call, in grepIn) (Result, error) {
+			return w.in(ctx).grep(ctx, c, in)
+		}),
 		NewTool("write_file", "fs", Writes, func(ctx context.Context, c *Call, in writeFileIn) (Result, error) {
-			return w.writeFile(ctx, policy, c, in)
+			return w.in(ctx).writeFile(ctx, policy, c, in)
 		}),
 		NewTool("edit_file", "fs", Writes, func(ctx context.Context, c *Call, in editFileIn) (Result, error) {
-			return w.editFile(ctx, policy, c, in)
+			return w.in(ctx).editFile(ctx, policy, c, in)
 		}),
 	}
 }

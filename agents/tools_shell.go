@@ -184,10 +184,25 @@ func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected stri
 	return true, "", nil
 }
 
-// ShellTool returns the shell tool confined to the workspace.
+// PermitChange decides a write of several files at once (the director's
+// apply_change): asked about under untrusted, and always when q.Why says
+// it changes protected paths (named by paths), which is refused when
+// nobody can answer; the string says why it was refused.
+func (p ShellPolicy) PermitChange(ctx context.Context, q Question, paths string) (bool, string, error) {
+	return p.permitWrite(ctx, q, paths)
+}
+
+// ShellTool returns the shell tool confined to the workspace, or to the
+// run's own (WithWorkspace) with the policy's sandbox over it.
 func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
 	return NewTool("shell", "shell", Writes, func(ctx context.Context, _ *Call, in shellIn) (Result, error) {
-		return w.runShell(ctx, in, policy)
+		ws := w.in(ctx)
+		box, err := w.sandboxFor(policy.Sandbox, ws)
+		if err != nil {
+			return ErrorResult("%v", err), nil
+		}
+		policy.Sandbox = box
+		return ws.runShell(ctx, in, policy)
 	})
 }
 

@@ -11,6 +11,8 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/agents"
@@ -101,6 +103,10 @@ func New(o Options) (*App, error) {
 		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
 		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,
 		TailRole: llm.Role(ag.TailRole), Project: a.Project,
+		Isolation: agents.Isolation{Mode: ag.Isolation, Include: ag.IsolationInclude, MaxBytes: ag.IsolationMaxBytes, Said: new(sync.Once)},
+	}
+	if cfg.Home != "" {
+		a.Runner.Isolation.Root = filepath.Join(cfg.Home, "worktrees")
 	}
 	return a, nil
 }

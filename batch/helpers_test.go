@@ -59,6 +59,10 @@ func testRunner(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *age
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The workspace is this repository: a worktree of it per writing
+	// delegation (agents.isolation: auto) would cost 0.5 s each and is
+	// not what these tests are about.
+	cfg.Agents.Isolation = "none"
 	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

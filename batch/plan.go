@@ -48,6 +48,9 @@ type PlanDelegation struct {
 	// Model and MaxSteps override the agent definition's when set.
 	Model    string `yaml:"model"`
 	MaxSteps int    `yaml:"max_steps"`
+	// Isolation (none or worktree) overrides the agent definition's and
+	// agents.isolation (issue 28).
+	Isolation string `yaml:"isolation"`
 }
 
 // ReadPlan reads and decodes the plan file at path. A file that cannot be

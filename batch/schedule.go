@@ -171,7 +171,7 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 	b.emit(agents.EventDelegationStarted, &ev, nil)
 	del := agents.Delegation{
 		CallID: d.ID, Agent: d.Agent, Task: d.Task, ContextRefs: refs, BoardID: b.board, Depth: 1,
-		Key: KeyPrefix + d.ID, Model: d.Model, MaxSteps: d.MaxSteps,
+		Key: KeyPrefix + d.ID, Model: d.Model, MaxSteps: d.MaxSteps, Isolation: d.Isolation,
 	}
 	exec := b.opts.Executor
 	if exec == nil {

@@ -111,6 +111,9 @@ func (p *Plan) Validate(env PlanEnv) error {
 		if strings.TrimSpace(d.Task) == "" {
 			add(p.line("delegations", i), at, "missing task: say what the sub-agent should do and hand back")
 		}
+		if d.Isolation != "" && d.Isolation != "none" && d.Isolation != "worktree" {
+			add(p.line("delegations", i, "isolation"), at+".isolation", "%q: want none or worktree (or leave it out: the agent's definition and agents.isolation decide)", d.Isolation)
+		}
 		if d.MaxSteps < 0 {
 			add(p.line("delegations", i, "max_steps"), at+".max_steps", "%d: want 1 or more (or leave it out for the agent's own)", d.MaxSteps)
 		}

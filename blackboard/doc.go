@@ -16,9 +16,16 @@
 // count damaged notes instead of failing. Reads are bounded: listing and
 // the index read a note's front matter only, bodies are paged or streamed,
 // and a note over the store's limit is never loaded whole. Notes are never
-// rewritten once written; legacy (v1) notes are read-only.
+// rewritten once written — with one exception: the state of a note's
+// change (pending, then applied or discarded), which UpdateChange replaces
+// atomically under a lock (flock) on the agent's directory, held while the
+// caller merges or drops the change, so two processes never both apply
+// one; legacy (v1) notes are read-only.
 //
-// The package decides neither when nor what to write (the agents' delegation
-// wrap-up does) and stores no artifacts: artifact probing is injected as an
-// ArtifactInfoFn.
+// One artifact is stored: a note that carries a change (an isolated
+// delegation's, issue 28) has its patch beside it, {stem}.patch, written
+// (never replaced) just before the note and removed with it by GC. The
+// package decides neither when nor what to write (the agents' delegation
+// wrap-up does); other artifacts are the workspace's, probed through an
+// injected ArtifactInfoFn.
 package blackboard

@@ -19,7 +19,7 @@ import (
 // "summary" is the legacy v1 conclusion.
 var handoffKeys = map[string]bool{
 	"version": true, "status": true, "agent": true, "task": true, "conclusion": true, "reason": true,
-	"facts": true, "artifacts": true, "created": true, "key": true, "summary": true,
+	"facts": true, "artifacts": true, "created": true, "key": true, "summary": true, "change": true,
 }
 
 // Fields are front matter keys kept verbatim: the key and value nodes of a
@@ -158,6 +158,11 @@ func encodeFrontMatter(h *Handoff) ([]byte, error) {
 	c := *h
 	c.Agent, c.Task, c.Conclusion, c.Reason, c.Key = hold(h.Agent), hold(h.Task), hold(h.Conclusion), hold(h.Reason), hold(h.Key)
 	c.Facts, c.Artifacts = holdAll(h.Facts), holdAll(h.Artifacts)
+	if h.Change != nil {
+		ch := *h.Change
+		ch.Files = holdAll(h.Change.Files)
+		c.Change = &ch
+	}
 	var doc yaml.Node
 	if err := doc.Encode(&c); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,15 +32,19 @@ type GCReport struct {
 	Boards []string `json:"boards"` // whole boards removed as expired
 	Notes  []string `json:"notes"`  // "{board}/{agent}/{stem}" removed by the count cap
 	Temps  []string `json:"temps"`  // temporary files left by crashed writers
+	// Patches are patches whose note is gone ("{board}/{agent}/{stem}");
+	// a note the count cap removes takes its patch along.
+	Patches []string `json:"patches,omitempty"`
 }
 
 // staleTemp is how old a leftover temporary file must be before GC removes
 // it; a live writer finishes within milliseconds.
 const staleTemp = time.Hour
 
-// tempPattern matches renameio's temporary names for note files.
+// tempPattern matches renameio's temporary names for note files and
+// their patches.
 var tempPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\.([0-9]{8}T[0-9]{6}Z_[0-9a-f]{4}-[0-9]+-[0-9]{6,}\.md)[0-9]+$`)
+	return regexp.MustCompile(`^\.([0-9]{8}T[0-9]{6}Z_[0-9a-f]{4}-[0-9]+-[0-9]{6,}\.(md|patch))[0-9]+$`)
 })
 
 // GC removes expired boards, caps the number of notes per board and clears
@@ -73,7 +78,7 @@ func (s *Store) GC(opts GCOptions, now time.Time) (GCReport, error) {
 }
 
 func (s *Store) gcBoard(board, dir string, fi os.FileInfo, opts GCOptions, now time.Time, rep *GCReport) error {
-	files, temps, err := s.scanBoard(dir)
+	files, temps, patches, err := s.scanBoard(dir)
 	if err != nil {
 		return err
 	}
@@ -99,7 +104,27 @@ func (s *Store) gcBoard(board, dir string, fi os.FileInfo, opts GCOptions, now t
 				if err := os.Remove(f.path(dir)); err != nil && !os.IsNotExist(err) {
 					return fmt.Errorf("gc: remove note %s/%s: %w", board, f.ref(), err)
 				}
+				if err := os.Remove(patchFile(f).path(dir)); err != nil && !os.IsNotExist(err) {
+					return fmt.Errorf("gc: remove the patch of %s/%s: %w", board, f.ref(), err)
+				}
 			}
+		}
+	}
+	notes := map[noteFile]bool{}
+	for _, f := range files {
+		notes[f] = true
+	}
+	for _, p := range patches {
+		note := noteFile{agent: p.agent, name: strings.TrimSuffix(p.name, ".patch") + ".md"}
+		pfi, err := os.Lstat(p.path(dir))
+		// A patch is written just before its note: a young one may still
+		// be waiting for it.
+		if notes[note] || err != nil || now.Sub(pfi.ModTime()) < staleTemp {
+			continue
+		}
+		rep.Patches = append(rep.Patches, board+"/"+note.ref())
+		if !opts.DryRun {
+			_ = os.Remove(p.path(dir))
 		}
 	}
 	for _, t := range temps {
@@ -115,12 +140,13 @@ func (s *Store) gcBoard(board, dir string, fi os.FileInfo, opts GCOptions, now t
 	return nil
 }
 
-// scanBoard lists a board's note files (sorted by file name) and leftover
-// temporary files, looking only at real directories and regular files.
-func (s *Store) scanBoard(dir string) (files []noteFile, temps []string, err error) {
+// scanBoard lists a board's note files (sorted by file name), their
+// patches and leftover temporary files, looking only at real directories
+// and regular files.
+func (s *Store) scanBoard(dir string) (files []noteFile, temps []string, patches []noteFile, err error) {
 	agents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("gc: list board %s: %w", dir, err)
+		return nil, nil, nil, fmt.Errorf("gc: list board %s: %w", dir, err)
 	}
 	for _, a := range agents {
 		adir := filepath.Join(dir, a.Name())
@@ -130,18 +156,20 @@ func (s *Store) scanBoard(dir string) (files []noteFile, temps []string, err err
 		}
 		entries, err := os.ReadDir(adir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("gc: list %s: %w", adir, err)
+			return nil, nil, nil, fmt.Errorf("gc: list %s: %w", adir, err)
 		}
 		for _, e := range entries {
 			switch {
 			case !e.Type().IsRegular():
 			case isNoteFile(e.Name()):
 				files = append(files, noteFile{agent: a.Name(), name: e.Name()})
+			case isPatchFile(e.Name()):
+				patches = append(patches, noteFile{agent: a.Name(), name: e.Name()})
 			case tempPattern().MatchString(e.Name()):
 				temps = append(temps, filepath.Join(adir, e.Name()))
 			}
 		}
 	}
 	sortFilesByName(files)
-	return files, temps, nil
+	return files, temps, patches, nil
 }

@@ -66,6 +66,9 @@ type Handoff struct {
 	// Key is an optional stable name a writer gives its note so that it
 	// can find it again (a batch plan's "batch:<id>", for --resume).
 	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Change is what an isolated delegation changed (issue 28): its
+	// branch, diffstat and state; the diff is the note's patch.
+	Change *NoteChange `yaml:"change,omitempty" json:"change,omitempty"`
 	// Extra are front matter keys the handoff does not own (a person's
 	// tags, aliases, …), kept verbatim and in order; they never make a
 	// note degraded.

@@ -47,7 +47,7 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 		return Index{}, nil
 	}
 	dir := BoardDir(s.root, SanitizeBoardID(board))
-	files, total, err := s.newestFiles(dir, opts.MaxNotes)
+	files, total, patched, err := s.newestFiles(dir, opts.MaxNotes)
 	if err != nil {
 		return Index{}, fmt.Errorf("build index of board %s: %w", board, err)
 	}
@@ -56,6 +56,7 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 		return idx, nil
 	}
 	var lines []string
+	metas := map[noteFile]NoteMeta{}
 	for i := len(files) - 1; i >= 0; i-- {
 		m, _, err := s.readNoteMeta(dir, files[i])
 		if err != nil {
@@ -63,7 +64,23 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 			idx.Unreadable = append(idx.Unreadable, Unreadable{Ref: files[i].ref(), Err: err.Error()})
 			continue
 		}
+		metas[files[i]] = m
 		lines = append(lines, FormatIndexLine(m, opts.LineChars))
+	}
+	// Every pending change, however old its note: one line each, so the
+	// lead sees what waits for apply_change or discard_change.
+	var pending []string
+	for i := len(patched) - 1; i >= 0; i-- {
+		m, ok := metas[patched[i]]
+		if !ok {
+			var err error
+			if m, _, err = s.readNoteMeta(dir, patched[i]); err != nil {
+				continue // a patch whose note is gone (GC removes it) or unreadable
+			}
+		}
+		if m.Change != nil && m.Change.State == ChangePending {
+			pending = append(pending, FormatChangeLine(m))
+		}
 	}
 	idx.Listed = len(lines)
 	var b strings.Builder
@@ -71,6 +88,13 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 	for _, l := range lines {
 		b.WriteByte('\n')
 		b.WriteString(l)
+	}
+	if len(pending) > 0 {
+		fmt.Fprintf(&b, "\n%d pending changes (apply_change{ref} merges one into the workspace, discard_change{ref} drops it):", len(pending))
+		for _, l := range pending {
+			b.WriteByte('\n')
+			b.WriteString(l)
+		}
 	}
 	if idx.Skipped > 0 {
 		refs := make([]string, len(idx.Unreadable))
@@ -111,6 +135,13 @@ func FormatIndexLine(m NoteMeta, budget int) string {
 		return head
 	}
 	return head + " " + truncateRunes(text, room)
+}
+
+// FormatChangeLine renders a note's pending change on one line: ref,
+// branch and diffstat.
+func FormatChangeLine(m NoteMeta) string {
+	c := m.Change
+	return fmt.Sprintf("- change %s: %s, %d files +%d -%d", m.Ref, c.Branch, len(c.Files), c.Insertions, c.Deletions)
 }
 
 // IndexOptionsFromConfig takes the index valves from configuration as they

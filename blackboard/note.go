@@ -23,6 +23,13 @@ type NewNote struct {
 	// (e.g. files written by its tools). When non-empty they replace
 	// whatever the model reported in Handoff.Artifacts.
 	ObservedArtifacts []string
+	// Stem, when set, is the note's file name, reserved before the work
+	// began (NewStem): a writing delegation's branch and worktree are
+	// named after its note. A taken stem is an error, never replaced.
+	Stem string
+	// Patch, with Handoff.Change, is stored beside the note as
+	// {stem}.patch (the change as a unified diff).
+	Patch []byte
 }
 
 // NoteMeta describes a note without its body. It deliberately has no Body
@@ -40,6 +47,9 @@ type NoteMeta struct {
 	Created    time.Time `json:"created"`
 	BodySize   int       `json:"body_size"`
 	Degraded   Degraded  `json:"degraded"`
+	// Change is the note's change (an isolated delegation's), nil when
+	// it has none.
+	Change *NoteChange `json:"change,omitempty"`
 	// Oversized marks a note larger than board.max_note_bytes: it is
 	// never loaded whole, only read in pages or streamed.
 	Oversized bool `json:"oversized"`
@@ -106,6 +116,30 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 	// A name is never reused: the write fails rather than replace a note
 	// (another host with the same pid may share the notes root), and the
 	// next name is tried.
+	if len(n.Patch) > 0 && n.Stem == "" {
+		n.Stem = s.NewStem()
+	}
+	if n.Stem != "" {
+		if !IsNoteStem(n.Stem) {
+			return NoteMeta{}, fmt.Errorf("write note: %q is no note stem (Store.NewStem makes one)", n.Stem)
+		}
+		f := noteFile{agent: h.Agent, name: n.Stem + ".md"}
+		bdir := BoardDir(s.root, board)
+		// The patch first: a note with a change always has its patch; a
+		// patch whose note never came is removed by GC.
+		if len(n.Patch) > 0 {
+			if err := atomicfile.WriteNew(patchFile(f).path(bdir), n.Patch, 0o644); err != nil {
+				return NoteMeta{}, fmt.Errorf("write the patch of %s: %w", f.ref(), err)
+			}
+		}
+		if err := atomicfile.WriteNew(f.path(bdir), data, 0o644); err != nil {
+			if len(n.Patch) > 0 {
+				os.Remove(patchFile(f).path(bdir))
+			}
+			return NoteMeta{}, fmt.Errorf("write note %s: %w", f.ref(), err)
+		}
+		return metaOf(f, &h, len(body)), nil
+	}
 	for attempt := 1; ; attempt++ {
 		f := noteFile{agent: h.Agent, name: s.namer.next(now) + ".md"}
 		err := atomicfile.WriteNew(f.path(BoardDir(s.root, board)), data, 0o644)
@@ -118,6 +152,10 @@ func (s *Store) WriteNote(board string, n NewNote) (NoteMeta, error) {
 		s.namer.skip()
 	}
 }
+
+// NewStem reserves the stem of a note to be written later (NewNote.Stem):
+// a name this store's namer will not give again.
+func (s *Store) NewStem() string { return s.namer.next(s.now()) }
 
 func encodeNote(h *Handoff, body string) ([]byte, error) {
 	var buf bytes.Buffer
@@ -152,6 +190,7 @@ func metaOf(f noteFile, h *Handoff, bodySize int) NoteMeta {
 		Created:    h.Created,
 		BodySize:   bodySize,
 		Degraded:   h.Degraded,
+		Change:     h.Change,
 	}
 }
 

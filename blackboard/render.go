@@ -55,6 +55,9 @@ func (h *Handoff) render(facts []string, dropped int) string {
 	if len(h.Artifacts) > 0 {
 		fmt.Fprintf(&b, "\nartifacts: %s", strings.Join(h.Artifacts, ", "))
 	}
+	if c := h.Change; c != nil {
+		fmt.Fprintf(&b, "\nchange: %s, %s, %d files +%d -%d: %s", c.State, c.Branch, len(c.Files), c.Insertions, c.Deletions, strings.Join(c.Files, ", "))
+	}
 	return b.String()
 }
 

@@ -139,12 +139,13 @@ func (s *Store) listFiles(boardDir, agent string) ([]noteFile, error) {
 // the number of note files on it. It reads each agent directory unsorted and
 // keeps only a running top n, so beyond the directory listing its cost does
 // not grow with the board.
-func (s *Store) newestFiles(boardDir string, n int) ([]noteFile, int, error) {
+func (s *Store) newestFiles(boardDir string, n int) ([]noteFile, int, []noteFile, error) {
 	agents, err := s.agentDirs(boardDir)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	var top []noteFile // sorted ascending by name, at most n
+	var patched []noteFile // notes with a patch beside them
+	var top []noteFile     // sorted ascending by name, at most n
 	total := 0
 	for _, a := range agents {
 		f, err := os.Open(filepath.Join(boardDir, a))
@@ -154,10 +155,14 @@ func (s *Store) newestFiles(boardDir string, n int) ([]noteFile, int, error) {
 		entries, err := f.ReadDir(-1)
 		f.Close()
 		if err != nil {
-			return nil, 0, fmt.Errorf("list agent dir %s: %w", a, err)
+			return nil, 0, nil, fmt.Errorf("list agent dir %s: %w", a, err)
 		}
 		for _, e := range entries {
 			name := e.Name()
+			if e.Type().IsRegular() && isPatchFile(name) {
+				patched = append(patched, noteFile{agent: a, name: strings.TrimSuffix(name, ".patch") + ".md"})
+				continue
+			}
 			if !e.Type().IsRegular() || !isNoteFile(name) {
 				continue
 			}
@@ -172,5 +177,6 @@ func (s *Store) newestFiles(boardDir string, n int) ([]noteFile, int, error) {
 			}
 		}
 	}
-	return top, total, nil
+	sortFilesByName(patched)
+	return top, total, patched, nil
 }

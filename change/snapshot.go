@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrTooLarge: a workspace that is no git repository holds more than the
@@ -42,11 +43,23 @@ func Snapshot(ctx context.Context, workspace, root, board, note string, maxBytes
 		os.RemoveAll(gitDir)
 		return nil, fmt.Errorf("snapshot %s/%s of %s: %w", board, note, src, err)
 	}
-	if err := copyTree(ctx, src, dir, maxBytes); err != nil {
+	// The root may be inside the workspace ($YAGENT_HOME in it): the
+	// copy never copies the root, so never itself or other delegations'.
+	if err := copyTree(ctx, src, dir, maxBytes, mustReal(root)); err != nil {
 		return fail(err)
 	}
 	if _, err := git(ctx, at{dir: filepath.Dir(dir)}, nil, "init", "--quiet", "--bare", gitDir); err != nil {
 		return fail(err)
+	}
+	// Applying snapshots the workspace with this shadow: a root inside
+	// the workspace stays out of it, as it stayed out of the copy.
+	if rel, err := filepath.Rel(src, mustReal(root)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), []byte("/"+filepath.ToSlash(rel)+"/\n"), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	w := &Worktree{Repo: src, Dir: dir, Branch: branch, Workspace: dir, GitDir: gitDir}
 	if w.Base, err = snapshot(ctx, w.tree(), "", "yagent: the workspace when "+board+"/"+note+" started"); err != nil {
@@ -60,8 +73,9 @@ func Snapshot(ctx context.Context, workspace, root, board, note string, maxBytes
 
 // copyTree copies the tree at src to dst (which must not exist): files
 // (reflinked where it can), directories, symbolic links as links; other
-// kinds are left out. More than maxBytes of file content is ErrTooLarge.
-func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
+// kinds are left out; so is the directory skip. More than maxBytes of
+// file content is ErrTooLarge.
+func copyTree(ctx context.Context, src, dst string, maxBytes int64, skip string) error {
 	var total int64
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -69,6 +83,9 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if d.IsDir() && p == skip {
+			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(src, p)
 		to := filepath.Join(dst, rel)
@@ -115,4 +132,46 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		}
 	}
 	return out.Close()
+}
+
+// Include copies the given paths of workspace (relative to it: ignored
+// inputs the work needs, agents.isolation_include) into the worktree's
+// workspace, each at most maxBytes (0 = no bound). A path that is not
+// there, or that the worktree holds already (tracked), is skipped; the
+// paths copied are returned. A snapshot holds them already.
+func (w *Worktree) Include(ctx context.Context, workspace string, paths []string, maxBytes int64) ([]string, error) {
+	if w.GitDir != "" {
+		return nil, nil
+	}
+	src := mustReal(workspace)
+	var copied []string
+	for _, p := range paths {
+		rel := filepath.Clean(p)
+		if filepath.IsAbs(rel) || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return copied, fmt.Errorf("include %q: want a path inside the workspace, relative to it", p)
+		}
+		from, to := filepath.Join(src, rel), filepath.Join(w.Workspace, rel)
+		fi, err := os.Lstat(from)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return copied, fmt.Errorf("include %s: %w", rel, err)
+		}
+		if fi.IsDir() {
+			err = copyTree(ctx, from, to, maxBytes, mustReal(filepath.Dir(w.Dir)))
+		} else if fi.Mode().IsRegular() {
+			err = copyFile(from, to, fi.Mode().Perm())
+		} else {
+			continue
+		}
+		if err != nil {
+			return copied, fmt.Errorf("include %s into the worktree: %w", rel, err)
+		}
+		copied = append(copied, rel)
+	}
+	return copied, nil
 }

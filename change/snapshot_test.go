@@ -130,3 +130,77 @@ func TestSnapshotBounded(t *testing.T) {
 		t.Errorf("within the bound: %v", err)
 	}
 }
+
+// Ignored inputs the work needs (agents.isolation_include) are copied into
+// a worktree — directories whole, files with their mode — and stay out of
+// its change; a path that is missing or tracked is skipped, one that
+// leaves the workspace refused, a directory over the bound is ErrTooLarge.
+func TestInclude(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t, map[string]string{".gitignore": "node_modules/\n.env\n", "a.txt": "a\n"})
+	write(t, dir, map[string]string{"node_modules/x/index.js": "x\n", ".env": "K=v\n"})
+	w, err := Isolate(ctx, dir, t.TempDir(), "b", "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Include(ctx, dir, []string{"node_modules", ".env", "missing", "a.txt"}, 0)
+	if err != nil || strings.Join(got, ",") != "node_modules,.env" {
+		t.Fatalf("Include = %q, %v; want node_modules and .env", got, err)
+	}
+	if read(t, filepath.Join(w.Dir, "node_modules/x/index.js")) != "x\n" || read(t, filepath.Join(w.Dir, ".env")) != "K=v\n" {
+		t.Error("the included files differ from the workspace's")
+	}
+	c, err := w.Commit(ctx, "nothing")
+	if err != nil || !c.Empty() {
+		t.Errorf("the included files made a change: %+v, %v", c, err)
+	}
+	if _, err := w.Include(ctx, dir, []string{"../outside"}, 0); err == nil {
+		t.Error("a path outside the workspace was accepted")
+	}
+	w2, err := Isolate(ctx, dir, t.TempDir(), "b", "n2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.Include(ctx, dir, []string{"node_modules"}, 1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the bound: %v; want ErrTooLarge", err)
+	}
+}
+
+// A root inside the workspace ($YAGENT_HOME there, as in the CLI's
+// scripts) is never copied into a snapshot — not itself, not another
+// delegation's copy — and applying its change snapshots the workspace
+// without it.
+func TestSnapshotRootInside(t *testing.T) {
+	ctx := context.Background()
+	repo(t, nil) // skips without git
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a\n", "home/notes/x.md": "note\n"})
+	root := filepath.Join(ws, "home", "worktrees")
+	first, err := Snapshot(ctx, ws, root, "b", "n1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Snapshot(ctx, ws, root, "b", "n2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range tree(t, second.Dir) {
+		if strings.HasPrefix(name, filepath.Join("home", "worktrees")) {
+			t.Fatalf("the snapshot copied the root: %s", name)
+		}
+	}
+	write(t, first.Dir, map[string]string{"a.txt": "A\n"})
+	c, err := first.Commit(ctx, "edit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, err := Apply(ctx, ws, c); err != nil || strings.Join(files, ",") != "a.txt" {
+		t.Fatalf("Apply = %q, %v", files, err)
+	}
+	if got := read(t, filepath.Join(ws, "a.txt")); got != "A\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	if out := run(t, ws, "--git-dir", first.GitDir, "--work-tree", ws, "ls-tree", "-r", "--name-only", "yagent/b/n1"); strings.Contains(out, "worktrees") {
+		t.Errorf("the change's tree holds the root:\n%s", out)
+	}
+}

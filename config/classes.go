@@ -170,6 +170,11 @@ var KeyClasses = map[string]KeyClass{
 	"agents.sandbox_visible":          {Class: Widens},
 	"agents.sandbox_env":              {Class: RoutesData},
 	"agents.shell_allow":              {Class: Widens},
+	// none lets writers edit the person's working tree directly; an
+	// included path (.env) reaches every writer's worktree.
+	"agents.isolation":           {Class: Widens},
+	"agents.isolation_include":   {Class: Widens},
+	"agents.isolation_max_bytes": {Class: Exhausts, Harm: ZeroOrLarger},
 
 	// A new server starts a program or sends requests to a URL; enabled
 	// starts one the person turned off.

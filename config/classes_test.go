@@ -330,7 +330,7 @@ func TestGateEdges(t *testing.T) {
 	}
 
 	want := []string{
-		"agents.allow_shell", "agents.approval", "agents.sandbox", "agents.sandbox_env", "agents.sandbox_visible",
+		"agents.allow_shell", "agents.approval", "agents.isolation", "agents.isolation_include", "agents.sandbox", "agents.sandbox_env", "agents.sandbox_visible",
 		"agents.sandbox_writable", "agents.shell_allow",
 		"kb", "mcp_servers",
 		"models.*.api_key_env", "models.*.base_url", "models.*.extra_body", "models.*.extra_headers",

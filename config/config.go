@@ -291,6 +291,15 @@ type Agents struct {
 	// ShellAllow are command prefixes (words: "go test", "git status")
 	// the shell tool runs without asking, still sandboxed.
 	ShellAllow []string `yaml:"shell_allow" json:"shell_allow"`
+	// Isolation is how delegations run (issue 28): auto (a worktree for
+	// an agent that can write, none for the others), none or worktree.
+	Isolation string `yaml:"isolation" json:"isolation"`
+	// IsolationInclude are ignored paths (relative to the workspace)
+	// copied into a delegation's worktree: node_modules, .env, caches.
+	IsolationInclude []string `yaml:"isolation_include" json:"isolation_include"`
+	// IsolationMaxBytes bounds the copy of a workspace that is no git
+	// repository (a snapshot); 0 = no bound.
+	IsolationMaxBytes int64 `yaml:"isolation_max_bytes" json:"isolation_max_bytes"`
 }
 
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to

@@ -45,6 +45,13 @@ func (c *Config) validate(layers []layer) error {
 		}
 	}
 	a := c.Agents
+	check(a.Isolation == "auto" || a.Isolation == "none" || a.Isolation == "worktree", "agents.isolation", "want auto, none or worktree, got %q", a.Isolation)
+	for i, p := range a.IsolationInclude {
+		clean := filepath.Clean(p)
+		check(p != "" && !filepath.IsAbs(p) && clean != "." && clean != ".." && !strings.HasPrefix(clean, ".."+string(filepath.Separator)),
+			"agents.isolation_include", "entry %d, %q: want a path inside the workspace, relative to it (e.g. node_modules)", i+1, p)
+	}
+	check(a.IsolationMaxBytes >= 0, "agents.isolation_max_bytes", "want 0 or more (0 = no bound), got %d", a.IsolationMaxBytes)
 	check(a.TailRole == "user" || a.TailRole == "system", "agents.tail_role", "want user or system, got %q", a.TailRole)
 	check(slices.Contains([]string{"untrusted", "on-request", "never"}, a.Approval), "agents.approval", "want untrusted, on-request or never, got %q", a.Approval)
 	check(slices.Contains([]string{"workspace-write", "read-only", "off"}, a.Sandbox), "agents.sandbox", "want workspace-write, read-only or off, got %q", a.Sandbox)

@@ -61,6 +61,7 @@ type delegateIn struct {
 	Agent       string   `json:"agent"`
 	Task        string   `json:"task"`
 	ContextRefs []string `json:"context_refs,omitempty"`
+	Isolation   string   `json:"isolation,omitempty"`
 }
 
 // Tool returns the delegate tool for delegations at depth (1 from the
@@ -92,7 +93,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
 		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Task: a.Task}})
-	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth})
+	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation})
 	fin := &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Status: string(res.Status), Ref: res.Ref,
 		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
 	switch {
@@ -115,6 +116,12 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	fmt.Fprintf(&b, "status: %s\nref: %s\nconclusion: %s", res.Status, res.Ref, res.Conclusion)
 	if res.Reason != "" {
 		fmt.Fprintf(&b, "\nreason: %s", res.Reason)
+	}
+	if res.Change != nil {
+		fmt.Fprintf(&b, "\nchange: %s, %d files (+%d -%d): %s — pending: apply_change or discard_change with the note's ref",
+			res.Change.Branch, len(res.Change.Files), res.Change.Insertions, res.Change.Deletions, strings.Join(res.Change.Files, ", "))
+	} else if res.Isolated != "" {
+		b.WriteString("\nchange: none (it worked in a worktree of its own and changed nothing)")
 	}
 	if len(res.Unresolved) > 0 {
 		fmt.Fprintf(&b, "\nunresolved context_refs: %s", strings.Join(res.Unresolved, ", "))

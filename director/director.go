@@ -103,8 +103,10 @@ func New(a *app.App, opts Options) (*Director, error) {
 	}
 	ag := cfg.Agents
 	del := NewDelegator(a.Runner, Guards{MaxParallel: ag.MaxParallelDelegations, MaxPerTurn: ag.MaxDelegationsPerTurn, MaxDepth: ag.MaxDepth}, a.Events)
-	if err := a.Registry.Add(del.Tool(1)); err != nil {
-		return nil, err
+	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a)...) {
+		if err := a.Registry.Add(t); err != nil {
+			return nil, err
+		}
 	}
 	rules := ""
 	if book != nil {
