@@ -369,31 +369,43 @@ func TestBatchScale(t *testing.T) {
 			}
 		}
 		running, peak := 0, 0
+		var busy time.Duration // delegations running × time, summed
+		var first, last time.Time
 		for _, e := range f.rec.Events() {
-			switch e.Type {
-			case agents.EventDelegationStarted:
+			if e.Type != agents.EventDelegationStarted && e.Type != agents.EventDelegationFinished {
+				continue
+			}
+			if e.Time.IsZero() {
+				t.Fatalf("%s event without a time", e.Type)
+			}
+			if !last.IsZero() {
+				busy += time.Duration(running) * e.Time.Sub(last)
+			} else {
+				first = e.Time
+			}
+			last = e.Time
+			if e.Type == agents.EventDelegationStarted {
 				running++
 				peak = max(peak, running)
-			case agents.EventDelegationFinished:
+			} else {
 				running--
 			}
 		}
 		if peak != par {
 			t.Errorf("at most %d delegations ran at once; want exactly %d", peak, par)
 		}
-		// Generous, so CI on two noisy cores stays green; a scheduler that ran
-		// them one by one would take at least 200 × 100 ms = 15.4× the ideal,
-		// at parallel 4 near 4×. Under the race detector on a loaded machine
-		// the wall time says little (the river backend measured 8.8× with six
-		// other test runs beside it; the peak of 16 at once, checked above, is
-		// the proof of parallelism), so the bound only rules out running them
-		// one by one (without -race too: 3.75× was seen at load 30).
-		bound := 8.0
-		if raceEnabled {
-			bound = 14
-		}
-		if ratio >= bound {
-			t.Errorf("wall time %s is %.2f× the ideal %s; want under %.0f×", wall, ratio, ideal, bound)
+		// How many ran at once on average, from the first start to the last
+		// finish: a scheduler that keeps 16 in flight stays near 16 however
+		// loaded the machine is (each delegation's time stretches, the
+		// overlap does not), one that ran them one by one is at 1 and one
+		// that refilled its slots only when all were free 12.8 (measured). The wall time against
+		// the ideal is logged, not judged: on two cores beside other test
+		// runs it measures the machine (23–30× seen at load 16 with -race,
+		// 4.2× without load), not the scheduler.
+		mean := float64(busy) / float64(last.Sub(first))
+		t.Logf("on average %.1f delegations at once (parallel %d)", mean, par)
+		if mean < float64(par)*7/8 {
+			t.Errorf("on average %.1f delegations ran at once; want at least %d of %d (the slots are not kept full)", mean, par*7/8, par)
 		}
 	})
 }
