@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,4 +66,49 @@ func TestInheritedSocket(t *testing.T) {
 			t.Errorf("reached the host: %q", got)
 		}
 	})
+}
+
+// removeTree's fallback (os.RemoveAll failed: a command took the owner's
+// rights from a directory, or made an entry immutable) gives rights back
+// to directories only: a symbolic link the command left in its temp dir is
+// not followed, so nothing outside (here a file of the user's) changes
+// mode. Root reaches the fallback through an immutable directory.
+func TestRemoveTreeFollowsNoLink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the immutable attribute needs root")
+	}
+	dir, outside := t.TempDir(), filepath.Join(t.TempDir(), "mine")
+	if err := os.WriteFile(outside, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	// The link sits in the immutable directory: what RemoveAll could
+	// remove is gone before the fallback looks.
+	stuck := filepath.Join(dir, "stuck")
+	if err := os.MkdirAll(filepath.Join(stuck, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(stuck, "link")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(stuck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags|0x10) // FS_IMMUTABLE_FL
+	}
+	if err != nil {
+		t.Skipf("cannot make %s immutable here: %v", stuck, err)
+	}
+	defer unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags)
+	if err := removeTree(dir); err == nil {
+		t.Fatal("removeTree removed an immutable directory: the fallback was not reached")
+	}
+	if fi, err := os.Stat(outside); err != nil {
+		t.Fatal(err)
+	} else if fi.Mode().Perm() != 0o640 {
+		t.Errorf("the link's target outside is %v; want 0640, unchanged", fi.Mode().Perm())
+	}
 }

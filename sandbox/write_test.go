@@ -258,6 +258,15 @@ func TestGrantRulesBounded(t *testing.T) {
 	if err == nil || !containsAll(err.Error(), fmt.Sprintf("would need %d rules", maxRules+1), "agents.sandbox_writable", "--sandbox off") {
 		t.Errorf("a root of %d entries around .git: %v; want a refusal", maxRules+4, err)
 	}
+	// Exactly maxRules rules are granted.
+	for i := maxRules; i < maxRules+4; i++ {
+		if err := os.Remove(filepath.Join(ws, fmt.Sprintf("f%05d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := grantRules([]string{ws}, []string{filepath.Join(ws, ".git")}); err != nil || len(r.Files) != maxRules {
+		t.Errorf("a root of %d entries around .git: %v; want them granted", maxRules, err)
+	}
 	if r, err := grantRules([]string{filepath.Join(ws, "f00000"), filepath.Join(ws, "f00001")}, nil); err != nil || len(r.Files) != 2 {
 		t.Errorf("two files: %+v, %v", r, err)
 	}
