@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -202,12 +202,11 @@ func sessionsRmRun(ctx context.Context, f *Factory, opts *sessionsRmOptions) err
 	if err != nil {
 		return err
 	}
-	if err := blackboard.CheckBoardID(main.BoardID); err != nil {
+	if err := board.RemoveBoard(main.BoardID); errors.Is(err, blackboard.ErrBadBoardID) {
 		fmt.Fprintf(f.IO.ErrOut, "board %s kept: %v\n", main.BoardID, err)
 		return nil
-	}
-	if err := os.RemoveAll(board.BoardDir(main.BoardID)); err != nil {
-		return fmt.Errorf("remove board %s: %w", main.BoardID, err)
+	} else if err != nil {
+		return err
 	}
 	fmt.Fprintf(f.IO.Out, "removed board %s\n", main.BoardID)
 	return nil
