@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -209,5 +210,12 @@ func sessionsRmRun(ctx context.Context, f *Factory, opts *sessionsRmOptions) err
 		return err
 	}
 	fmt.Fprintf(f.IO.Out, "removed board %s\n", main.BoardID)
-	return nil
+	x, err := openChanges(f, &changesOptions{})
+	if err != nil {
+		return err
+	}
+	x.Workspace = cmp.Or(main.Cwd, x.Workspace) // the session's repository holds its branches
+	gone, err := x.Collect(ctx)
+	fmt.Fprintf(f.IO.Out, "removed %d isolations no note claims\n", len(gone))
+	return err
 }
