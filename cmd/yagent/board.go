@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -186,6 +187,7 @@ type boardShowOptions struct {
 	Board string
 	Ref   string
 	JSON  bool
+	Patch bool
 }
 
 // NewCmdBoardShow builds `yagent board show`.
@@ -206,6 +208,7 @@ func NewCmdBoardShow(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {meta: {…as in ls}, handoff: {version, status, agent, task, conclusion, reason, facts, artifacts, created, degraded}, body}")
+	cmd.Flags().BoolVar(&opts.Patch, "patch", false, "print the change's patch after the body even when long (a patch of at most 40 lines always is)")
 	required(cmd, "board")
 	return cmd
 }
@@ -238,6 +241,9 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), n.Handoff.Shown(termsafe.Text).Render(0), termsafe.Text(n.Body))
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(f.IO.Out)
+	}
+	if patch, err := store.ReadPatch(opts.Board, opts.Ref); err == nil && (opts.Patch || bytes.Count(patch, []byte("\n")) <= 40) {
+		fmt.Fprintf(f.IO.Out, "\npatch:\n%s", termsafe.Text(string(patch)))
 	}
 	return nil
 }

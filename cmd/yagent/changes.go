@@ -28,7 +28,7 @@ type changesOptions struct {
 func NewCmdChanges(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "changes", Short: "List, show, apply or discard the changes writing delegations left on a board",
 		Example: "  yagent changes ls --board demo\n  yagent changes apply coder/20261201T101500Z_ab12-4242-000001 --board demo"}
-	sub := func(use, short, example string, args cobra.PositionalArgs, run func(context.Context, *Factory, *changesOptions) error) *cobra.Command {
+	sub := func(use, short, example string, args cobra.PositionalArgs, run func(context.Context, *Factory, *app.Changes, *changesOptions) error) *cobra.Command {
 		opts := &changesOptions{}
 		c := &cobra.Command{Use: use, Short: short, Example: example, Args: args, RunE: func(c *cobra.Command, a []string) error {
 			if len(a) == 1 {
@@ -37,7 +37,11 @@ func NewCmdChanges(f *Factory) *cobra.Command {
 			if opts.Board == "" && !opts.Stale {
 				return usagef("--board is required (`yagent board boards` lists them)")
 			}
-			return run(c.Context(), f, opts)
+			x, err := openChanges(f, opts)
+			if err != nil {
+				return err
+			}
+			return run(c.Context(), f, x, opts)
 		}}
 		c.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 		c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON (README.md, \"Parallel writers\")")
@@ -72,11 +76,7 @@ func openChanges(f *Factory, opts *changesOptions) (*app.Changes, error) {
 	return &app.Changes{Board: store, Workspace: cmp.Or(f.Dir, "."), Root: app.ChangeWorktrees(cfg.Home)}, nil
 }
 
-func changesLsRun(ctx context.Context, f *Factory, opts *changesOptions) error {
-	x, err := openChanges(f, opts)
-	if err != nil {
-		return err
-	}
+func changesLsRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {
 	if opts.Stale {
 		stale, err := x.Stale(ctx)
 		if err != nil || opts.JSON {
@@ -100,11 +100,7 @@ func changesLsRun(ctx context.Context, f *Factory, opts *changesOptions) error {
 	return tw.Flush()
 }
 
-func changesShowRun(ctx context.Context, f *Factory, opts *changesOptions) error {
-	x, err := openChanges(f, opts)
-	if err != nil {
-		return err
-	}
+func changesShowRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {
 	n, err := x.Board.ReadNote(opts.Board, opts.Ref)
 	if err != nil {
 		return boardErr(err)
@@ -129,11 +125,7 @@ func changesShowRun(ctx context.Context, f *Factory, opts *changesOptions) error
 	return err
 }
 
-func changesApplyRun(ctx context.Context, f *Factory, opts *changesOptions) error {
-	x, err := openChanges(f, opts)
-	if err != nil {
-		return err
-	}
+func changesApplyRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {
 	done, err := x.Apply(ctx, opts.Board, opts.Ref, nil)
 	if conflict, ok := errors.AsType[*change.ConflictError](err); ok {
 		fmt.Fprint(f.IO.ErrOut, termsafe.Text(app.ConflictHunks(conflict)))
@@ -157,11 +149,7 @@ func changesApplyRun(ctx context.Context, f *Factory, opts *changesOptions) erro
 	return nil
 }
 
-func changesDiscardRun(ctx context.Context, f *Factory, opts *changesOptions) error {
-	x, err := openChanges(f, opts)
-	if err != nil {
-		return err
-	}
+func changesDiscardRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {
 	branch, err := x.Discard(ctx, opts.Board, opts.Ref)
 	if err != nil || opts.JSON {
 		return jsonUnless(err, f, map[string]string{"ref": opts.Ref, "branch": branch})
