@@ -11,7 +11,6 @@ package app
 
 import (
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -106,7 +105,7 @@ func New(o Options) (*App, error) {
 		Isolation: agents.Isolation{Mode: ag.Isolation, Include: ag.IsolationInclude, MaxBytes: ag.IsolationMaxBytes, Said: new(sync.Once)},
 	}
 	if cfg.Home != "" {
-		a.Runner.Isolation.Root = filepath.Join(cfg.Home, "worktrees")
+		a.Runner.Isolation.Root = ChangeWorktrees(cfg.Home)
 	}
 	return a, nil
 }

@@ -59,7 +59,7 @@ func (s *Store) ReadPatch(board, ref string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(patchFile(f).path(dir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("note %s has no patch: it carries no change", ref)
+		return nil, fmt.Errorf("note %s has no patch: %w", ref, ErrNoChange)
 	}
 	return data, err
 }
@@ -67,6 +67,9 @@ func (s *Store) ReadPatch(board, ref string) ([]byte, error) {
 // ErrChangeState is wrapped when a change is not in the state an update
 // needs (applying one that was applied or discarded).
 var ErrChangeState = errors.New("the change is not pending")
+
+// ErrNoChange is wrapped when a note asked for its change carries none.
+var ErrNoChange = errors.New("the note carries no change")
 
 // UpdateChange changes the change: front matter of the note ref, through
 // update, which sees the note's change as it is on disk and may refuse
@@ -113,7 +116,7 @@ func (s *Store) UpdateChange(board, ref string, update func(c *NoteChange) error
 		return fmt.Errorf("its front matter does not read whole (%s): fix the note by hand", h.Degraded)
 	}
 	if h.Change == nil {
-		return errors.New("the note carries no change")
+		return ErrNoChange
 	}
 	c := *h.Change
 	c.Files = append([]string(nil), c.Files...)

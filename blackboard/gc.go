@@ -51,9 +51,10 @@ var tempPattern = sync.OnceValue(func() *regexp.Regexp {
 // stale temporary files. It uses Lstat throughout and never follows a
 // symlink; a board that has not expired is never removed as a whole; the
 // count cap orders notes by file name (time order) across agent
-// directories, never by path.
+// directories, never by path. The report's lists are never nil (empty
+// ones print as [] in JSON).
 func (s *Store) GC(opts GCOptions, now time.Time) (GCReport, error) {
-	var rep GCReport
+	rep := GCReport{Boards: []string{}, Notes: []string{}, Temps: []string{}}
 	if !s.Enabled() {
 		return rep, ErrDisabled
 	}

@@ -78,3 +78,23 @@ func truncateRunes(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+// Shown is h for a person's terminal: every field rendered by text (the
+// CLI's termsafe.Text: an escape is ␛, a carriage return ␍), and a field's
+// next lines indented, so that no line of a task or a fact reads as
+// another field.
+func (h *Handoff) Shown(text func(string) string) *Handoff {
+	field := func(s string) string { return strings.ReplaceAll(text(s), "\n", "\n  ") }
+	list := func(l []string) []string {
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = field(s)
+		}
+		return out
+	}
+	c := *h
+	c.Status = Status(field(string(h.Status)))
+	c.Agent, c.Task, c.Conclusion, c.Reason = field(h.Agent), field(h.Task), field(h.Conclusion), field(h.Reason)
+	c.Facts, c.Artifacts = list(h.Facts), list(h.Artifacts)
+	return &c
+}

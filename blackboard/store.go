@@ -72,6 +72,31 @@ func (s *Store) BoardExists(board string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// CheckBoard checks a board id a person typed (CheckBoardID: refused, not
+// sanitised into another board) and, with mustExist, that the board is
+// there (ErrNoBoard, naming the command that lists the boards).
+func (s *Store) CheckBoard(board string, mustExist bool) error {
+	if err := CheckBoardID(board); err != nil {
+		return err
+	}
+	if mustExist && !s.BoardExists(board) {
+		return fmt.Errorf("%w %q under %s: `yagent board boards` lists the boards", ErrNoBoard, board, s.root)
+	}
+	return nil
+}
+
+// RemoveBoard removes a board and every note on it; an id CheckBoardID
+// refuses is refused (nothing removed).
+func (s *Store) RemoveBoard(board string) error {
+	if err := CheckBoardID(board); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(s.BoardDir(board)); err != nil {
+		return fmt.Errorf("remove board %s: %w", board, err)
+	}
+	return nil
+}
+
 // agentDirs lists the agent directories of a board (real directories only,
 // never symlinks). A board directory that is a symlink is no board, as for
 // BoardExists.

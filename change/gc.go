@@ -14,10 +14,11 @@ import (
 // person's repository, its worktree or snapshot copy, its shadow
 // repository — whichever of them remain.
 type Leftover struct {
-	Board, Note string
-	Branch      string // "" when no branch remains
-	Dir         string // the worktree or copy, "" when gone
-	GitDir      string // a snapshot's shadow repository, "" when none
+	Board  string `json:"board"`
+	Note   string `json:"note"`
+	Branch string `json:"branch"`  // "" when no branch remains
+	Dir    string `json:"dir"`     // the worktree or copy, "" when gone
+	GitDir string `json:"git_dir"` // a snapshot's shadow repository, "" when none
 }
 
 // Leftovers lists the isolations of the repository holding workspace (its

@@ -22,9 +22,8 @@ type changeIn struct {
 // ChangeTools are the lead's decisions on a delegation's change (issue
 // 28): apply_change merges it into the person's workspace, discard_change
 // drops it. Both write (a read-only turn has neither) and are the lead's
-// alone; the note's change.state records the decision, moved under the
-// board's lock (blackboard.Store.UpdateChange) so a change is applied at
-// most once.
+// alone. The work is app.Changes, the one implementation `yagent changes
+// apply|discard` shares; here the approval policy is asked first.
 func ChangeTools(a *app.App) []*agents.Tool {
 	return []*agents.Tool{
 		agents.NewTool("apply_change", "director", agents.LeadOnly|agents.Writes, func(ctx context.Context, _ *agents.Call, in changeIn) (agents.Result, error) {
@@ -36,23 +35,9 @@ func ChangeTools(a *app.App) []*agents.Tool {
 	}
 }
 
-// changeOf is the change a note's front matter records.
-func changeOf(c *blackboard.NoteChange) *change.Change {
-	return &change.Change{Branch: c.Branch, Base: c.Base, Head: c.Head, Files: c.Files,
-		Insertions: c.Insertions, Deletions: c.Deletions, GitDir: c.GitDir}
-}
-
-// decided refuses a change that is no longer pending.
-func decided(ref string, c *blackboard.NoteChange) error {
-	switch c.State {
-	case blackboard.ChangeApplied:
-		return fmt.Errorf("%w: the change of %s was applied already (%s); it is in the workspace, nothing was done", blackboard.ErrChangeState, ref, c.Branch)
-	case blackboard.ChangeDiscarded:
-		return fmt.Errorf("%w: the change of %s was discarded (%s is gone); delegate the work again to redo it", blackboard.ErrChangeState, ref, c.Branch)
-	case blackboard.ChangePending:
-		return nil
-	}
-	return fmt.Errorf("%w: the change of %s is %q", blackboard.ErrChangeState, ref, c.State)
+// changesOf is the app's changes over the person's workspace.
+func changesOf(a *app.App) *app.Changes {
+	return &app.Changes{Board: a.Board, Workspace: a.Workspace.Dir(), Root: a.Runner.Isolation.Root}
 }
 
 func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, error) {
@@ -60,57 +45,39 @@ func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, er
 	if !ok {
 		return agents.ErrorResult("this session has no board, so it has no changes"), nil
 	}
-	var written []string
-	var conflict *change.ConflictError
-	var refused string
-	already := false
-	err := a.Board.UpdateChange(board, ref, func(c *blackboard.NoteChange) error {
-		if err := decided(ref, c); err != nil {
-			return err
-		}
-		if ok, why, err := permitApply(ctx, a, ref, c); err != nil || !ok {
-			refused = why
-			return errors.Join(err, errRefused)
-		}
-		var err error
-		written, err = change.Apply(ctx, a.Workspace.Dir(), changeOf(c))
-		switch {
-		case errors.Is(err, change.ErrAlreadyApplied):
-			already = true
-		case err != nil:
-			return err
-		}
-		c.State = blackboard.ChangeApplied
-		return nil
+	var askErr error // the question failed: end the turn
+	done, err := changesOf(a).Apply(ctx, board, ref, func(c *blackboard.NoteChange) (bool, string, error) {
+		ok, why, err := permitApply(ctx, a, board, ref, c)
+		askErr = err
+		return ok, why, err
 	})
+	var conflict *change.ConflictError
+	var refused *app.RefusedError
 	switch {
 	case errors.As(err, &conflict):
 		return conflictResult(ref, conflict), nil
-	case errors.Is(err, errRefused) && refused != "":
-		return agents.ErrorResult("apply_change %s: %s", ref, refused), nil
+	case errors.As(err, &refused):
+		return agents.ErrorResult("apply_change %s: %s", ref, refused.Why), nil
 	case err != nil && ctx.Err() != nil:
 		return agents.Result{}, ctx.Err()
-	case errors.Is(err, errRefused):
-		return agents.Result{}, err // the question failed: end the turn
+	case askErr != nil:
+		return agents.Result{}, err
 	case err != nil:
 		return agents.ErrorResult("apply_change %s: %v", ref, err), nil
-	case already:
+	case done.Already:
 		return agents.Result{Content: fmt.Sprintf("the workspace holds the change of %s already: nothing written; it is marked applied", ref),
 			Summary: "already in the workspace"}, nil
 	}
 	return agents.Result{
-		Content: fmt.Sprintf("applied the change of %s: wrote %s in the workspace (unstaged; HEAD and the index unchanged)", ref, strings.Join(written, ", ")),
-		Summary: fmt.Sprintf("applied %d files", len(written)),
+		Content: fmt.Sprintf("applied the change of %s: wrote %s in the workspace (unstaged; HEAD and the index unchanged)", ref, strings.Join(done.Written, ", ")),
+		Summary: fmt.Sprintf("applied %d files", len(done.Written)),
 	}, nil
 }
-
-// errRefused marks an apply the person (or the policy) did not allow.
-var errRefused = errors.New("not allowed")
 
 // permitApply asks the approval policy about writing the change's files:
 // always when one of them is a protected path, under untrusted every
 // time; the patch is shown whole.
-func permitApply(ctx context.Context, a *app.App, ref string, c *blackboard.NoteChange) (bool, string, error) {
+func permitApply(ctx context.Context, a *app.App, board, ref string, c *blackboard.NoteChange) (bool, string, error) {
 	var protected, why []string
 	for _, f := range c.Files {
 		if w, ok := a.Workspace.Protected(filepath.FromSlash(f)); ok {
@@ -122,15 +89,10 @@ func permitApply(ctx context.Context, a *app.App, ref string, c *blackboard.Note
 		Action: fmt.Sprintf("apply_change %s: merge %s (%d files, +%d -%d: %s) into the workspace", ref, c.Branch, len(c.Files), c.Insertions, c.Deletions, strings.Join(c.Files, ", ")),
 		Why:    strings.Join(why, "; "),
 	}
-	if patch, err := a.Board.ReadPatch(boardOf(ctx), ref); err == nil {
+	if patch, err := a.Board.ReadPatch(board, ref); err == nil {
 		q.Args = string(patch)
 	}
 	return a.Policy.PermitChange(ctx, q, strings.Join(protected, ", "))
-}
-
-func boardOf(ctx context.Context) string {
-	b, _ := blackboard.BoardIDFrom(ctx)
-	return b
 }
 
 // conflictResult tells the lead which files and hunks conflict: enough to
@@ -140,11 +102,7 @@ func conflictResult(ref string, e *change.ConflictError) agents.Result {
 	fmt.Fprintf(&b, "the change of %s (%s) conflicts with the workspace in %s; the workspace was not changed and the change stays pending.\n",
 		ref, e.Branch, strings.Join(e.Files, ", "))
 	b.WriteString("Delegate a resolution (give the worker these hunks and the note's ref), then discard_change this one — or discard it.\n")
-	for _, f := range e.Files {
-		for i, h := range e.Hunks[f] {
-			fmt.Fprintf(&b, "\n%s, conflict %d:\n%s\n", f, i+1, h)
-		}
-	}
+	b.WriteString(app.ConflictHunks(e))
 	return agents.Result{Content: b.String(), IsError: true, Summary: fmt.Sprintf("conflict in %d files", len(e.Files))}
 }
 
@@ -153,18 +111,7 @@ func discardChange(ctx context.Context, a *app.App, ref string) (agents.Result, 
 	if !ok {
 		return agents.ErrorResult("this session has no board, so it has no changes"), nil
 	}
-	var branch string
-	err := a.Board.UpdateChange(board, ref, func(c *blackboard.NoteChange) error {
-		if err := decided(ref, c); err != nil {
-			return err
-		}
-		branch = c.Branch
-		if err := change.Discard(context.WithoutCancel(ctx), a.Workspace.Dir(), changeOf(c), ""); err != nil {
-			return err
-		}
-		c.State = blackboard.ChangeDiscarded
-		return nil
-	})
+	branch, err := changesOf(a).Discard(ctx, board, ref)
 	if err != nil {
 		return agents.ErrorResult("discard_change %s: %v", ref, err), nil
 	}

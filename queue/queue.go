@@ -51,6 +51,18 @@ type Options struct {
 	Log io.Writer
 }
 
+// OptionsFromConfig are the options of the queue the configuration names:
+// flag (--queue) when given, else queue.dsn; Source says which. DSN is ""
+// when neither names one.
+func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
+	o := Options{DSN: c.DSN, Source: "queue.dsn", RescueAfter: c.RescueAfter.D(), MaxAttempts: c.MaxAttempts,
+		PollInterval: 50 * time.Millisecond, Log: log}
+	if flag != "" {
+		o.DSN, o.Source = flag, "--queue"
+	}
+	return o
+}
+
 // Queue is an open connection to the queue database.
 type Queue struct {
 	opts   Options

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
@@ -321,6 +322,10 @@ type noteData struct {
 	Fields  []field
 	Body    safeHTML
 	Partial bool
+	// Patch is the note's change as a diff, at most MaxShown of it
+	// (PatchCut: there is more); "" when it carries none.
+	Patch    string
+	PatchCut bool
 }
 
 func (s *Server) notePage(w http.ResponseWriter, r *http.Request) {
@@ -357,6 +362,14 @@ func (s *Server) notePage(w http.ResponseWriter, r *http.Request) {
 		d.Meta, h, d.Body = n.Meta, n.Handoff, s.markdown(n.Body)
 	}
 	d.Fields = handoffFields(h)
+	if d.Meta.Change != nil {
+		if p, err := s.o.Board.ReadPatch(board, ref); err == nil {
+			d.Patch, d.PatchCut = string(p), len(p) > MaxShown
+			if d.PatchCut {
+				d.Patch = strings.ToValidUTF8(d.Patch[:MaxShown], "")
+			}
+		}
+	}
 	s.render(w, http.StatusOK, page{Title: "Note " + d.Meta.Ref,
 		Crumbs: []crumb{{"/", "sessions"}, {boardHref(board), "board " + board}, {noteHref(board, d.Meta.Ref), d.Meta.Ref}}, Data: d})
 }
@@ -382,6 +395,10 @@ func handoffFields(h *blackboard.Handoff) []field {
 	}
 	if h.Key != "" {
 		out = append(out, field{Key: "key", Value: h.Key})
+	}
+	if c := h.Change; c != nil {
+		out = append(out, field{Key: "change", Value: fmt.Sprintf("%s, %s, %d files +%d -%d", c.State, c.Branch, len(c.Files), c.Insertions, c.Deletions)},
+			field{Key: "files", List: c.Files})
 	}
 	if h.Degraded != blackboard.DegradedNone {
 		out = append(out, field{Key: "degraded (on read)", Value: string(h.Degraded)})

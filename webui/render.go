@@ -388,6 +388,12 @@ func (d noteData) write(w *pageWriter) {
 		w.raw(`<p class="warning">This note is larger than board.max_note_bytes: only its beginning is shown (yagent board show pages through it).</p>`, "\n")
 	}
 	w.raw(`<article class="md" id="body">`, string(d.Body), "</article>\n")
+	if d.Patch != "" {
+		w.raw("<h2>Change</h2>\n", `<pre class="patch" id="patch">`, esc(d.Patch), "</pre>\n")
+		if d.PatchCut {
+			w.raw(`<p class="warning">The patch is longer than `, num(MaxShown>>10), ` KiB: only its beginning is shown (yagent changes show `, esc(d.Meta.Ref), ` --board `, esc(d.Board), ` prints it whole).</p>`, "\n")
+		}
+	}
 }
 
 func (d batchData) write(w *pageWriter) {

@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/queue"
@@ -19,7 +20,7 @@ import (
 // batchOptions are the inputs of `yagent batch`.
 type batchOptions struct {
 	PlanFile string
-	Parallel countFlag
+	Parallel flagvalue.Count
 	Board    string
 	Resume   bool
 	Queue    string     // --queue: a PostgreSQL DSN (overrides queue.dsn)
@@ -145,8 +146,8 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	// the person's to fix (exit 2). The coordinator runs no model, so it
 	// needs no endpoint of its own.
 	var q *queue.Queue
-	if dsn, source := queueDSN(cfg, opts.Queue); dsn != "" {
-		if q, err = openQueue(ctx, cfg, dsn, source, f.IO.ErrOut); err != nil {
+	if qo := queue.OptionsFromConfig(cfg.Queue, opts.Queue, f.IO.ErrOut); qo.DSN != "" {
+		if q, err = queue.Open(ctx, qo); err != nil {
 			return err
 		}
 		defer q.Close()

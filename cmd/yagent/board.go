@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,21 +41,14 @@ field names (see README.md, "Board JSON").`,
 	return cmd
 }
 
-// openBoard validates a board id given by a person and opens the store. An
-// id that would be changed by sanitising (a path escape, a slash) is refused
-// rather than silently mapped to another board.
+// openBoard opens the store for a board id a person typed, checked
+// (blackboard.Store.CheckBoard).
 func openBoard(f *Factory, board string, mustExist bool) (*blackboard.Store, error) {
-	if err := blackboard.CheckBoardID(board); err != nil {
-		return nil, err
-	}
 	store, err := f.Board()
 	if err != nil {
 		return nil, err
 	}
-	if mustExist && !store.BoardExists(board) {
-		return nil, fmt.Errorf("%w %q under %s: `yagent board boards` lists the boards", blackboard.ErrNoBoard, board, store.Root())
-	}
-	return store, nil
+	return store, store.CheckBoard(board, mustExist)
 }
 
 func boardErr(err error) error {
@@ -107,19 +101,9 @@ func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) e
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BOARD\tNOTES\tNEWEST\tSIZE")
 	for _, b := range boards {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termsafe.Line(b.ID), b.Notes, b.Newest.Format(time.DateTime), humanBytes(b.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termsafe.Line(b.ID), b.Notes, b.Newest.Format(time.DateTime), brief.Bytes(b.Bytes))
 	}
 	return tw.Flush()
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // boardLsOptions are the inputs of `yagent board ls`.
@@ -184,7 +168,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 		if len(marks) > 0 {
 			status += " (" + strings.Join(marks, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(m.Ref), termsafe.Line(status), m.Created.Format(time.DateTime), humanBytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(m.Ref), termsafe.Line(status), m.Created.Format(time.DateTime), brief.Bytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -203,6 +187,7 @@ type boardShowOptions struct {
 	Board string
 	Ref   string
 	JSON  bool
+	Patch bool
 }
 
 // NewCmdBoardShow builds `yagent board show`.
@@ -223,6 +208,7 @@ func NewCmdBoardShow(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {meta: {…as in ls}, handoff: {version, status, agent, task, conclusion, reason, facts, artifacts, created, degraded}, body}")
+	cmd.Flags().BoolVar(&opts.Patch, "patch", false, "print the change's patch after the body even when long (a patch of at most 40 lines always is)")
 	required(cmd, "board")
 	return cmd
 }
@@ -252,9 +238,12 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 			Body    string              `json:"body"`
 		}{n.Meta, n.Handoff, n.Body})
 	}
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), shownHandoff(n.Handoff).Render(0), termsafe.Text(n.Body))
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), n.Handoff.Shown(termsafe.Text).Render(0), termsafe.Text(n.Body))
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(f.IO.Out)
+	}
+	if patch, err := store.ReadPatch(opts.Board, opts.Ref); err == nil && (opts.Patch || bytes.Count(patch, []byte("\n")) <= 40) {
+		fmt.Fprintf(f.IO.Out, "\npatch:\n%s", termsafe.Text(string(patch)))
 	}
 	return nil
 }
@@ -267,30 +256,11 @@ func boardShowStream(f *Factory, store *blackboard.Store, opts *boardShowOptions
 		return boardErr(err)
 	}
 	defer r.Close()
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), shownHandoff(r.Handoff).Render(0))
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), r.Handoff.Shown(termsafe.Text).Render(0))
 	if _, err := termsafe.Copy(f.IO.Out, r); err != nil {
 		return fmt.Errorf("show note %s: %w", opts.Ref, err)
 	}
 	return nil
-}
-
-// shownHandoff is h for a person's terminal: every field rendered by
-// termsafe (an escape is ␛, a carriage return ␍), and a field's next lines
-// indented, so that no line of a task or a fact reads as another field.
-func shownHandoff(h *blackboard.Handoff) *blackboard.Handoff {
-	field := func(s string) string { return strings.ReplaceAll(termsafe.Text(s), "\n", "\n  ") }
-	list := func(l []string) []string {
-		out := make([]string, len(l))
-		for i, s := range l {
-			out[i] = field(s)
-		}
-		return out
-	}
-	c := *h
-	c.Status = blackboard.Status(field(string(h.Status)))
-	c.Agent, c.Task, c.Conclusion, c.Reason = field(h.Agent), field(h.Task), field(h.Conclusion), field(h.Reason)
-	c.Facts, c.Artifacts = list(h.Facts), list(h.Artifacts)
-	return &c
 }
 
 // boardIndexOptions are the inputs of `yagent board index`.

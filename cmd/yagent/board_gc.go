@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 )
 
 // boardGCOptions are the inputs of `yagent board gc`.
@@ -23,7 +25,8 @@ func NewCmdBoardGC(f *Factory) *cobra.Command {
 		Short: "Remove expired boards and notes over the count cap",
 		Long: `Remove boards whose newest note is older than blackboard.ttl, the oldest
 notes of boards over blackboard.max_notes_per_board, and temporary files left
-by crashed writers. Symlinks are never followed. ttl "0" and a cap of 0
+by crashed writers, and the worktrees and branches of writing delegations
+no note claims any more (yagent changes ls --stale lists them). Symlinks are never followed. ttl "0" and a cap of 0
 disable each rule.`,
 		Example: `  # What would be removed, without removing it
   yagent board gc --dry-run
@@ -35,7 +38,7 @@ disable each rule.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print what would be removed, remove nothing")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {boards: [id], notes: [board/ref], temps: [path], dry_run}")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {boards: [id], notes: [board/ref], temps: [path], isolations: [{board, note, branch, dir, git_dir}], dry_run}")
 	return cmd
 }
 
@@ -54,16 +57,24 @@ func boardGCRun(ctx context.Context, f *Factory, opts *boardGCOptions) error {
 	if err != nil {
 		return boardErr(err)
 	}
+	x, err := openChanges(f, &changesOptions{})
+	if err != nil {
+		return err
+	}
+	collect := x.Collect
+	if opts.DryRun {
+		collect = x.Stale
+	}
+	isolations, err := collect(ctx)
+	if err != nil {
+		return err
+	}
 	if opts.JSON {
-		for _, s := range []*[]string{&rep.Boards, &rep.Notes, &rep.Temps} {
-			if *s == nil {
-				*s = []string{}
-			}
-		}
 		return writeJSON(f.IO.Out, struct {
 			blackboard.GCReport
-			DryRun bool `json:"dry_run"`
-		}{rep, opts.DryRun})
+			Isolations []change.Leftover `json:"isolations"`
+			DryRun     bool              `json:"dry_run"`
+		}{rep, nonNil(isolations), opts.DryRun})
 	}
 	verb := "removed"
 	if opts.DryRun {
@@ -78,6 +89,9 @@ func boardGCRun(ctx context.Context, f *Factory, opts *boardGCOptions) error {
 	for _, t := range rep.Temps {
 		fmt.Fprintf(f.IO.Out, "%s temp file %s\n", verb, t)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "gc: %s %d boards, %d notes, %d temp files\n", verb, len(rep.Boards), len(rep.Notes), len(rep.Temps))
+	for _, l := range isolations {
+		fmt.Fprintf(f.IO.Out, "%s isolation %s/%s %s (no note claims it)\n", verb, l.Board, l.Note, strings.Join(strings.Fields(l.Branch+" "+l.Dir+" "+l.GitDir), " "))
+	}
+	fmt.Fprintf(f.IO.ErrOut, "gc: %s %d boards, %d notes, %d temp files, %d isolations\n", verb, len(rep.Boards), len(rep.Notes), len(rep.Temps), len(isolations))
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/iostreams"
 )
 
@@ -19,7 +20,7 @@ const maxNoteBody = 16 << 20
 type boardPutOptions struct {
 	Board      string
 	Agent      string
-	Status     statusFlag
+	Status     flagvalue.Status
 	Task       string
 	Conclusion string
 	Reason     string
@@ -51,7 +52,7 @@ Many processes may post to one board at once; none is lost.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Board, "board", "", "board id (required)")
 	fl.StringVar(&opts.Agent, "agent", "", "agent name (required)")
-	opts.Status = statusFlag(blackboard.StatusOK)
+	opts.Status = flagvalue.Status(blackboard.StatusOK)
 	fl.Var(&opts.Status, "status", "ok, partial, error or degraded")
 	fl.StringVar(&opts.Task, "task", "", "the task the note answers")
 	fl.StringVar(&opts.Conclusion, "conclusion", "", "one-line conclusion (shown in the index)")

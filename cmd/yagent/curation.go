@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/sleep"
 )
 
@@ -204,7 +205,7 @@ func listOrDash(s []string) string {
 // toolsStatsOptions are the inputs of `yagent tools stats`.
 type toolsStatsOptions struct {
 	Target sessionTarget
-	Window countFlag
+	Window flagvalue.Count
 	JSON   bool
 }
 

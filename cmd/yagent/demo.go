@@ -9,13 +9,14 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/demo"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/memory"
 )
 
 // demoOptions are the inputs of `yagent demo`.
 type demoOptions struct {
 	JSON bool
-	Dir  dirFlag
+	Dir  flagvalue.Dir
 	Keep bool
 }
 
@@ -67,7 +68,7 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 	// The demo's own home: the configuration is read (lazily, on first
 	// use, which is after this) from there, never from $YAGENT_HOME.
 	f.Getenv = place.Getenv(f.Getenv)
-	fl := &agentFlags{JSON: opts.JSON, Dir: dirFlag(place.Workspace)}
+	fl := &agentFlags{JSON: opts.JSON, Dir: flagvalue.Dir(place.Workspace)}
 	if err := fl.Replay.Set(demo.Replay); err != nil {
 		return err
 	}

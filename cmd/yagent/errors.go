@@ -67,7 +67,7 @@ func badInput(err error) bool {
 		errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrAmbiguousSession),
 		errors.Is(err, blackboard.ErrBadBoardID), errors.Is(err, blackboard.ErrNoBoard),
 		errors.Is(err, blackboard.ErrBadRef), errors.Is(err, blackboard.ErrNoteNotFound),
-		errors.Is(err, blackboard.ErrDisabled),
+		errors.Is(err, blackboard.ErrDisabled), errors.Is(err, blackboard.ErrChangeState), errors.Is(err, blackboard.ErrNoChange),
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),

@@ -168,7 +168,7 @@ func withFlag(c *cobra.Command, args []string, name string, value ...string) []s
 type exitFixture struct {
 	dir, home, snapshot, badHome string
 	replay, plan, docs           string
-	session, ref, token          string
+	session, ref, token, change  string
 	pgDSN                        string // an empty PostgreSQL database; "" without PostgreSQL here
 }
 
@@ -225,6 +225,16 @@ func newExitFixture(t *testing.T) *exitFixture {
 	if _, err := store.DeleteNote(t.Context(), person, kb.DeleteNoteInput{ID: "n2"}); err != nil {
 		t.Fatal(err)
 	}
+	// A writing delegation's pending change (a snapshot: the workspace is no repository).
+	board, err := f.Board()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := landChange(t.Context(), board, fx.dir, filepath.Join(fx.home, "worktrees"), "fx", "coder", "body.md", "the new body\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.change = meta.Ref
 	// An archived notebook, as a rebuild leaves one, for notes restore.
 	st, err := f.Sessions(t.Context())
 	if err != nil {
@@ -399,10 +409,16 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 		"board put": {ok("--board", "fx", "--agent", "x", "--body-file", filepath.Join(fx.dir, "body.md")),
 			bad("bad status", `invalid argument "paused" for "--status" flag`, "--board", "fx", "--agent", "x", "--status", "paused", "--body-file", filepath.Join(fx.dir, "body.md")),
 			bad("missing body file", `--body-file: open nosuch`, "--board", "fx", "--agent", "x", "--body-file", "nosuch")},
-		"board gc":    {ok("--dry-run")},
-		"board path":  {ok("--board", "fx")},
-		"config":      {ok(), unknownCommand("config")},
-		"config show": {ok("--json")},
+		"board gc":     {ok("--dry-run")},
+		"changes":      {ok(), unknownCommand("changes")},
+		"changes ls":   {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch"), bad("no board", `--board is required`)},
+		"changes show": {ok(fx.change, "--board", "fx"), bad("no change", `carries no change`, fx.ref, "--board", "fx")},
+		"changes apply": {ok(fx.change, "--board", "fx"), bad("no change", `carries no change`, fx.ref, "--board", "fx"),
+			bad("unknown note", `no such note on this board`, "coder/20000101T000000Z_abcd-1-000001", "--board", "fx")},
+		"changes discard": {ok(fx.change, "--board", "fx"), bad("no change", `carries no change`, fx.ref, "--board", "fx")},
+		"board path":      {ok("--board", "fx")},
+		"config":          {ok(), unknownCommand("config")},
+		"config show":     {ok("--json")},
 		"trust": {ok(),
 			with(ok("--list"), func(tc *exitCase) { tc.name = "list" }),
 			bad("missing directory", `directory nosuch`, "nosuch"),

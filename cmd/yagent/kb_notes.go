@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/kb"
 )
@@ -220,7 +221,7 @@ func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
 type kbRecallOptions struct {
 	Topic   string
 	Project string
-	Budget  countFlag
+	Budget  flagvalue.Count
 	JSON    bool
 }
 

@@ -61,6 +61,7 @@ func scriptParams(t *testing.T, dir string) testscript.Params {
 			"waitfile":      cmdWaitFile,
 			"rolloutcheck":  cmdRolloutCheck,
 			"readmecmd":     cmdReadmeCmd,
+			"mkchange":      cmdMkChange,
 			"pgdsn":         func(ts *testscript.TestScript, neg bool, args []string) { cmdPGDSN(t, ts, neg, args) },
 		},
 		Setup: func(env *testscript.Env) error {

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -202,13 +203,19 @@ func sessionsRmRun(ctx context.Context, f *Factory, opts *sessionsRmOptions) err
 	if err != nil {
 		return err
 	}
-	if err := blackboard.CheckBoardID(main.BoardID); err != nil {
+	if err := board.RemoveBoard(main.BoardID); errors.Is(err, blackboard.ErrBadBoardID) {
 		fmt.Fprintf(f.IO.ErrOut, "board %s kept: %v\n", main.BoardID, err)
 		return nil
-	}
-	if err := os.RemoveAll(board.BoardDir(main.BoardID)); err != nil {
-		return fmt.Errorf("remove board %s: %w", main.BoardID, err)
+	} else if err != nil {
+		return err
 	}
 	fmt.Fprintf(f.IO.Out, "removed board %s\n", main.BoardID)
-	return nil
+	x, err := openChanges(f, &changesOptions{})
+	if err != nil {
+		return err
+	}
+	x.Workspace = cmp.Or(main.Cwd, x.Workspace) // the session's repository holds its branches
+	gone, err := x.Collect(ctx)
+	fmt.Fprintf(f.IO.Out, "removed %d isolations no note claims\n", len(gone))
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
@@ -17,14 +18,14 @@ import (
 // agentFlags are the flags of the commands that run the director.
 type agentFlags struct {
 	JSON       bool
-	Replay     scenarioFlag
+	Replay     flagvalue.Scenario
 	AllowShell bool
-	Dir        dirFlag
+	Dir        flagvalue.Dir
 	Model      string
-	MaxSteps   countFlag
-	Approval   approvalFlag
+	MaxSteps   flagvalue.Count
+	Approval   flagvalue.Approval
 	Toolset    string
-	Sandbox    sandboxFlag
+	Sandbox    flagvalue.Sandbox
 	// Wait waits for a session another process holds instead of failing.
 	Wait bool
 }
@@ -111,7 +112,7 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 		dir = f.Dir
 	}
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
-		Replay: fl.Replay.sc, ReplayName: fl.Replay.path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
+		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
 		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools}
 	return out, o, nil
 }

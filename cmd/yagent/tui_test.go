@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/yagent/yagent/chat"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm"
@@ -94,7 +95,7 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: approvalFlag(o.approval)}}, cfg), sink, ask)
+	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}}, cfg), sink, ask)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/queue"
@@ -19,7 +17,7 @@ import (
 // workerOptions are the inputs of `yagent worker`.
 type workerOptions struct {
 	Queue       string
-	Concurrency countFlag
+	Concurrency flagvalue.Count
 	Drain       bool
 	Agent       agentFlags // --json, --replay, --allow-shell, --sandbox, --cd
 }
@@ -76,8 +74,8 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	if err != nil {
 		return err
 	}
-	dsn, source := queueDSN(cfg, opts.Queue)
-	if dsn == "" {
+	qo := queue.OptionsFromConfig(cfg.Queue, opts.Queue, f.IO.ErrOut)
+	if qo.DSN == "" {
 		return usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
 	}
 	var sink agents.Sink = printer.NoticeLog(f.IO.ErrOut)
@@ -85,7 +83,7 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 		sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
 	}
 	notices := printer.OnlyNotices(sink)
-	q, err := openQueue(ctx, cfg, dsn, source, f.IO.ErrOut)
+	q, err := queue.Open(ctx, qo)
 	if err != nil {
 		return err
 	}
@@ -109,19 +107,4 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
 	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
-}
-
-// queueDSN is --queue, else queue.dsn, and the name to use for it in
-// messages.
-func queueDSN(cfg *config.Config, flag string) (dsn, source string) {
-	if flag != "" {
-		return flag, "--queue"
-	}
-	return cfg.Queue.DSN, "queue.dsn"
-}
-
-// openQueue opens the queue database with the configured settings.
-func openQueue(ctx context.Context, cfg *config.Config, dsn, source string, log io.Writer) (*queue.Queue, error) {
-	return queue.Open(ctx, queue.Options{DSN: dsn, Source: source, RescueAfter: cfg.Queue.RescueAfter.D(),
-		MaxAttempts: cfg.Queue.MaxAttempts, PollInterval: 50 * time.Millisecond, Log: log})
 }

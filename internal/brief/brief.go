@@ -5,6 +5,7 @@ package brief
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -51,4 +52,15 @@ func Args(raw json.RawMessage) string {
 		parts = append(parts, k+"="+Line(s, 60))
 	}
 	return Line(strings.Join(parts, " "), 140)
+}
+
+// Bytes is a size for people: 512 B, 1.5 KiB, 2.0 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
