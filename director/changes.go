@@ -70,7 +70,7 @@ func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, er
 	}
 	return agents.Result{
 		Content: fmt.Sprintf("applied the change of %s: wrote %s in the workspace (unstaged; HEAD and the index unchanged)", ref, strings.Join(done.Written, ", ")),
-		Summary: fmt.Sprintf("applied %d files", len(done.Written)),
+		Summary: "applied " + fileList(done.Written),
 	}, nil
 }
 
@@ -103,7 +103,15 @@ func conflictResult(ref string, e *change.ConflictError) agents.Result {
 		ref, e.Branch, strings.Join(e.Files, ", "))
 	b.WriteString("Delegate a resolution (give the worker these hunks and the note's ref), then discard_change this one — or discard it.\n")
 	b.WriteString(app.ConflictHunks(e))
-	return agents.Result{Content: b.String(), IsError: true, Summary: fmt.Sprintf("conflict in %d files", len(e.Files))}
+	return agents.Result{Content: b.String(), IsError: true, Summary: "conflict in " + fileList(e.Files)}
+}
+
+// fileList names up to three files, then how many more: a tool line.
+func fileList(files []string) string {
+	if len(files) <= 3 {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:3], ", "), len(files)-3)
 }
 
 func discardChange(ctx context.Context, a *app.App, ref string) (agents.Result, error) {
