@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -89,6 +90,13 @@ type Restored struct {
 // left): a file whose content now differs from it was changed by the
 // person since, and is kept (named in Kept) unless force.
 func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool) (*Restored, error) {
+	return c.RewindPaths(ctx, to, latest, force, nil)
+}
+
+// RewindPaths is Rewind limited to the files only names (nil: all):
+// rewinding one applied change restores the files it touched and leaves
+// the others as they are.
+func (c *Checkpoints) RewindPaths(ctx context.Context, to, latest string, force bool, only []string) (*Restored, error) {
 	toRef, err := c.ref(to)
 	if err != nil {
 		return nil, err
@@ -99,7 +107,7 @@ func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool)
 	}
 	for _, r := range []string{toRef, latestRef} {
 		if _, err := git(ctx, c.at(), nil, "rev-parse", "--verify", "-q", r+"^{commit}"); err != nil {
-			return nil, fmt.Errorf("rewind %s: no checkpoint %s (yagent rewind --list shows them)", c.Workspace, strings.TrimPrefix(r, "refs/checkpoints/"))
+			return nil, fmt.Errorf("rewind %s: no checkpoint %s (checkpoints are taken before each turn and each applied change)", c.Workspace, strings.TrimPrefix(r, "refs/checkpoints/"))
 		}
 	}
 	// The workspace now, in a private index (the shadow's stays as the
@@ -139,6 +147,9 @@ func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool)
 	defer root.Close()
 	out := &Restored{}
 	for _, f := range differ {
+		if only != nil && !slices.Contains(only, f) {
+			continue
+		}
 		if touched[f] && !force {
 			out.Kept = append(out.Kept, f)
 			continue

@@ -25,10 +25,13 @@ type changeIn struct {
 // alone; the note's change.state records the decision, moved under the
 // board's lock (blackboard.Store.UpdateChange) so a change is applied at
 // most once.
-func ChangeTools(a *app.App) []*agents.Tool {
+//
+// Before a change is applied the workspace is checkpointed (cps, nil:
+// none), so rewinding that delegation reverts exactly its change.
+func ChangeTools(a *app.App, cps *checkpointer) []*agents.Tool {
 	return []*agents.Tool{
 		agents.NewTool("apply_change", "director", agents.LeadOnly|agents.Writes, func(ctx context.Context, _ *agents.Call, in changeIn) (agents.Result, error) {
-			return applyChange(ctx, a, in.Ref)
+			return applyChange(ctx, a, cps, in.Ref)
 		}),
 		agents.NewTool("discard_change", "director", agents.LeadOnly|agents.Writes, func(ctx context.Context, _ *agents.Call, in changeIn) (agents.Result, error) {
 			return discardChange(ctx, a, in.Ref)
@@ -55,7 +58,7 @@ func decided(ref string, c *blackboard.NoteChange) error {
 	return fmt.Errorf("%w: the change of %s is %q", blackboard.ErrChangeState, ref, c.State)
 }
 
-func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, error) {
+func applyChange(ctx context.Context, a *app.App, cps *checkpointer, ref string) (agents.Result, error) {
 	board, ok := blackboard.BoardIDFrom(ctx)
 	if !ok {
 		return agents.ErrorResult("this session has no board, so it has no changes"), nil
@@ -71,6 +74,9 @@ func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, er
 		if ok, why, err := permitApply(ctx, a, ref, c); err != nil || !ok {
 			refused = why
 			return errors.Join(err, errRefused)
+		}
+		if err := cps.take(ctx, applyCheckpoint(ref)); err != nil {
+			return fmt.Errorf("checkpoint the workspace before the apply (nothing was written): %w", err)
 		}
 		var err error
 		written, err = change.Apply(ctx, a.Workspace.Dir(), changeOf(c))

@@ -201,6 +201,13 @@ func (s *Session) TurnStart() int {
 	return s.turnStart
 }
 
+// LastTurn is the number of the latest turn started (0: none yet).
+func (s *Session) LastTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
 // Memory returns a snapshot of the memory's counters.
 func (s *Session) Memory() (summary string, base, total int) {
 	s.mu.Lock()
