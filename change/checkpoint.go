@@ -23,8 +23,10 @@ type Checkpoints struct {
 }
 
 // OpenCheckpoints opens (creating on first use) the checkpoints of
-// workspace under dir.
-func OpenCheckpoints(ctx context.Context, dir, workspace string) (*Checkpoints, error) {
+// workspace under dir. dir and the paths in skip ($YAGENT_HOME: state,
+// rollouts) are never taken when they lie inside the workspace: a rewind
+// must not take yagent's own files back.
+func OpenCheckpoints(ctx context.Context, dir, workspace string, skip ...string) (*Checkpoints, error) {
 	ws := mustReal(workspace)
 	sum := sha256.Sum256([]byte(ws))
 	gitDir := filepath.Join(dir, filepath.Base(ws)+"-"+hex.EncodeToString(sum[:6])+".git")
@@ -35,6 +37,18 @@ func OpenCheckpoints(ctx context.Context, dir, workspace string) (*Checkpoints, 
 		if _, err := git(ctx, at{dir: dir}, nil, "init", "--quiet", "--bare", gitDir); err != nil {
 			return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
 		}
+	}
+	var exclude strings.Builder
+	for _, p := range append([]string{dir}, skip...) {
+		if rel, err := filepath.Rel(ws, mustReal(p)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			exclude.WriteString("/" + filepath.ToSlash(rel) + "/\n")
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), []byte(exclude.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
 	}
 	return &Checkpoints{Workspace: ws, gitDir: gitDir}, nil
 }

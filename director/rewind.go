@@ -53,7 +53,7 @@ func (k *checkpointer) take(ctx context.Context, name string) error {
 
 func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
 	if k.cps == nil {
-		cps, err := change.OpenCheckpoints(ctx, CheckpointsDir(k.home), k.workspace)
+		cps, err := change.OpenCheckpoints(ctx, CheckpointsDir(k.home), k.workspace, k.home)
 		if err != nil {
 			return nil, err
 		}
