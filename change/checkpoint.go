@@ -125,8 +125,9 @@ func (c *Checkpoints) RewindPaths(ctx context.Context, to, latest string, force 
 		}
 	}
 	// The workspace now, in a private index (the shadow's stays as the
-	// last checkpoint left it).
-	tmp, err := os.MkdirTemp("", "yagent-index-")
+	// last checkpoint left it), kept in the shadow: a temporary directory
+	// inside the workspace would be taken too.
+	tmp, err := os.MkdirTemp(c.gitDir, "rewind-index-")
 	if err != nil {
 		return nil, err
 	}

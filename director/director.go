@@ -108,7 +108,7 @@ func New(a *app.App, opts Options) (*Director, error) {
 	del := NewDelegator(a.Runner, Guards{MaxParallel: ag.MaxParallelDelegations, MaxPerTurn: ag.MaxDelegationsPerTurn, MaxDepth: ag.MaxDepth}, a.Events)
 	var cps *checkpointer
 	if cfg.Agents.Checkpoints {
-		cps = newCheckpointer(cfg.Home, a.Workspace.Dir(), opts.Session.ID())
+		cps = newCheckpointer(cfg.Home, a.Workspace.Dir(), opts.Session.ID(), a.Board)
 	}
 	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a, cps)...) {
 		if err := a.Registry.Add(t); err != nil {

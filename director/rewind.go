@@ -25,16 +25,21 @@ import (
 // first take.
 type checkpointer struct {
 	home, workspace, session string
+	skip                     []string // never taken: the home, the board's root
 
 	mu  sync.Mutex
 	cps *change.Checkpoints
 }
 
-func newCheckpointer(home, workspace, session string) *checkpointer {
+func newCheckpointer(home, workspace, session string, board *blackboard.Store) *checkpointer {
 	if home == "" {
 		return nil // no home: nowhere to keep them (tests, a bare process)
 	}
-	return &checkpointer{home: home, workspace: workspace, session: session}
+	k := &checkpointer{home: home, workspace: workspace, session: session, skip: []string{home}}
+	if board != nil {
+		k.skip = append(k.skip, board.Root())
+	}
+	return k
 }
 
 // take records the workspace under the session's name.
@@ -53,7 +58,7 @@ func (k *checkpointer) take(ctx context.Context, name string) error {
 
 func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
 	if k.cps == nil {
-		cps, err := change.OpenCheckpoints(ctx, CheckpointsDir(k.home), k.workspace, k.home)
+		cps, err := change.OpenCheckpoints(ctx, CheckpointsDir(k.home), k.workspace, k.skip...)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +147,7 @@ type RewindIn struct {
 // ErrKept and names them: what was done stays done), and the
 // conversation by memory.Session.Rewind.
 func Rewind(ctx context.Context, in RewindIn) (*Rewound, error) {
-	k := newCheckpointer(in.Home, in.Workspace, in.Session.ID())
+	k := newCheckpointer(in.Home, in.Workspace, in.Session.ID(), in.Board)
 	return k.rewind(ctx, in.Session, in.Board, in.RewindOptions)
 }
 
