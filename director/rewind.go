@@ -195,7 +195,7 @@ func (k *checkpointer) rewind(ctx context.Context, s *memory.Session, board *bla
 	var kept error
 	if out.Checkpoint != "" {
 		if k == nil {
-			return nil, fmt.Errorf("rewind: no yagent home, so no checkpoints")
+			return nil, fmt.Errorf("rewind: this session keeps no checkpoints (agents.checkpoints is false, or there is no yagent home); --conversation-only rewinds the conversation alone")
 		}
 		if err := k.rewindFiles(ctx, out, o.Force, only); err != nil {
 			return nil, err
