@@ -86,3 +86,42 @@ func benchRepo(b *testing.B, dir string, files map[string]string) {
 		}
 	}
 }
+
+// BenchmarkCheckpoint is the cost of one checkpoint of this repository's
+// checkout (skipped outside one): "first" a workspace's first (every file
+// hashed and stored), "next" the ones after it (the shadow's index keeps
+// stat data: only files changed since are read again).
+//
+//	go test ./change -run XXX -bench Checkpoint -benchtime 5x
+func BenchmarkCheckpoint(b *testing.B) {
+	ctx := context.Background()
+	if _, err := repoTop(ctx, ".."); err != nil {
+		b.Skip("not in a git checkout of yagent")
+	}
+	b.Run("first", func(b *testing.B) {
+		for i := range b.N {
+			cp, err := OpenCheckpoints(ctx, b.TempDir(), "..")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := cp.Take(ctx, fmt.Sprintf("bench/turn-%d", i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("next", func(b *testing.B) {
+		cp, err := OpenCheckpoints(ctx, b.TempDir(), "..")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cp.Take(ctx, "bench/turn-0"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if err := cp.Take(ctx, fmt.Sprintf("bench/turn-%d", i+1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -22,8 +23,10 @@ type Checkpoints struct {
 }
 
 // OpenCheckpoints opens (creating on first use) the checkpoints of
-// workspace under dir.
-func OpenCheckpoints(ctx context.Context, dir, workspace string) (*Checkpoints, error) {
+// workspace under dir. dir and the paths in skip ($YAGENT_HOME: state,
+// rollouts) are never taken when they lie inside the workspace: a rewind
+// must not take yagent's own files back.
+func OpenCheckpoints(ctx context.Context, dir, workspace string, skip ...string) (*Checkpoints, error) {
 	ws := mustReal(workspace)
 	sum := sha256.Sum256([]byte(ws))
 	gitDir := filepath.Join(dir, filepath.Base(ws)+"-"+hex.EncodeToString(sum[:6])+".git")
@@ -34,6 +37,18 @@ func OpenCheckpoints(ctx context.Context, dir, workspace string) (*Checkpoints, 
 		if _, err := git(ctx, at{dir: dir}, nil, "init", "--quiet", "--bare", gitDir); err != nil {
 			return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
 		}
+	}
+	var exclude strings.Builder
+	for _, p := range append([]string{dir}, skip...) {
+		if rel, err := filepath.Rel(ws, mustReal(p)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			exclude.WriteString("/" + filepath.ToSlash(rel) + "/\n")
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "exclude"), []byte(exclude.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("checkpoints of %s: %w", ws, err)
 	}
 	return &Checkpoints{Workspace: ws, gitDir: gitDir}, nil
 }
@@ -89,6 +104,13 @@ type Restored struct {
 // left): a file whose content now differs from it was changed by the
 // person since, and is kept (named in Kept) unless force.
 func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool) (*Restored, error) {
+	return c.RewindPaths(ctx, to, latest, force, nil)
+}
+
+// RewindPaths is Rewind limited to the files only names (nil: all):
+// rewinding one applied change restores the files it touched and leaves
+// the others as they are.
+func (c *Checkpoints) RewindPaths(ctx context.Context, to, latest string, force bool, only []string) (*Restored, error) {
 	toRef, err := c.ref(to)
 	if err != nil {
 		return nil, err
@@ -99,12 +121,13 @@ func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool)
 	}
 	for _, r := range []string{toRef, latestRef} {
 		if _, err := git(ctx, c.at(), nil, "rev-parse", "--verify", "-q", r+"^{commit}"); err != nil {
-			return nil, fmt.Errorf("rewind %s: no checkpoint %s (yagent rewind --list shows them)", c.Workspace, strings.TrimPrefix(r, "refs/checkpoints/"))
+			return nil, fmt.Errorf("rewind %s: no checkpoint %s (checkpoints are taken before each turn and each applied change)", c.Workspace, strings.TrimPrefix(r, "refs/checkpoints/"))
 		}
 	}
 	// The workspace now, in a private index (the shadow's stays as the
-	// last checkpoint left it).
-	tmp, err := os.MkdirTemp("", "yagent-index-")
+	// last checkpoint left it), kept in the shadow: a temporary directory
+	// inside the workspace would be taken too.
+	tmp, err := os.MkdirTemp(c.gitDir, "rewind-index-")
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +162,9 @@ func (c *Checkpoints) Rewind(ctx context.Context, to, latest string, force bool)
 	defer root.Close()
 	out := &Restored{}
 	for _, f := range differ {
+		if only != nil && !slices.Contains(only, f) {
+			continue
+		}
 		if touched[f] && !force {
 			out.Kept = append(out.Kept, f)
 			continue

@@ -90,21 +90,25 @@ func TestRewindNoGit(t *testing.T) {
 	repo(t, nil) // skips without git
 	ws := t.TempDir()
 	write(t, ws, map[string]string{"a.txt": "a\n"})
-	cp, err := OpenCheckpoints(ctx, t.TempDir(), ws)
+	// $YAGENT_HOME inside the workspace (as in the CLI's scripts): its
+	// files and the checkpoints themselves are never taken or rewound.
+	home := filepath.Join(ws, "home")
+	cp, err := OpenCheckpoints(ctx, filepath.Join(home, "checkpoints"), ws, home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cp.Take(ctx, "s/turn-1"); err != nil {
 		t.Fatal(err)
 	}
-	write(t, ws, map[string]string{"a.txt": "a2\n", "b.txt": "b\n"})
+	write(t, ws, map[string]string{"a.txt": "a2\n", "b.txt": "b\n", "home/state.db": "during\n"})
 	if err := cp.Take(ctx, "s/after-1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cp.Rewind(ctx, "s/turn-1", "s/after-1", false); err != nil {
 		t.Fatal(err)
 	}
-	if got := tree(t, ws); len(got) != 1 || got["a.txt"] != "a\n" {
+	got := tree(t, ws)
+	if got["a.txt"] != "a\n" || got["b.txt"] != "" || got["home/state.db"] != "during\n" {
 		t.Errorf("after rewind: %v", got)
 	}
 }

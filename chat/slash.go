@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/notebook"
 )
@@ -35,6 +37,7 @@ func slashCommands() []slashCommand {
 		{name: "/board", help: "list this session's board notes", run: (*Chat).cmdBoard},
 		{name: "/compact", help: "summarise older history now", run: (*Chat).cmdCompact},
 		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*Chat).cmdClear},
+		{name: "/rewind", args: "[N] [--force]", help: "files and conversation back to before turn N (default: the last)", run: (*Chat).cmdRewind},
 		{name: "/notes", help: "show the notebook (* = changed since you last looked)", run: (*Chat).cmdNotes},
 		{name: "/rename", args: "NAME", help: "name this session (yagent resume NAME)", run: (*Chat).cmdRename},
 		{name: "/model", args: "[NAME]", help: "switch the model for the next turns (no NAME: show it)", run: (*Chat).cmdModel},
@@ -162,6 +165,28 @@ func (c *Chat) cmdClear(ctx context.Context, _ []string) (bool, error) {
 	}
 	fmt.Fprintf(c.w(), "history cleared; the board %s stays%s\n", c.s.Session.BoardID(), kept)
 	return false, nil
+}
+
+// cmdRewind is yagent rewind on this session (director.Rewind): files a
+// person changed since the last turn are kept and named unless --force.
+func (c *Chat) cmdRewind(ctx context.Context, args []string) (bool, error) {
+	var o director.RewindOptions
+	for _, a := range args {
+		n, err := strconv.Atoi(a)
+		switch {
+		case a == "--force":
+			o.Force = true
+		case err == nil && n > 0:
+			o.Turn = n
+		default:
+			return false, fmt.Errorf("usage: /rewind [N] [--force] (N: a turn number, 1 to %d)", c.s.Session.LastTurn())
+		}
+	}
+	r, err := c.s.Director.Rewind(ctx, o)
+	if r != nil {
+		fmt.Fprint(c.w(), r.Report())
+	}
+	return false, err // ErrKept names --force
 }
 
 func (c *Chat) cmdNotes(ctx context.Context, _ []string) (bool, error) {

@@ -175,6 +175,9 @@ var KeyClasses = map[string]KeyClass{
 	"agents.isolation":           {Class: Widens},
 	"agents.isolation_include":   {Class: Widens},
 	"agents.isolation_max_bytes": {Class: Exhausts, Harm: ZeroOrLarger},
+	// false takes the file half of rewind away; nothing an agent may do
+	// grows.
+	"agents.checkpoints": {Class: Harmless},
 
 	// A new server starts a program or sends requests to a URL; enabled
 	// starts one the person turned off.

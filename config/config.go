@@ -300,6 +300,10 @@ type Agents struct {
 	// IsolationMaxBytes bounds the copy of a workspace that is no git
 	// repository (a snapshot); 0 = no bound.
 	IsolationMaxBytes int64 `yaml:"isolation_max_bytes" json:"isolation_max_bytes"`
+	// Checkpoints: the workspace's files are checkpointed before each turn
+	// and each applied change, under $YAGENT_HOME/checkpoints (yagent
+	// rewind, /rewind).
+	Checkpoints bool `yaml:"checkpoints" json:"checkpoints"`
 }
 
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to

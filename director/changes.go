@@ -24,10 +24,13 @@ type changeIn struct {
 // drops it. Both write (a read-only turn has neither) and are the lead's
 // alone. The work is app.Changes, the one implementation `yagent changes
 // apply|discard` shares; here the approval policy is asked first.
-func ChangeTools(a *app.App) []*agents.Tool {
+//
+// Before a change is applied the workspace is checkpointed (cps, nil:
+// none), so rewinding that delegation reverts exactly its change.
+func ChangeTools(a *app.App, cps *checkpointer) []*agents.Tool {
 	return []*agents.Tool{
 		agents.NewTool("apply_change", "director", agents.LeadOnly|agents.Writes, func(ctx context.Context, _ *agents.Call, in changeIn) (agents.Result, error) {
-			return applyChange(ctx, a, in.Ref)
+			return applyChange(ctx, a, cps, in.Ref)
 		}),
 		agents.NewTool("discard_change", "director", agents.LeadOnly|agents.Writes, func(ctx context.Context, _ *agents.Call, in changeIn) (agents.Result, error) {
 			return discardChange(ctx, a, in.Ref)
@@ -40,7 +43,7 @@ func changesOf(a *app.App) *app.Changes {
 	return &app.Changes{Board: a.Board, Workspace: a.Workspace.Dir(), Root: a.Runner.Isolation.Root}
 }
 
-func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, error) {
+func applyChange(ctx context.Context, a *app.App, cps *checkpointer, ref string) (agents.Result, error) {
 	board, ok := blackboard.BoardIDFrom(ctx)
 	if !ok {
 		return agents.ErrorResult("this session has no board, so it has no changes"), nil
@@ -48,8 +51,14 @@ func applyChange(ctx context.Context, a *app.App, ref string) (agents.Result, er
 	var askErr error // the question failed: end the turn
 	done, err := changesOf(a).Apply(ctx, board, ref, func(c *blackboard.NoteChange) (bool, string, error) {
 		ok, why, err := permitApply(ctx, a, board, ref, c)
-		askErr = err
-		return ok, why, err
+		if err != nil || !ok {
+			askErr = err
+			return ok, why, err
+		}
+		if err := cps.take(ctx, applyCheckpoint(ref)); err != nil {
+			return false, "", fmt.Errorf("checkpoint the workspace before the apply (nothing was written): %w", err)
+		}
+		return true, "", nil
 	})
 	var conflict *change.ConflictError
 	var refused *app.RefusedError

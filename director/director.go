@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/agents"
@@ -61,6 +63,7 @@ type Director struct {
 	model     string
 	delegator *Delegator
 	system    string
+	cps       *checkpointer // nil: no home, no checkpoints
 
 	// State, when set, contributes extra [state] lines (the notebook)
 	// after the [window] line, before the board index.
@@ -103,7 +106,11 @@ func New(a *app.App, opts Options) (*Director, error) {
 	}
 	ag := cfg.Agents
 	del := NewDelegator(a.Runner, Guards{MaxParallel: ag.MaxParallelDelegations, MaxPerTurn: ag.MaxDelegationsPerTurn, MaxDepth: ag.MaxDepth}, a.Events)
-	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a)...) {
+	var cps *checkpointer
+	if cfg.Agents.Checkpoints {
+		cps = newCheckpointer(cfg.Home, a.Workspace.Dir(), opts.Session.ID(), a.Board)
+	}
+	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a, cps)...) {
 		if err := a.Registry.Add(t); err != nil {
 			return nil, err
 		}
@@ -113,7 +120,7 @@ func New(a *app.App, opts Options) (*Director, error) {
 		rules = notebook.Rules()
 	}
 	d := &Director{
-		app: a, opts: opts, delegator: del,
+		app: a, opts: opts, delegator: del, cps: cps,
 		system: SystemPrompt(a.Workspace.Dir(), a.Catalog, rules, a.Project), book: book,
 	}
 	a.Runner.Recorder = d.subRecorder(opts.Session)
@@ -219,6 +226,10 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	if err != nil {
 		return &agents.Outcome{Reason: agents.ReasonError}, err
 	}
+	// The workspace as the turn found it: taken while the first request
+	// is out, waited for before the first tool runs.
+	taking := d.cps.start(ctx, turnCheckpoint(turn))
+	checkpoint := sync.OnceFunc(func() { d.warn("take the checkpoint of turn "+strconv.Itoa(turn), taking()) })
 	// The profile is read before the nudge: a sleep it starts applies from
 	// the next turn, never to this one.
 	t.profile = d.readProfile(ctx)
@@ -232,7 +243,7 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	}
 	cfg := d.app.Config.Agents
 	loop := &agents.Loop{
-		Client: d.client, Events: d.app.Events, Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
+		Client: d.client, Events: beforeTools(d.app.Events, checkpoint), Tail: d.Tail, TailRole: llm.Role(cfg.TailRole),
 		ParallelTools: cfg.ParallelTools, StallRepeats: cfg.StallRepeats, Append: s.Append,
 		OnResponse: func(resp llm.Response) {
 			d.warn("record the answer's window use", s.Observe(resp))
@@ -243,6 +254,8 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
 	agent := d.agent(t, gates)
 	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: input})
+	checkpoint() // a turn without tools waits here
+	d.warn("take the checkpoint of what the turn left", d.cps.take(context.WithoutCancel(ctx), latestCheckpoint))
 	// The end of a turn is recorded even when it was cancelled, with a
 	// context that still works.
 	if err := s.EndTurn(context.WithoutCancel(ctx), turn, out.Reason); err != nil && runErr == nil {

@@ -64,6 +64,8 @@ type testEnv struct {
 	toolset, model string
 	// client, when set, resolves model names instead of the scripted one.
 	client agents.ClientFunc
+	// allowShell runs commands unasked and unconfined (--allow-shell).
+	allowShell bool
 }
 
 // testDirector builds a director over a scripted server with its own
@@ -82,6 +84,9 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	// The default workspace is this repository: a test isolates its
 	// writers only when it says so (a worktree of the repository each).
 	cfg.Agents.Isolation = "none"
+	// Nor does it checkpoint it: the first checkpoint of a workspace
+	// hashes every file, seconds for each test's new home.
+	cfg.Agents.Checkpoints = e.workspace != ""
 	if e.tweak != nil {
 		e.tweak(cfg)
 	}
@@ -108,7 +113,7 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 		resolve = func(string) (llm.Client, string, error) { return client, "scripted", nil }
 	}
 	a := newApp(t, app.Options{Config: cfg, Client: resolve, Workspace: e.workspace, Board: e.store, Events: e.events,
-		Tools: e.extra, Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+		Tools: e.extra, Policy: agents.ShellPolicy{Approval: agents.ApproveNever, Allowed: e.allowShell}})
 	d, err := New(a, Options{BoardID: e.id, Session: sess, Toolset: e.toolset, Model: e.model})
 	if err != nil {
 		t.Fatal(err)

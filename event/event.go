@@ -60,6 +60,10 @@ const (
 	Compacted Type = "compacted"
 	// Cleared drops the messages before Compaction.Upto (/clear).
 	Cleared Type = "cleared"
+	// Rewound takes the conversation back to where it was before turn
+	// Turn started (yagent rewind, /rewind); Compaction.Upto is the count
+	// of messages recorded when it happened, which stays the count.
+	Rewound Type = "rewound"
 	// Anchor is the token measure's anchor (Anchor).
 	Anchor Type = "anchor"
 )

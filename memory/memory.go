@@ -211,13 +211,15 @@ type PendingDelegation struct {
 }
 
 // Rebuild replays a rollout's events into memory: messages, the latest
-// compaction or clear, and the token anchor recorded since. It also returns
-// the delegations left in flight.
+// compaction or clear, a rewind to before a turn, and the token anchor
+// recorded since. It also returns the delegations left in flight.
 func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 	m := &Memory{}
 	started := map[string]PendingDelegation{}
 	var order []string
 	turn := 0
+	// before holds the memory as each turn started, for a rewind.
+	before := map[int]Memory{}
 	for _, it := range items {
 		switch it.Type {
 		case event.Message:
@@ -226,6 +228,11 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 			}
 		case event.TurnStarted:
 			turn = it.Turn
+			before[turn] = Memory{Summary: m.Summary, Task: m.Task, Messages: m.Messages[:len(m.Messages):len(m.Messages)]}
+		case event.Rewound:
+			if b, ok := before[it.Turn]; ok && it.Compaction != nil {
+				m.rewindTo(b, it.Compaction.Upto)
+			}
 		case event.Compacted:
 			if c := it.Compaction; c != nil {
 				m.compactTo(c.Summary, c.Task, c.Upto)
@@ -258,6 +265,17 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 		}
 	}
 	return m, pending
+}
+
+// rewindTo makes the conversation b's (the memory as a turn started)
+// again; the messages recorded stay counted (total), so global indices
+// keep growing and compactions after the rewind still refer to the right
+// messages.
+func (m *Memory) rewindTo(b Memory, total int) {
+	m.Summary, m.Task = b.Summary, b.Task
+	m.Messages = append([]llm.Message(nil), b.Messages...)
+	m.Base = max(total-len(m.Messages), 0)
+	m.acct = Accountant{}
 }
 
 // compactTo drops messages before global index upto, sets the summary and

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -200,6 +201,13 @@ func (s *Session) TurnStart() int {
 	return s.turnStart
 }
 
+// LastTurn is the number of the latest turn started (0: none yet).
+func (s *Session) LastTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
 // Memory returns a snapshot of the memory's counters.
 func (s *Session) Memory() (summary string, base, total int) {
 	s.mu.Lock()
@@ -311,6 +319,44 @@ func (s *Session) Clear(ctx context.Context) error {
 	s.info.NotesNudgedUpto = upto // nothing was summarised: no "just compacted" nudge
 	s.mu.Unlock()
 	return s.st.update(ctx, s.ID(), `summary_upto = ?, notes_nudged_upto = ?`, upto, upto)
+}
+
+// ErrNoTurn: a rewind names a turn the session never started.
+var ErrNoTurn = errors.New("no such turn")
+
+// Rewind takes the conversation back to where it was before turn started
+// (the next request carries only what came before it). It appends one
+// rewound event to the rollout (synced) and nothing else: the rollout
+// keeps every line it had, resume honours the marker, and a crash leaves
+// either the marker whole or no rewind. Turn numbers keep growing.
+func (s *Session) Rewind(ctx context.Context, turn int) error {
+	if s.w == nil {
+		return fmt.Errorf("rewind session %s: opened read-only", s.ID())
+	}
+	r, err := LoadRollout(s.Info().Rollout)
+	if err != nil {
+		return fmt.Errorf("rewind session %s: %w", s.ID(), err)
+	}
+	s.mu.Lock()
+	total, last := s.mem.Total(), s.turn
+	s.mu.Unlock()
+	found := false
+	for _, it := range r.Items {
+		found = found || it.Type == event.TurnStarted && it.Turn == turn
+	}
+	if !found {
+		return fmt.Errorf("rewind session %s to turn %d: %w (it has turns 1 to %d)", s.ID(), turn, ErrNoTurn, last)
+	}
+	e := event.Event{Type: event.Rewound, Turn: turn, Compaction: &event.CompactionEvent{Upto: total}}
+	if err := s.w.Write(e, true); err != nil {
+		return err
+	}
+	mem, _ := Rebuild(append(r.Items, Item{Event: e}))
+	s.mu.Lock()
+	s.mem = mem
+	s.info.SummaryUpto = mem.Base
+	s.mu.Unlock()
+	return s.st.update(ctx, s.ID(), `summary_upto = ?`, mem.Base)
 }
 
 // SetNudged records that a one-time pressure nudge was shown for the
