@@ -15,6 +15,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
@@ -318,4 +320,31 @@ func wantWord(goType string) string {
 		return "a list"
 	}
 	return "a mapping"
+}
+
+// BoardChoiceError is a plan that names one board and a --board flag
+// that names another: the person's mistake.
+type BoardChoiceError struct{ Plan, Flag string }
+
+func (e *BoardChoiceError) Error() string {
+	return fmt.Sprintf("the plan names board %q and --board names %q: drop one", e.Plan, e.Flag)
+}
+
+// ChooseBoard is the board a run of p writes: the plan's, else flag (the
+// command's --board), else the session's own scope.
+func (p *Plan) ChooseBoard(flag, sessionID string) (string, error) {
+	if flag != "" {
+		if err := blackboard.CheckBoardID(flag); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case p.Board != "" && flag != "" && flag != p.Board:
+		return "", &BoardChoiceError{Plan: p.Board, Flag: flag}
+	case p.Board != "":
+		return p.Board, nil
+	case flag != "":
+		return flag, nil
+	}
+	return agents.SetBoardScope(sessionID, "")
 }

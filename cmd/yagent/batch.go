@@ -114,21 +114,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	// The run is a session of kind batch; its board is the plan's, else
 	// --board, else the session's own.
 	sessionID := memory.NewID(f.Now())
-	board := plan.Board
-	if opts.Board != "" {
-		if err := blackboard.CheckBoardID(opts.Board); err != nil {
-			return err
-		}
-	}
-	switch {
-	case board != "" && opts.Board != "" && opts.Board != board:
-		return usagef("the plan names board %q and --board names %q: drop one", board, opts.Board)
-	case board == "" && opts.Board != "":
-		board = opts.Board
-	case board == "":
-		if board, err = agents.SetBoardScope(sessionID, ""); err != nil {
-			return err
-		}
+	board, err := plan.ChooseBoard(opts.Board, sessionID)
+	if err != nil {
+		return err
 	}
 	dir, err := workspaceDir(f, &opts.Agent)
 	if err != nil {

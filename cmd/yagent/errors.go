@@ -56,6 +56,7 @@ func badInput(err error) bool {
 		cfg     *config.Error
 		cfgs    config.Errors
 		plan    *batch.PlanError
+		boards  *batch.BoardChoiceError
 		refusal *notebook.Refusal
 		otel    *telemetry.ConfigError
 	)
@@ -63,7 +64,7 @@ func badInput(err error) bool {
 	case errors.As(err, &usage), errors.As(err, &appBad),
 		errors.As(err, &cfg), errors.As(err, &cfgs),
 		errors.Is(err, llm.ErrNoEndpoint),
-		errors.As(err, &plan),
+		errors.As(err, &plan), errors.As(err, &boards),
 		errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrAmbiguousSession),
 		errors.Is(err, blackboard.ErrBadBoardID), errors.Is(err, blackboard.ErrNoBoard),
 		errors.Is(err, blackboard.ErrBadRef), errors.Is(err, blackboard.ErrNoteNotFound),
