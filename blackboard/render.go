@@ -3,7 +3,12 @@ package blackboard
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
+	"time"
 	"unicode/utf8"
+
+	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // Render formats the handoff for a model or a person within budget runes
@@ -97,4 +102,28 @@ func (h *Handoff) Shown(text func(string) string) *Handoff {
 	c.Agent, c.Task, c.Conclusion, c.Reason = field(h.Agent), field(h.Task), field(h.Conclusion), field(h.Reason)
 	c.Facts, c.Artifacts = list(h.Facts), list(h.Artifacts)
 	return &c
+}
+
+// Table is `yagent board ls` for a person: a row per note, newest first,
+// every field on its one line (refs and conclusions are model-chosen).
+func (r ListResult) Table() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REF\tSTATUS\tCREATED\tBODY\tCONCLUSION")
+	for _, m := range r.Notes {
+		status := string(m.Status)
+		var marks []string
+		if m.Degraded != "" {
+			marks = append(marks, string(m.Degraded))
+		}
+		if m.Oversized {
+			marks = append(marks, "oversized")
+		}
+		if len(marks) > 0 {
+			status += " (" + strings.Join(marks, ", ") + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(m.Ref), termsafe.Line(status), m.Created.Format(time.DateTime), brief.Bytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
+	}
+	tw.Flush()
+	return b.String()
 }

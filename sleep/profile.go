@@ -1,6 +1,7 @@
 package sleep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -151,4 +152,14 @@ func (c *Curator) edit(ctx context.Context, chatID string, entries []string, cha
 		return Profile{}, err
 	}
 	return p, nil
+}
+
+// Text is `yagent tools profile` for a person.
+func (v Overview) Text() string {
+	dash := func(s []string) string { return cmp.Or(strings.Join(s, ", "), "-") }
+	s := fmt.Sprintf("session:    %s\ncurated:    %v\nvisible:    %s\npinned:     %s\n", v.Session, v.Curated, dash(v.Visible), dash(v.Pinned))
+	if v.Reachable == nil {
+		return s + "in context: - (the session has not run a turn yet)\nreachable:  -\n"
+	}
+	return s + fmt.Sprintf("in context: %d\nreachable:  %d\n", *v.InContext, *v.Reachable)
 }

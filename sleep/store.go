@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"text/tabwriter"
 	"time"
 
+	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/statedb"
 )
 
@@ -211,4 +214,20 @@ func (s *Store) Runs(ctx context.Context, chatID string, limit int) ([]Run, erro
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// RunsText is `yagent sleep runs` for a person: a table, newest first.
+func RunsText(runs []Run) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STARTED\tSESSION\tSTATUS\tCHANGE\tREASON")
+	for _, r := range runs {
+		status := r.Status
+		if r.DryRun {
+			status += " (dry run)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Started.Local().Format(time.DateTime), r.ChatID, status, r.Summary(), brief.Line(r.Reason, 80))
+	}
+	tw.Flush()
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -154,23 +155,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 			Unreadable []blackboard.Unreadable `json:"unreadable"`
 		}{nonNil(res.Notes), res.Skipped, nonNil(res.Unreadable)})
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REF\tSTATUS\tCREATED\tBODY\tCONCLUSION")
-	for _, m := range res.Notes {
-		status := string(m.Status)
-		var marks []string
-		if m.Degraded != "" {
-			marks = append(marks, string(m.Degraded))
-		}
-		if m.Oversized {
-			marks = append(marks, "oversized")
-		}
-		if len(marks) > 0 {
-			status += " (" + strings.Join(marks, ", ") + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(m.Ref), termsafe.Line(status), m.Created.Format(time.DateTime), brief.Bytes(int64(m.BodySize)), brief.Line(m.Conclusion, 80))
-	}
-	if err := tw.Flush(); err != nil {
+	if _, err := io.WriteString(f.IO.Out, res.Table()); err != nil {
 		return err
 	}
 	if res.Skipped > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -101,18 +100,8 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	for _, s := range sources {
 		fmt.Fprintf(w, "# file: %s\n", s)
 	}
-	if ws := cfg.Workspace; ws.File != "" {
-		switch {
-		case ws.Trusted:
-			fmt.Fprintf(w, "# workspace %s: trusted, its file applies in full\n", ws.Dir)
-		case len(ws.Ignored) > 0:
-			fmt.Fprintf(w, "# workspace %s: not trusted, ignored: %s (yagent trust %s applies them)\n", ws.Dir, strings.Join(ws.Ignored, ", "), ws.Dir)
-		default:
-			fmt.Fprintf(w, "# workspace %s: not trusted (its file sets nothing that needs trust)\n", ws.Dir)
-		}
-		if ws.TrustProblem != "" {
-			fmt.Fprintf(w, "# %s\n", ws.TrustProblem)
-		}
+	for _, l := range cfg.Workspace.Status() {
+		fmt.Fprintf(w, "# %s\n", l)
 	}
 	for _, name := range guessed {
 		fmt.Fprintf(w, "# models.%s.provider: %s, guessed from its base_url\n", name, cfg.Models[name].Provider)

@@ -1,15 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/sleep"
 )
@@ -124,16 +123,8 @@ func sleepRunsRun(ctx context.Context, f *Factory, opts *sleepRunsOptions) error
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(runs))
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STARTED\tSESSION\tSTATUS\tCHANGE\tREASON")
-	for _, r := range runs {
-		status := r.Status
-		if r.DryRun {
-			status += " (dry run)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Started.Local().Format(time.DateTime), r.ChatID, status, r.Summary(), brief.Line(r.Reason, 80))
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, sleep.RunsText(runs))
+	return err
 }
 
 // NewCmdTools builds `yagent tools`.
@@ -185,21 +176,8 @@ func toolsProfileRun(ctx context.Context, f *Factory, opts *toolsProfileOptions)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, v)
 	}
-	w := f.IO.Out
-	fmt.Fprintf(w, "session:    %s\ncurated:    %v\nvisible:    %s\npinned:     %s\n", v.Session, v.Curated, listOrDash(v.Visible), listOrDash(v.Pinned))
-	if v.Reachable == nil {
-		fmt.Fprintln(w, "in context: - (the session has not run a turn yet)\nreachable:  -")
-	} else {
-		fmt.Fprintf(w, "in context: %d\nreachable:  %d\n", *v.InContext, *v.Reachable)
-	}
-	return nil
-}
-
-func listOrDash(s []string) string {
-	if len(s) == 0 {
-		return "-"
-	}
-	return strings.Join(s, ", ")
+	_, err = io.WriteString(f.IO.Out, v.Text())
+	return err
 }
 
 // toolsStatsOptions are the inputs of `yagent tools stats`.
@@ -337,6 +315,6 @@ func toolsEditRun(ctx context.Context, f *Factory, opts *toolsEditOptions) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.Out, "profile of %s: curated %v, visible %s, pinned %s (from the next turn)\n", id, p.Curated, listOrDash(p.Visible), listOrDash(p.Pinned))
+	fmt.Fprintf(f.IO.Out, "profile of %s: curated %v, visible %s, pinned %s (from the next turn)\n", id, p.Curated, cmp.Or(strings.Join(p.Visible, ", "), "-"), cmp.Or(strings.Join(p.Pinned, ", "), "-"))
 	return nil
 }

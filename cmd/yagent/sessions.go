@@ -5,14 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/chat"
-	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -44,13 +43,6 @@ func listSessions(ctx context.Context, f *Factory, all bool, limit int) ([]chat.
 		return nil, err
 	}
 	return chat.ListSessions(ctx, st, board, cwd, all, limit)
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // sessionsLsOptions are the inputs of `yagent sessions ls`.
@@ -141,23 +133,8 @@ func sessionsShowRun(ctx context.Context, f *Factory, opts *sessionsShowOptions)
 			Spend   []memory.SpendRow `json:"spend"`
 		}{in, nonNil(spend)})
 	}
-	w := f.IO.Out
-	// A title is the first prompt (or what a model named the session):
-	// each field is rendered on its one line (termsafe).
-	l := termsafe.Line
-	fmt.Fprintf(w, "id:       %s\nname:     %s\nkind:     %s\ntitle:    %s\ncwd:      %s\nmodel:    %s\nboard:    %s\nturns:    %d\ncreated:  %s\nupdated:  %s\nrollout:  %s\n",
-		l(in.ID), l(dash(in.Name)), l(string(in.Kind)), l(in.Title), l(in.Cwd), l(in.Model), l(in.BoardID), in.Turns,
-		in.Created.Local().Format(time.DateTime), in.Updated.Local().Format(time.DateTime), l(in.Rollout))
-	if in.ParentID != "" {
-		fmt.Fprintf(w, "parent:   %s\n", l(in.ParentID))
-	}
-	fmt.Fprintln(w, "\nspend:")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LABEL\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")
-	for _, r := range spend {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", l(r.Label), r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, in.Text(spend))
+	return err
 }
 
 // sessionsRmOptions are the inputs of `yagent sessions rm`.
