@@ -180,6 +180,7 @@ func start() (*Server, error) {
 		opts := fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", s.port, s.dir)
 		out, err := s.run("pg_ctl", "-D", data, "-l", filepath.Join(s.dir, "log"), "-o", opts, "-w", "-t", "60", "start")
 		if err == nil {
+			s.watch()
 			return s, nil
 		}
 		if attempt == 2 {
@@ -210,6 +211,25 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 		err = fmt.Errorf("%s killed: still running after %s: %w", name, runTimeout, err)
 	}
 	return out, err
+}
+
+// watch starts a watchdog that outlives a killed test binary (its own
+// session, so a signal to the test's process group spares it): when this
+// process is gone and the server still runs, it stops the server and
+// removes its directory. Without it a test binary killed by -timeout or
+// Ctrl-C left servers running for hours, one of them busy on a core.
+func (s *Server) watch() {
+	data := filepath.Join(s.dir, "data")
+	script := `while [ -d /proc/$0 ]; do sleep 1; done
+[ -f "$2/postmaster.pid" ] || exit 0
+"$1/pg_ctl" -D "$2" -m immediate -w stop >/dev/null 2>&1
+case "$3" in */yagent-pgtest-*) rm -rf "$3" ;; esac`
+	cmd := exec.Command("/bin/sh", "-c", script, strconv.Itoa(os.Getpid()), s.bin, data, s.dir)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: s.cred}
+	if cmd.Start() == nil {
+		go cmd.Wait() // reaped if it ends first (it does not, normally)
+	}
 }
 
 func (s *Server) stop() {

@@ -1,9 +1,19 @@
 package pgtest
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -39,5 +49,59 @@ func TestNewGivesFreshDatabases(t *testing.T) {
 	var cfg string
 	if err := cb.QueryRow(ctx, "SELECT cfgname FROM pg_ts_config WHERE cfgname = 'russian'").Scan(&cfg); err != nil {
 		t.Errorf("no russian text search configuration: %v", err)
+	}
+}
+
+// TestKilledBinaryLeavesNoServer pins the watchdog: a test binary killed
+// with SIGKILL (go test -timeout, a CI runner's kill) leaves neither a
+// running server nor its directory behind.
+func TestKilledBinaryLeavesNoServer(t *testing.T) {
+	if os.Getenv("YAGENT_PGTEST_CHILD") == "1" {
+		srv := server(t)
+		fmt.Println("DIR", srv.dir)
+		select {} // killed by the parent
+	}
+	server(t) // skips or fails here like every other test without PostgreSQL
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledBinaryLeavesNoServer$")
+	cmd.Env = append(os.Environ(), "YAGENT_PGTEST_CHILD=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var dir string
+	sc := bufio.NewScanner(out)
+	for dir == "" && sc.Scan() {
+		dir, _ = strings.CutPrefix(sc.Text(), "DIR ")
+	}
+	if dir == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the child started no server")
+	}
+	pidFile, _ := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	pid, _ := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+	if pid <= 0 {
+		t.Fatalf("no postmaster.pid in %s", dir)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, dirErr := os.Stat(dir)
+		alive := syscall.Kill(pid, 0) == nil
+		if !alive && errors.Is(dirErr, fs.ErrNotExist) {
+			return
+		}
+		if time.Now().After(deadline) {
+			if alive {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			os.RemoveAll(dir)
+			t.Fatalf("30 s after its test binary was killed: server %d alive=%v, %s still there=%v", pid, alive, dir, dirErr == nil)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
