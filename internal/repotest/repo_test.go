@@ -1,6 +1,7 @@
 package repotest
 
 import (
+	"bytes"
 	"flag"
 	"go/parser"
 	"go/token"
@@ -456,5 +457,34 @@ func TestMutantsApply(t *testing.T) {
 			rel, _ := filepath.Rel(root, p)
 			t.Errorf("%s no longer applies: regenerate it against the code it mutates (git diff of the same change)\n%s", rel, out)
 		}
+	}
+}
+
+// cmdLines is the most lines cmd/yagent's non-test files may hold
+// together (issue 27): commands, flags, help and the choice of printer;
+// what a command computes or renders lives in the package it belongs to.
+const cmdLines = 5000
+
+// TestCmdIsThin keeps cmd/yagent thin: a command that grows it past
+// cmdLines moves its logic or its rendering out first.
+func TestCmdIsThin(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "cmd", "yagent")
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	if n >= cmdLines {
+		t.Errorf("cmd/yagent holds %d lines of non-test Go, the limit is under %d: move what a command computes or renders into its package (app, printer, or beside the type it prints)", n, cmdLines)
 	}
 }
