@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -121,16 +120,7 @@ func BatchTable(w io.Writer, rep *batch.Report) error {
 		case d.Usage.Requests == 0 && d.Elapsed == 0:
 			took = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(d.ID), termsafe.Line(d.Agent), d.Status, termsafe.Line(ref), brief.Line(firstNonEmpty(d.Conclusion, d.Reason), 70), tokens, took)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(d.ID), termsafe.Line(d.Agent), d.Status, termsafe.Line(ref), brief.Line(brief.FirstNonBlank(d.Conclusion, d.Reason), 70), tokens, took)
 	}
 	return tw.Flush()
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }

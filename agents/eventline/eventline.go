@@ -132,7 +132,7 @@ func (v *View) Lines(e agents.Event, o Options) []Line {
 		if d.ElapsedMS > 0 {
 			took = " in " + Seconds(d.ElapsedMS)
 		}
-		return one(Progress, "%s⇠ %s %s %s%s — %s", indent, label, d.Status, ref, took, brief.Line(firstNonEmpty(d.Conclusion, d.Reason), conclusionRunes))
+		return one(Progress, "%s⇠ %s %s %s%s — %s", indent, label, d.Status, ref, took, brief.Line(brief.FirstNonBlank(d.Conclusion, d.Reason), conclusionRunes))
 	case agents.EventDelegationSkipped:
 		d := e.Delegation
 		return one(Warn, "%s⊘ %s %s — %s", indent, d.ID, d.Status, d.Reason)
@@ -240,13 +240,4 @@ func Seconds(ms int64) string {
 		return strconv.FormatInt(ms, 10) + "ms"
 	}
 	return fmt.Sprintf("%.1fs", float64(ms)/1000)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -64,3 +64,14 @@ func Bytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// FirstNonBlank is the first of s that holds more than white space ("" if
+// none does): a conclusion, else the reason.
+func FirstNonBlank(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -52,3 +52,20 @@ func TestLineSafe(t *testing.T) {
 		t.Errorf("Args = %q; want %q", got, want)
 	}
 }
+
+func TestFirstNonBlank(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"", "reason"}, "reason"},
+		{[]string{" \n\t", "reason"}, "reason"},
+		{[]string{"done", "reason"}, "done"},
+		{[]string{" ", ""}, ""},
+	} {
+		if got := FirstNonBlank(tc.in...); got != tc.want {
+			t.Errorf("FirstNonBlank(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
