@@ -21,7 +21,9 @@
 # judged too, and MUTATION_LOG=FILE records for each mutant its verdict
 # and the tests that failed (a kill by an unrelated or timing-sensitive
 # test is worth a look: a flaky failure would count a mutant as killed).
-# The line printed then names the part measured.
+# The line printed then names the part measured. MUTATION_FROM=FILE:LINE
+# (with MUTATION_APPLY=1) skips FILE's mutants above LINE: the rest of a
+# file whose first part an earlier run judged.
 #
 # Where this script applies a mutant itself, each judging package's test
 # binary is built once (vet off) and run in the package's directory: first
@@ -199,6 +201,9 @@ for pkg in "${pkgs[@]}"; do
     # Every mutant, covered or not, applied here and judged by testpkgs.
     "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     while read -r typ file ln col; do
+      if [ -n "${MUTATION_FROM:-}" ] && [ "$file" = "${MUTATION_FROM%%:*}" ] && [ "$ln" -lt "${MUTATION_FROM##*:}" ]; then
+        continue # judged in an earlier part
+      fi
       if ! mutate_at "$pkg/$file" "$ln" "$col" "$typ"; then
         notcov=$((notcov + 1))
         echo "  $pkg LIVED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
