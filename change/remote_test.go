@@ -104,4 +104,3 @@ func TestRemoteRoundTrip(t *testing.T) {
 		t.Errorf("branches made in the other repository: %s", b)
 	}
 }
-
