@@ -20,7 +20,7 @@ func TestParsePlanErrors(t *testing.T) {
 		want []string
 	}{
 		{"syntax", "delegations:\n  - id: a\n    task: [unclosed\n", []string{"plan.yaml:3: YAML syntax: "}},
-		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, delegations)`}},
+		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, delegations)`}},
 		{"unknown delegation key", "delegations:\n  - id: a\n    agent: explorer\n    task: t\n    dependson: [b]\n",
 			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation)`}},
 		{"wrong types, all listed", "parallel: many\ndelegations:\n  - id: a\n    depends_on: b\n    max_steps: lots\n",
