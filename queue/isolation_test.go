@@ -168,3 +168,41 @@ func TestBaseMissingOnWorker(t *testing.T) {
 		t.Errorf("branches made in the coordinator's repository: %s", b)
 	}
 }
+
+// TestWorkerWithoutRepository: a worker whose workspace is no git
+// repository isolates the delegation in a snapshot of it, as a local
+// delegation does there, and its change still lands as a branch of the
+// coordinator's repository.
+func TestWorkerWithoutRepository(t *testing.T) {
+	e := newEnv(t, writeBig, Options{MaxAttempts: 1})
+	ws := gitRepo(t, "the project\n")
+	plain := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plain, "README"), []byte("the project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.runner = isolating(t, e.runner, ws)
+	worker := isolating(t, e.runner, plain)
+	e.serve(t, worker, "w1")
+	c := e.coordinate(t, false)
+	res, err := c.Run(t.Context(), item(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.store.ReadNote("b", res.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := n.Handoff.Change
+	if res.Status != blackboard.StatusOK || ch == nil || len(ch.Files) != 1 || ch.Files[0] != "big.txt" || ch.GitDir != "" {
+		t.Fatalf("result %+v, change %+v; want ok with big.txt as a change of the coordinator's repository", res, ch)
+	}
+	if got := gitIn(t, ws, "rev-parse", ch.Branch); got != ch.Head {
+		t.Errorf("branch %s at %s; want %s", ch.Branch, got, ch.Head)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(worker.Isolation.Root, "b")); len(entries) != 0 {
+		t.Errorf("snapshots left on the worker: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(plain, "big.txt")); err == nil {
+		t.Error("the worker wrote its own workspace")
+	}
+}
