@@ -49,10 +49,15 @@ var writingTools = []string{"write_file", "edit_file", "shell"}
 // by an isolated sub-agent (max_depth above 1) works in its parent's
 // worktree: its edits become part of the parent's change.
 func (r *SubRunner) isolates(ctx context.Context, d Delegation, def *Definition, tools []*Tool) bool {
+	if d.Base != nil {
+		// Sent from a coordinator that isolates it: a worker host's
+		// worktree at the coordinator's base, whose change travels back.
+		return true
+	}
 	if r.Isolation.Root == "" || r.Land != nil || WorkspaceFrom(ctx) != nil {
-		// No root, a worker host whose note lands elsewhere (the change
-		// could not come back: distributed isolation is later), or a
-		// parent's worktree already.
+		// No root, a worker host whose note lands elsewhere and was sent
+		// no base (the coordinator does not isolate it), or a parent's
+		// worktree already.
 		return false
 	}
 	for _, m := range []string{d.Isolation, def.Isolation, r.Isolation.Mode} {
@@ -66,6 +71,13 @@ func (r *SubRunner) isolates(ctx context.Context, d Delegation, def *Definition,
 	return slices.ContainsFunc(tools, func(t *Tool) bool { return slices.Contains(writingTools, t.Name) })
 }
 
+// Isolates reports whether the delegation d of the prepared definition
+// def would run isolated in this process: a distributed batch's
+// coordinator asks it to send the job its base (change.Capture).
+func (r *SubRunner) Isolates(ctx context.Context, d Delegation, def *Definition) bool {
+	return r.isolates(ctx, d, def, r.tools(def, d.Depth))
+}
+
 // isolation is one delegation's worktree (or snapshot) and the workspace
 // its tools see there.
 type isolation struct {
@@ -74,15 +86,29 @@ type isolation struct {
 	board string
 	stem  string
 	warn  func(string) // a notice of the run
+	// remote: the delegation came from another host (Delegation.Base):
+	// its worktree and branch go once the change is recorded, and patch
+	// (binary) carries the change back.
+	remote bool
+	patch  []byte
 }
 
 // isolate makes the worktree of a delegation whose note will be stem: a
 // git worktree of the person's workspace, or a snapshot when it is no git
 // repository (said once per runner).
-func (r *SubRunner) isolate(ctx context.Context, board, stem string) (*isolation, error) {
+func (r *SubRunner) isolate(ctx context.Context, board, stem string, base *change.Base) (*isolation, error) {
 	person := r.Workspace.Dir()
 	board = blackboard.SanitizeBoardID(board)
-	tree, err := change.Isolate(ctx, person, r.Isolation.Root, board, stem)
+	if r.Isolation.Root == "" {
+		return nil, fmt.Errorf("isolate the delegation: this host has no directory for worktrees (set YAGENT_HOME)")
+	}
+	var tree *change.Worktree
+	var err error
+	if base != nil {
+		tree, err = change.IsolateAt(ctx, person, r.Isolation.Root, board, stem, base)
+	} else {
+		tree, err = change.Isolate(ctx, person, r.Isolation.Root, board, stem)
+	}
 	if errors.Is(err, change.ErrNotRepository) {
 		say := func() {
 			r.notice(fmt.Sprintf("the workspace %s is no git repository: each writing delegation works in a copy of it (a snapshot, at most agents.isolation_max_bytes) and hands back its change", person))
@@ -97,7 +123,7 @@ func (r *SubRunner) isolate(ctx context.Context, board, stem string) (*isolation
 	if err != nil {
 		return nil, fmt.Errorf("isolate the delegation: %w (delegate with isolation: none to work in the workspace itself)", err)
 	}
-	iso := &isolation{tree: tree, board: board, stem: stem, warn: r.notice}
+	iso := &isolation{tree: tree, board: board, stem: stem, warn: r.notice, remote: base != nil}
 	if _, err := tree.Include(ctx, person, r.Isolation.Include, r.Isolation.MaxBytes); err != nil {
 		iso.discard(ctx)
 		return nil, err
@@ -139,6 +165,17 @@ func (iso *isolation) finish(ctx context.Context, agent string) (*change.Change,
 	if c.Empty() {
 		iso.discard(ctx)
 		return nil, nil
+	}
+	if iso.remote {
+		// The change travels back as a binary patch; the coordinator
+		// imports it as the branch of its own repository. Nothing stays
+		// on this host.
+		iso.patch, err = iso.tree.BinaryPatch(ctx, c)
+		iso.discard(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
 	if err := iso.tree.Remove(ctx); err != nil && iso.warn != nil {
 		// The change is safe on its branch; the directory is a leftover.

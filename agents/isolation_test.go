@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -189,5 +190,61 @@ func TestSubRunnerIsolates(t *testing.T) {
 				t.Errorf("the snapshot fallback said %d times; want %d: %q", said, want, sink.notices)
 			}
 		})
+	}
+}
+
+// A delegation sent from another host with a base (a River job, issue 28
+// item 6) runs in a worktree of this host's checkout at that base — the
+// coordinator's HEAD plus its uncommitted and untracked files, a binary
+// one included — even though its note lands elsewhere (Land set); the
+// note handed to Land carries the change and a binary patch that rebuilds
+// it on the base's snapshot, and no worktree nor branch stays here.
+func TestSubRunnerIsolatesAtBase(t *testing.T) {
+	r, _, _ := isolatedRunner(t, true)
+	person := r.Workspace.Dir()
+	if err := os.WriteFile(filepath.Join(person, "docs", "readme.txt"), []byte("hello, uncommitted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(person, "blob.bin"), []byte{0, 1, 2, 255, 0, 'x'}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status := gitOut(t, person, "status", "--porcelain")
+	base, err := change.Capture(t.Context(), person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var landed blackboard.NewNote
+	r.Land = func(_ string, n blackboard.NewNote) (blackboard.NoteMeta, error) {
+		landed = n
+		return blackboard.NoteMeta{Ref: "worker/x", Status: n.Handoff.Status}, nil
+	}
+	res, err := r.Run(t.Context(), Delegation{Agent: "worker", Task: "TASK-EDIT", BoardID: "b", Depth: 1, Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := landed.Handoff.Change
+	if res.Status != blackboard.StatusOK || c == nil || !slices.Equal(c.Files, []string{"docs/new.txt", "main.go"}) {
+		t.Fatalf("result %+v, the landed change %+v; want ok with docs/new.txt and main.go", res, c)
+	}
+	if b := gitOut(t, person, "branch", "--list", "yagent/*"); b != "" {
+		t.Errorf("branches left here: %s", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(r.Isolation.Root, "b")); len(entries) != 0 {
+		t.Errorf("worktrees left here: %v", entries)
+	}
+	if now := gitOut(t, person, "status", "--porcelain"); now != status {
+		t.Errorf("the workspace's status went from %q to %q", status, now)
+	}
+	imported, err := change.Import(t.Context(), person, "yagent/b/imported", base.Snapshot, landed.Patch, "", "imported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(imported.Files, c.Files) || imported.Insertions != c.Insertions || imported.Deletions != c.Deletions {
+		t.Errorf("the patch imported on the base: %+v; want the worker's change %+v", imported, c)
+	}
+	for path, want := range map[string]string{"docs/readme.txt": "hello, uncommitted\n", "blob.bin": "\x00\x01\x02\xff\x00x", "docs/new.txt": "new\n"} {
+		if got := gitOut(t, person, "show", imported.Head+":"+path); got != strings.TrimSpace(want) {
+			t.Errorf("%s in the imported change: %q; want %q", path, got, want)
+		}
 	}
 }

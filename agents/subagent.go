@@ -33,6 +33,12 @@ type Delegation struct {
 	// Isolation, when set (none or worktree), overrides the definition's
 	// and the configuration's (delegate's isolation argument).
 	Isolation string
+	// Base, when set, is where a delegation sent from another host (a
+	// River job) starts: the coordinator's HEAD and uncommitted changes.
+	// The delegation then runs in a worktree of this host's checkout at
+	// that base, and its change comes back in the note (Handoff.Change,
+	// Patch: a binary patch) to a Land that imports it (issue 28).
+	Base *change.Base
 	// Prepared, when set, is the delegation's input made ready elsewhere
 	// (a distributed batch's coordinator, SubRunner.Prepare): the runner
 	// then looks up no agent and reads nothing from the board.
@@ -221,7 +227,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	var iso *isolation
 	if r.isolates(ctx, d, def, tools) {
-		if iso, err = r.isolate(ctx, d.BoardID, r.Board.NewStem()); err != nil {
+		if iso, err = r.isolate(ctx, d.BoardID, r.Board.NewStem(), d.Base); err != nil {
 			return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 		}
 		ctx = WithWorkspace(ctx, iso.ws)
@@ -291,6 +297,9 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			note.Handoff.Change = &blackboard.NoteChange{Branch: ch.Branch, Base: ch.Base, Head: ch.Head, Files: ch.Files,
 				Insertions: ch.Insertions, Deletions: ch.Deletions, State: blackboard.ChangePending, GitDir: ch.GitDir}
 			note.Patch = ch.Patch
+			if iso.remote {
+				note.Patch = iso.patch
+			}
 		}
 		res.Change = ch
 	}

@@ -49,6 +49,16 @@ func newBatchFixtureOn(t *testing.T, be backend, srv *llmtest.Server, store *bla
 // batch needs nothing else, and no session.
 func testRunner(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *agents.SubRunner {
 	t.Helper()
+	// The workspace is this repository: a worktree of it per writing
+	// delegation (agents.isolation: auto) would cost 0.5 s each and is
+	// not what these tests are about.
+	return testRunnerAt(t, srv, store, "..", "none")
+}
+
+// testRunnerAt is testRunner over the workspace ws with agents.isolation
+// set to isolation.
+func testRunnerAt(t *testing.T, srv *llmtest.Server, store *blackboard.Store, ws, isolation string) *agents.SubRunner {
+	t.Helper()
 	home := t.TempDir()
 	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
 		if k == "YAGENT_HOME" {
@@ -59,16 +69,13 @@ func testRunner(t *testing.T, srv *llmtest.Server, store *blackboard.Store) *age
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The workspace is this repository: a worktree of it per writing
-	// delegation (agents.isolation: auto) would cost 0.5 s each and is
-	// not what these tests are about.
-	cfg.Agents.Isolation = "none"
+	cfg.Agents.Isolation = isolation
 	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: srv.URL(), Model: "scripted", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := app.New(app.Options{Config: cfg, Client: func(string) (llm.Client, string, error) { return client, "scripted", nil },
-		Workspace: "..", Board: store, Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
+		Workspace: ws, Board: store, Policy: agents.ShellPolicy{Approval: agents.ApproveNever}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,12 @@ type Plan struct {
 	Board string `yaml:"board"`
 	// Parallel bounds the sub-agents running at once; 0 leaves it to the
 	// caller.
-	Parallel    int              `yaml:"parallel"`
+	Parallel int `yaml:"parallel"`
+	// Merge is manual (the default: changes stay pending on the board)
+	// or auto: after each dependency level, that level's pending changes
+	// are applied in plan order (app.Changes, as `yagent changes apply`),
+	// stopping the batch at the first conflict (issue 28).
+	Merge       string           `yaml:"merge"`
 	Delegations []PlanDelegation `yaml:"delegations"`
 
 	// Name is the file the plan came from, for errors and reports.

@@ -20,7 +20,7 @@ func TestParsePlanErrors(t *testing.T) {
 		want []string
 	}{
 		{"syntax", "delegations:\n  - id: a\n    task: [unclosed\n", []string{"plan.yaml:3: YAML syntax: "}},
-		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, delegations)`}},
+		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, delegations)`}},
 		{"unknown delegation key", "delegations:\n  - id: a\n    agent: explorer\n    task: t\n    dependson: [b]\n",
 			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation)`}},
 		{"wrong types, all listed", "parallel: many\ndelegations:\n  - id: a\n    depends_on: b\n    max_steps: lots\n",
@@ -113,6 +113,9 @@ func TestValidatePlan(t *testing.T) {
 		{"isolation", head + "  - {id: a, agent: worker, task: t, isolation: worktree}\n  - {id: b, agent: worker, task: t, isolation: none}\n", ""},
 		{"bad isolation", head + "  - {id: a, agent: worker, task: t, isolation: copy}\n", `delegations[0].isolation: "copy": want none or worktree`},
 		{"negative max_steps", head + "  - {id: a, agent: explorer, task: t, max_steps: -1}\n", "delegations[0].max_steps: -1: want 1 or more"},
+		{"merge", "merge: auto\n" + head + "  - {id: a, agent: worker, task: t}\n", ""},
+		{"merge manual", "merge: manual\n" + head + "  - {id: a, agent: worker, task: t}\n", ""},
+		{"bad merge", "board: x\nmerge: always\n" + head + "  - {id: a, agent: worker, task: t}\n", "invalid plan plan.yaml (nothing was started):\n  plan.yaml:2: merge: \"always\": want manual or auto"},
 		{"negative parallel", "parallel: -2\n" + head + "  - {id: a, agent: explorer, task: t}\n", "plan.yaml:1: parallel: -2: want 1 or more"},
 		{"bad board", "board: ../escape\n" + head + "  - {id: a, agent: explorer, task: t}\n", `plan.yaml:1: board: invalid board id "../escape"`},
 		{"no delegations", "board: x\n", "delegations: no delegations"},

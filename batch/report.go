@@ -73,6 +73,9 @@ func (r *Report) Err(board string, queued bool, err error) error {
 	if err != nil {
 		return err
 	}
+	if r.MergeStopped != "" {
+		return errors.New(r.MergeStopped)
+	}
 	if !r.OK() {
 		return fmt.Errorf("%d of %d delegations did not succeed (%s): see the table, then yagent board show REF --board %s", r.Failed(), len(r.Delegations), r.CountsText(), board)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/telemetry"
 )
@@ -80,6 +81,9 @@ type Options struct {
 	// delegation_finished, delegation_skipped and batch_finished.
 	Events agents.Sink
 	Now    func() time.Time
+	// Changes applies the changes of a plan with merge: auto; nil: the
+	// runner's board, workspace and worktrees.
+	Changes *app.Changes
 }
 
 // Report is what a batch run did, one row per delegation in plan
@@ -94,6 +98,9 @@ type Report struct {
 	// Cancelled is set when the run was interrupted: delegations that were
 	// running are abandoned, the rest not started.
 	Cancelled bool
+	// MergeStopped, under merge: auto, says which change did not apply
+	// (its files and hunks): the later levels did not run.
+	MergeStopped string
 }
 
 // DelegationReport is one row of a batch report.
@@ -129,7 +136,7 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
-	return !r.Cancelled
+	return !r.Cancelled && r.MergeStopped == ""
 }
 
 // Counts returns how many delegations ended in each status.

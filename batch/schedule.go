@@ -26,6 +26,14 @@ type batchRun struct {
 	waiting    []int  // dependencies of i not yet succeeded
 	terminal   []bool // i has its final status
 	ready      []int  // may start now, kept in plan order
+
+	// merge: auto only: level[i] is i's dependency level (0: no
+	// dependency, else one more than its deepest dependency's); only
+	// delegations of level cur start, and the level's changes are
+	// applied once it is done.
+	auto  bool
+	level []int
+	cur   int
 }
 
 type batchResult struct {
@@ -71,7 +79,45 @@ func newBatchRun(p *Plan, opts Options, board string) *batchRun {
 		}
 		b.waiting[i] = len(b.deps[i])
 	}
+	if p.Merge == MergeAuto {
+		b.auto = true
+		b.level = levels(b.deps)
+	}
 	return b
+}
+
+// levels are the dependency levels of a plan's delegations (deps has no
+// cycle: Validate).
+func levels(deps [][]int) []int {
+	level := make([]int, len(deps))
+	done := make([]bool, len(deps))
+	var of func(i int) int
+	of = func(i int) int {
+		if done[i] {
+			return level[i]
+		}
+		done[i] = true
+		for _, j := range deps[i] {
+			level[i] = max(level[i], of(j)+1)
+		}
+		return level[i]
+	}
+	for i := range deps {
+		of(i)
+	}
+	return level
+}
+
+// next takes the first ready delegation that may start: in plan order,
+// and with merge: auto, of the current level only.
+func (b *batchRun) next() (int, bool) {
+	for k, i := range b.ready {
+		if !b.auto || b.level[i] <= b.cur {
+			b.ready = slices.Delete(b.ready, k, k+1)
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // findDone marks the delegations whose notes an earlier run left on the
@@ -122,13 +168,18 @@ func (b *batchRun) run(ctx context.Context) {
 	results := make(chan batchResult)
 	running := 0
 	for {
-		for (r.Parallel == 0 || running < r.Parallel) && len(b.ready) > 0 && ctx.Err() == nil {
-			i := b.ready[0]
-			b.ready = b.ready[1:]
+		for (r.Parallel == 0 || running < r.Parallel) && ctx.Err() == nil {
+			i, ok := b.next()
+			if !ok {
+				break
+			}
 			b.start(ctx, i, results)
 			running++
 		}
 		if running == 0 {
+			if b.auto && ctx.Err() == nil && b.mergeLevel(ctx) {
+				continue
+			}
 			break
 		}
 		res := <-results

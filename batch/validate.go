@@ -77,6 +77,9 @@ func (p *Plan) Validate(env PlanEnv) error {
 	if p.Parallel < 0 {
 		add(p.line("parallel"), "parallel", "%d: want 1 or more (or leave it out for the default)", p.Parallel)
 	}
+	if p.Merge != "" && p.Merge != MergeManual && p.Merge != MergeAuto {
+		add(p.line("merge"), "merge", "%q: want manual or auto (or leave it out: manual, the changes stay pending on the board)", p.Merge)
+	}
 	if p.Board != "" {
 		if err := blackboard.CheckBoardID(p.Board); err != nil {
 			add(p.line("board"), "board", "%v", err)

@@ -201,12 +201,12 @@ func Discard(ctx context.Context, workspace string, c *Change, worktreeDir strin
 	}
 	if worktreeDir != "" {
 		if _, err := os.Stat(worktreeDir); err == nil {
-			if _, err := git(ctx, repo, nil, "worktree", "remove", "--force", worktreeDir); err != nil {
+			if _, err := worktreeGit(ctx, repo, nil, "remove", "--force", worktreeDir); err != nil {
 				return fmt.Errorf("discard %s: %w", c.Branch, err)
 			}
 		}
 	}
-	git(ctx, repo, nil, "worktree", "prune") // a worktree whose directory went
+	worktreeGit(ctx, repo, nil, "prune") // a worktree whose directory went
 	if _, err := git(ctx, repo, nil, "update-ref", "-d", "refs/heads/"+c.Branch); err != nil {
 		return fmt.Errorf("discard %s: %w", c.Branch, err)
 	}

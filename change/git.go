@@ -8,7 +8,23 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 )
+
+// worktreeLocks serialise git's worktree commands per repository: a
+// `git worktree add` reads every worktree's administrative directory, and
+// one another add is still writing fails it ("failed to read
+// .git/worktrees/<name>/commondir", seen with four delegations of a
+// batch level isolating at once).
+var worktreeLocks sync.Map // repository top → *sync.Mutex
+
+// worktreeGit runs a git worktree command at r under r's lock.
+func worktreeGit(ctx context.Context, r at, extra []string, args ...string) ([]byte, error) {
+	mu, _ := worktreeLocks.LoadOrStore(r.dir, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	return git(ctx, r, extra, append([]string{"worktree"}, args...)...)
+}
 
 // ErrNotRepository: the workspace is not inside a git repository (the
 // caller falls back to a snapshot).

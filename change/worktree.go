@@ -63,12 +63,7 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 	if err != nil {
 		return nil, err
 	}
-	rel, err := filepath.Rel(repo, mustReal(workspace))
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = "."
-	}
-	branch, err := checkBranch(ctx, board, note)
-	if err != nil {
+	if _, err := checkBranch(ctx, board, note); err != nil {
 		return nil, err
 	}
 	r := at{dir: repo}
@@ -80,6 +75,20 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 	if err != nil {
 		return nil, fmt.Errorf("isolate %s/%s: snapshot the workspace: %w", board, note, err)
 	}
+	return isolateFrom(ctx, r, workspace, root, board, note, base)
+}
+
+// isolateFrom makes the worktree of board/note at the commit base of the
+// repository r, which holds workspace, on its new branch under root.
+func isolateFrom(ctx context.Context, r at, workspace, root, board, note, base string) (*Worktree, error) {
+	rel, err := filepath.Rel(r.dir, mustReal(workspace))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = "."
+	}
+	branch, err := checkBranch(ctx, board, note)
+	if err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(root, board, note)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
@@ -90,11 +99,11 @@ func Isolate(ctx context.Context, workspace, root, board, note string) (*Worktre
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
 	// GIT_LFS_SKIP_SMUDGE: LFS files stay pointers (never a download).
-	if _, err := git(ctx, r, []string{"GIT_LFS_SKIP_SMUDGE=1"}, "worktree", "add", "--quiet", dir, branch); err != nil {
+	if _, err := worktreeGit(ctx, r, []string{"GIT_LFS_SKIP_SMUDGE=1"}, "add", "--quiet", dir, branch); err != nil {
 		git(ctx, r, nil, "update-ref", "-d", "refs/heads/"+branch, base)
 		return nil, fmt.Errorf("isolate %s/%s: %w", board, note, err)
 	}
-	w := &Worktree{Repo: repo, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}
+	w := &Worktree{Repo: r.dir, Dir: dir, Branch: branch, Base: base, Workspace: filepath.Join(dir, rel)}
 	w.Warnings = lacks(ctx, r, base)
 	return w, nil
 }
@@ -182,9 +191,9 @@ func (w *Worktree) Remove(ctx context.Context) error {
 	if w.GitDir != "" {
 		return os.RemoveAll(w.Dir)
 	}
-	if _, err := git(ctx, w.repo(), nil, "worktree", "remove", "--force", w.Dir); err != nil {
+	if _, err := worktreeGit(ctx, w.repo(), nil, "remove", "--force", w.Dir); err != nil {
 		if _, statErr := os.Stat(w.Dir); errors.Is(statErr, os.ErrNotExist) {
-			_, err = git(ctx, w.repo(), nil, "worktree", "prune")
+			_, err = worktreeGit(ctx, w.repo(), nil, "prune")
 			return err
 		}
 		return err

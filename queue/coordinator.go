@@ -18,6 +18,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/telemetry"
 )
@@ -57,6 +58,8 @@ type Coordinator struct {
 	stop    context.CancelFunc
 	done    chan struct{}
 	closed  sync.Once
+	// unisolated says once that the workspace cannot be isolated.
+	unisolated sync.Once
 }
 
 type waiter struct {
@@ -195,6 +198,21 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
 		Trace: telemetry.Inject(ctx),
 	}
+	if r.Isolates(ctx, d, &def) {
+		// The worker rebuilds the person's workspace from this base in
+		// its own checkout; the change comes back as a patch (land).
+		base, err := change.Capture(ctx, r.Workspace.Dir())
+		switch {
+		case errors.Is(err, change.ErrNotRepository):
+			c.unisolated.Do(func() {
+				c.notice(fmt.Sprintf("warning: the workspace %s is no git repository: delegations on workers are not isolated, they edit the workers' own workspaces and no change comes back", r.Workspace.Dir()))
+			})
+		case err != nil:
+			return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
+		default:
+			args.Base = base
+		}
+	}
 	tx, err := c.q.pool.Begin(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("queue: enqueue %s: %w", d.CallID, err)
@@ -255,9 +273,14 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 		return res, nil
 	case row.State == rivertype.JobStateCompleted && outErr == nil && out.Handoff != nil:
 		note = blackboard.NewNote{Handoff: *out.Handoff, Body: out.Body, ObservedArtifacts: out.Observed}
+		note.Handoff.Change = nil
+		if out.Handoff.Change != nil {
+			c.importChange(ctx, d, row.ID, args.Base, out, &note)
+		}
 	default:
 		note = degradedNote(d, row, out)
 	}
+	defer c.dropPatch(ctx, row.ID)
 	note.Handoff.Key = LandingKey(c.run, d.CallID)
 	meta, err := c.opts.Runner.Board.WriteNote(d.BoardID, note)
 	if err != nil {
@@ -278,6 +301,64 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 		}
 	}
 	return res, nil
+}
+
+// importChange makes the change a worker sent back a change of the
+// coordinator's repository, as a local isolated delegation's is: the
+// patch (from the output, or yagent_job_patch) imported onto the base
+// the job carried as the branch yagent/<board>/<stem>, the note's
+// change: and <stem>.patch. A change that cannot be imported leaves the
+// note degraded, saying why.
+func (c *Coordinator) importChange(ctx context.Context, d agents.Delegation, job int64, base *change.Base, out JobOutput, note *blackboard.NewNote) {
+	fail := func(err error) {
+		note.Handoff.Status = blackboard.StatusDegraded
+		note.Handoff.Reason = fmt.Sprintf("the change the worker %s made could not be imported: %v", out.Worker, err)
+	}
+	if base == nil {
+		fail(errors.New("the job carried no base"))
+		return
+	}
+	patch := out.Patch
+	if out.PatchStored {
+		dbctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+		defer cancel()
+		if err := c.q.pool.QueryRow(dbctx, `SELECT patch FROM yagent_job_patch WHERE job_id = $1`, job).Scan(&patch); err != nil {
+			fail(fmt.Errorf("read its patch from yagent_job_patch: %w", err))
+			return
+		}
+	}
+	// A change made in a snapshot (the worker's workspace is no
+	// repository) is relative to the workspace, not to the repository.
+	dir := ""
+	if out.Handoff.Change.GitDir != "" {
+		dir = base.Dir
+	}
+	r := c.opts.Runner
+	board := blackboard.SanitizeBoardID(d.BoardID)
+	stem := r.Board.NewStem()
+	ch, err := change.Import(context.WithoutCancel(ctx), r.Workspace.Dir(), change.BranchName(board, stem), base.Snapshot, patch, dir,
+		fmt.Sprintf("yagent: %s's change (%s/%s, worker %s)", d.Agent, board, stem, out.Worker))
+	if err != nil {
+		fail(err)
+		return
+	}
+	if ch.Empty() {
+		return
+	}
+	note.Stem = stem
+	note.Handoff.Change = &blackboard.NoteChange{Branch: ch.Branch, Base: ch.Base, Head: ch.Head, Files: ch.Files,
+		Insertions: ch.Insertions, Deletions: ch.Deletions, State: blackboard.ChangePending}
+	note.Patch = ch.Patch
+}
+
+// dropPatch removes the job's patch from yagent_job_patch, if it went
+// there: its result is taken.
+func (c *Coordinator) dropPatch(ctx context.Context, job int64) {
+	dbctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+	defer cancel()
+	if _, err := c.q.pool.Exec(dbctx, `DELETE FROM yagent_job_patch WHERE job_id = $1`, job); err != nil {
+		c.notice(fmt.Sprintf("warning: queue: remove the patch of job %d from yagent_job_patch: %v", job, err))
+	}
 }
 
 // degradedNote is the one note of a delegation whose every attempt

@@ -11,6 +11,14 @@
 //     pack as text), so a worker never reads the board. A worker runs it
 //     with its own workspace and models and returns the note (handoff +
 //     body) and the usage; it writes no note.
+//   - A writing delegation the coordinator would isolate carries its base
+//     (change.Capture: HEAD and the uncommitted changes as a binary patch);
+//     the worker runs it in a worktree of its own checkout at that base,
+//     removes the worktree and its branch, and returns the change as a
+//     binary patch in the output (in the table yagent_job_patch past
+//     maxOutputPatch, deleted when the job lands). The coordinator imports
+//     it as the change's branch of its own repository (change.Import) and
+//     lands the note with change: and the patch, as a local delegation's.
 //   - The coordinator lands exactly one note per delegation and plan run,
 //     whatever dies when. The note's key is "batch:<id>@<run>"; the table
 //     yagent_batch_job records which job serves which delegation and whether

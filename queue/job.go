@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -37,6 +38,11 @@ type JobArgs struct {
 	// Trace is the W3C trace context (traceparent, tracestate) of the
 	// batch that queued the job: the worker's spans join its trace.
 	Trace map[string]string `json:"trace,omitempty"`
+	// Base, set when the coordinator isolates the delegation (issue 28),
+	// is its HEAD and uncommitted changes: the worker runs the delegation
+	// in a worktree of its own checkout at that base and sends its change
+	// back (JobOutput.Patch).
+	Base *change.Base `json:"base,omitempty"`
 }
 
 // JobAgent is an agent definition with its prompt.
@@ -70,7 +76,18 @@ type JobOutput struct {
 	Usage     agents.UsageEvent `json:"usage"`
 	Responses []llm.Usage       `json:"responses,omitempty"`
 	ElapsedMS int64             `json:"elapsed_ms"`
+	// Patch is the change of an isolated delegation (Handoff.Change set),
+	// a binary patch on JobArgs.Base.Snapshot; PatchStored says it was
+	// larger than maxOutputPatch and waits in yagent_job_patch instead.
+	Patch       []byte `json:"patch,omitempty"`
+	PatchStored bool   `json:"patch_stored,omitempty"`
 }
+
+// maxOutputPatch is the largest patch a job's output carries: River
+// refuses outputs over 32 MB and JSON spells bytes in base64 (4/3), so a
+// larger patch goes to the table yagent_job_patch. A variable: a test
+// lowers it.
+var maxOutputPatch = 16 << 20
 
 // outputVersion is the version of JobOutput a worker writes. Version 2
 // names Responses' fields as the --json stream does (prompt_tokens, …);

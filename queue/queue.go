@@ -128,7 +128,7 @@ func (q *Queue) Close() { q.pool.Close() }
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -149,6 +149,13 @@ var migrations = []string{
 		landed_status text,
 		landed_at timestamptz,
 		PRIMARY KEY (run_id, delegation)
+	);`,
+	// A worker's patch too large for the job's output (maxOutputPatch),
+	// until the coordinator lands the job.
+	2: `CREATE TABLE yagent_job_patch (
+		job_id bigint PRIMARY KEY,
+		patch bytea NOT NULL,
+		created_at timestamptz NOT NULL DEFAULT now()
 	);`,
 }
 

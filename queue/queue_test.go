@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +53,7 @@ func TestOpenRefusesBadInput(t *testing.T) {
 		{name: "not an address", dsn: "postgres://yagent:s3cret@[::1", source: "queue.dsn", want: ErrUnreachable,
 			msg: []string{"not a PostgreSQL address"}},
 		{name: "newer yagent schema", dsn: dsn, setup: "UPDATE yagent_queue_schema SET version = 99", undo: "UPDATE yagent_queue_schema SET version = 1",
-			want: ErrSchemaNewer, msg: []string{"yagent queue schema version 99, this yagent knows up to 1"}},
+			want: ErrSchemaNewer, msg: []string{"yagent queue schema version 99, this yagent knows up to " + strconv.Itoa(schemaVersion)}},
 		{name: "newer River schema", dsn: dsn, setup: "INSERT INTO river_migration (line, version) VALUES ('main', 999)",
 			undo: "DELETE FROM river_migration WHERE version = 999", want: ErrSchemaNewer, msg: []string{"River schema version 999"}},
 	} {

@@ -146,8 +146,14 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
 	out, err := w.run(telemetry.Extract(ctx, a.Trace), a)
 	out.Version, out.Worker = outputVersion, w.opts.Name
+	if err == nil && len(out.Patch) > maxOutputPatch {
+		if err = w.storePatch(ctx, job.ID, out.Patch); err == nil {
+			out.Patch, out.PatchStored = nil, true
+		}
+	}
 	if err != nil {
 		out.Error = err.Error()
+		out.Patch = nil
 	}
 	if rerr := river.RecordOutput(ctx, out); rerr != nil && err == nil {
 		err = fmt.Errorf("record the handoff of %s: %w", a.Delegation, rerr)
@@ -187,6 +193,18 @@ func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs]
 	return nil
 }
 
+// storePatch keeps a patch too large for the job's output in
+// yagent_job_patch until the coordinator takes it (a retried job's
+// replaces its earlier attempt's).
+func (w *delegationWorker) storePatch(ctx context.Context, job int64, patch []byte) error {
+	_, err := w.q.pool.Exec(ctx, `INSERT INTO yagent_job_patch (job_id, patch) VALUES ($1, $2)
+		ON CONFLICT (job_id) DO UPDATE SET patch = excluded.patch, created_at = now()`, job, patch)
+	if err != nil {
+		return fmt.Errorf("store the change of job %d (%d bytes) in yagent_job_patch: %w", job, len(patch), err)
+	}
+	return nil
+}
+
 // run runs the delegation with this host's runner; the note is captured
 // instead of written.
 func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error) {
@@ -203,7 +221,7 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		mu.Lock()
 		defer mu.Unlock()
 		h := n.Handoff
-		out.Handoff, out.Body, out.Observed = &h, n.Body, n.ObservedArtifacts
+		out.Handoff, out.Body, out.Observed, out.Patch = &h, n.Body, n.ObservedArtifacts, n.Patch
 		return blackboard.NoteMeta{Agent: h.Agent, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
 	}
 	inner := base.Recorder
@@ -232,7 +250,7 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 	}
 	d := agents.Delegation{
 		CallID: a.Delegation, Agent: a.Agent.Name, Task: a.Task, BoardID: a.Board, Depth: 1, Key: a.Key,
-		Model: a.Model, MaxSteps: a.MaxSteps,
+		Model: a.Model, MaxSteps: a.MaxSteps, Base: a.Base,
 		Prepared: &agents.Prepared{
 			Definition: agents.Definition{Name: a.Agent.Name, Tools: tools, Model: a.Agent.Model, MaxSteps: a.Agent.MaxSteps, Source: a.Agent.Source},
 			Prompt:     a.Agent.Prompt, Index: a.Index, Pack: a.Pack, Unresolved: a.Unresolved,
