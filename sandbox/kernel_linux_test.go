@@ -1,13 +1,19 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yagent/yagent/sandbox/helper"
 )
 
 // A view has its own System V IPC: a segment made outside is not there.
@@ -111,4 +117,157 @@ func TestRemoveTreeFollowsNoLink(t *testing.T) {
 	} else if fi.Mode().Perm() != 0o640 {
 		t.Errorf("the link's target outside is %v; want 0640, unchanged", fi.Mode().Perm())
 	}
+}
+
+// With cgo the C helper (helper/nsexec.c) takes every helper command —
+// a command under each mechanism, and the probe — before Go's runtime
+// starts: the Go helper, told to refuse (helper.NoGoHelper), never gets
+// one. Without cgo the Go helper refuses as told, so this test can fail.
+// Whether cgo is on comes from the build's own record, not from the build
+// tags that choose the C helper: a C helper left out of a cgo build fails
+// here instead of falling back to the Go one unseen.
+func TestCHelperTakesCommands(t *testing.T) {
+	cgo := false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "CGO_ENABLED" {
+				cgo = s.Value == "1"
+			}
+		}
+	}
+	if helper.CHelper() != cgo {
+		t.Fatalf("cgo: %v; the C helper built: %v", cgo, helper.CHelper())
+	}
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		p := b.policy(t, WorkspaceWrite)
+		cmd, err := p.Command(childCtx(t), b.ws, "sh", "-c", "echo ran")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, helper.NoGoHelper+"=1")
+		out, err := cmd.CombinedOutput()
+		if cgo && (err != nil || string(out) != "ran\n") {
+			t.Errorf("the C helper did not take the command: %v, %q", err, out)
+		}
+		if !cgo && (err == nil || !strings.Contains(string(out), "the Go helper refuses to run")) {
+			t.Errorf("the Go helper ran although told to refuse: %v, %q", err, out)
+		}
+	})
+	t.Run("probe", func(t *testing.T) {
+		needView(t)
+		spec := helper.Spec{Mechanism: helper.Probe}
+		cmd := exec.Command(selfExe, spec.Args()...)
+		cmd.SysProcAttr = nsAttr()
+		cmd.Env = []string{helper.NoGoHelper + "=1"}
+		out, err := cmd.CombinedOutput()
+		if cgo != (err == nil) {
+			t.Errorf("probe with the Go helper refused (cgo %v): %v, %q", cgo, err, out)
+		}
+	})
+}
+
+// The helper finds a command as a shell does (the first executable
+// regular file in PATH, an empty entry for the current directory), says
+// which it could not find (127) or run (126).
+func TestHelperLooksUpCommands(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		p := b.policy(t, WorkspaceWrite)
+		a, bin := filepath.Join(b.ws, "a"), filepath.Join(b.ws, "b")
+		mustMkdir(t, a)
+		mustMkdir(t, bin)
+		mustWrite(t, filepath.Join(a, "tool"), "#!/bin/sh\necho a\n") // not executable
+		for _, f := range []string{filepath.Join(bin, "tool"), filepath.Join(b.ws, "here")} {
+			if err := os.WriteFile(f, []byte("#!/bin/sh\necho "+filepath.Base(filepath.Dir(f))+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range []struct {
+			argv []string
+			path string
+			want string
+			code int
+		}{
+			{[]string{"tool"}, a + ":" + bin, "b\n", 0},
+			{[]string{"here"}, a + "::" + bin, filepath.Base(b.ws) + "\n", 0},
+			{[]string{"tool"}, a, "yagent sandbox: tool: command not found\n", 127},
+			{[]string{"./src"}, a, "yagent sandbox: exec ./src: permission denied\n", 126},
+		} {
+			cmd, err := p.Command(childCtx(t), b.ws, c.argv...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Env = append(cmd.Env, "PATH="+c.path)
+			out, err := cmd.CombinedOutput()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if string(out) != c.want || code != c.code {
+				t.Errorf("%q with PATH=%s: %q, exit %d; want %q, exit %d", c.argv, c.path, out, code, c.want, c.code)
+			}
+		}
+	})
+}
+
+// The helper reads its arguments as helper.Parse does and refuses what
+// Parse refuses, with Parse's words (exit 126): the C helper and the Go
+// one take the same spec.
+func TestHelperParsesAsParse(t *testing.T) {
+	needSandbox(t)
+	for _, a := range [][]string{
+		{"-m", "view", "--"},
+		{"--", "sh"},
+		{"-m", "bogus", "--", "sh"},
+		{"-m", "view", "-abi", "x", "--", "sh"},
+		{"-m", "view", "-abi", "1234567890", "--", "sh"},
+		{"-m", "view", "-rw", "rel", "--", "sh"},
+		{"-m", "view", "-rw", "", "--", "sh"},
+		{"-m", "view", "-bind", "/a", "--", "sh"},
+		{"-m", "view", "-bind", "/a", "rel", "--", "sh"},
+		{"-m", "view", "-nope", "/a", "--", "sh"},
+		{"-m", "view", "-rw"},
+		{"-m", "view", "sh"},
+		{"-m", "view"},
+		{"-m", "landlock", "-bpf", "", "--", "sh"},
+		{"-m", "landlock", "-bpf", "0011", "--", "sh"},
+		{"-m", "landlock", "-bpf", "00112233445566GG", "--", "sh"},
+		{"-m", "landlock", "-bpf", "00112233445566AA", "--", "sh"},
+		{"-m", "landlock", "-bpf", strings.Repeat("0", 16*1025), "--", "sh"},
+	} {
+		_, perr := helper.Parse(a)
+		if perr == nil {
+			t.Fatalf("Parse(%q) accepted", a)
+		}
+		cmd := exec.Command(selfExe, append([]string{helper.Arg}, a...)...)
+		cmd.Env = []string{}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if want := "yagent sandbox: bad helper arguments: " + perr.Error() + "\n"; !errors.As(err, &ee) || ee.ExitCode() != 126 || string(out) != want {
+			t.Errorf("helper %q: %v, %q; want exit 126, %q", a, err, out, want)
+		}
+	}
+}
+
+// A spec without its seccomp program (-bpf) never runs the command.
+func TestHelperNeedsFilter(t *testing.T) {
+	eachMechanism(t, func(t *testing.T, mech Mechanism) {
+		b := newBox(t, mech)
+		p := b.policy(t, WorkspaceWrite)
+		cmd, err := p.Command(childCtx(t), b.ws, "sh", "-c", "echo ran")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.Index(cmd.Args, "-bpf")
+		if i < 0 {
+			t.Fatalf("no -bpf in %q", cmd.Args)
+		}
+		cmd.Args = slices.Delete(cmd.Args, i, i+2)
+		out, err := cmd.CombinedOutput()
+		if err == nil || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "seccomp: no program given") {
+			t.Errorf("no seccomp program: %v, %q; want a refusal", err, out)
+		}
+	})
 }

@@ -9,7 +9,19 @@
 // fork), applies Landlock and seccomp, drops every capability and execs
 // ARGV. It never returns to the program that imported it.
 //
-// # Why this package imports only syscall and unsafe
+// # The C helper
+//
+// In a build with cgo (and glibc) the same steps are taken earlier still,
+// by nsexec.c in a constructor that runs before Go's runtime starts: a
+// confined command then pays for the dynamic loader and the steps' system
+// calls, not for starting Go's runtime in a large binary and tearing its
+// address space down at exec. It reads the same arguments, gives the same
+// messages and exit codes, and loads the seccomp program the parent built
+// with this package's filter (Spec.Filter, -bpf), as the Go helper does;
+// this package's init then never sees a helper. Without cgo, the init
+// below is the helper.
+//
+// # Why the Go helper imports only syscall and unsafe
 //
 // Go initialises packages in dependency order, and among those ready, in
 // the order of their import paths. A package that needs nothing but

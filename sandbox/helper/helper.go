@@ -9,8 +9,18 @@ func init() {
 	if !ok {
 		return
 	}
+	if _, refuse := syscall.Getenv(NoGoHelper); refuse {
+		say("the Go helper refuses to run (" + NoGoHelper + " is set): the C helper did not take this command")
+		syscall.Exit(exitCannotConfine)
+	}
 	syscall.Exit(run(args))
 }
+
+// NoGoHelper, set in a helper's environment, makes the Go helper refuse
+// (exit 126) instead of confining the command: tests set it to prove that
+// the C helper (nsexec.c) took the command, so a broken C helper cannot
+// fall back to the Go one unseen. It only ever makes a command fail.
+const NoGoHelper = "YAGENT_SANDBOX_NO_GO_HELPER"
 
 // helperArgs returns the arguments after Arg when this process was
 // started as `PROGRAM __yagent-sandbox-exec …`. It reads the command line

@@ -66,7 +66,7 @@ func confine(s *Spec) error {
 			return wrap("landlock", err)
 		}
 	}
-	return wrap("seccomp", installFilter(s.Mechanism != Landlock))
+	return wrap("seccomp", installFilter(s.Filter))
 }
 
 // lookPath finds a command as a shell would: a name with a slash as it

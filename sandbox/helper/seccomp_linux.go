@@ -164,12 +164,33 @@ func filter(inet bool) ([]sockFilter, error) {
 	return a.link()
 }
 
-// installFilter installs the filter on this thread (no_new_privs is set:
-// confine sets it first).
-func installFilter(inet bool) error {
-	prog, err := filter(inet)
+// Program is the filter for a mechanism, encoded for Spec.Filter (nil
+// when it cannot be built, which the helper refuses): AF_INET and
+// AF_INET6 only in a view.
+func Program(m Mechanism) []byte {
+	prog, err := filter(m != Landlock)
 	if err != nil {
-		return err
+		return nil
+	}
+	out := make([]byte, 0, 8*len(prog))
+	for _, f := range prog {
+		out = append(out, byte(f.code), byte(f.code>>8), f.jt, f.jf,
+			byte(f.k), byte(f.k>>8), byte(f.k>>16), byte(f.k>>24))
+	}
+	return out
+}
+
+// installFilter loads the spec's program on this thread (no_new_privs is
+// set: confine sets it first).
+func installFilter(enc []byte) error {
+	if len(enc) == 0 || len(enc)%8 != 0 {
+		return errorString("no program given (-bpf)")
+	}
+	prog := make([]sockFilter, len(enc)/8)
+	for i := range prog {
+		b := enc[8*i:]
+		prog[i] = sockFilter{code: uint16(b[0]) | uint16(b[1])<<8, jt: b[2], jf: b[3],
+			k: uint32(b[4]) | uint32(b[5])<<8 | uint32(b[6])<<16 | uint32(b[7])<<24}
 	}
 	fprog := struct {
 		len    uint16

@@ -60,7 +60,17 @@ type Spec struct {
 	Dir string
 	// Argv is the command.
 	Argv []string
+	// Filter is the seccomp program the helper loads (View and Landlock),
+	// built by the parent (Program) so that the Go helper and the C one
+	// load the same instructions: 8 bytes per instruction, as struct
+	// sock_filter lies in memory (little-endian). Args fills it in when
+	// nil.
+	Filter []byte
 }
+
+// maxFilter is the most instructions a Filter may hold (the kernel's
+// BPF_MAXINSNS is 4096; the filter has about 60).
+const maxFilter = 1024
 
 // Args encodes s as the helper's arguments, HelperArg first: one value per
 // argument, so no quoting and no length limit per string to hit.
@@ -74,6 +84,13 @@ func (s *Spec) Args() []string {
 		if op.Kind == Bind {
 			a = append(a, op.At)
 		}
+	}
+	prog := s.Filter
+	if prog == nil && (s.Mechanism == View || s.Mechanism == Landlock) {
+		prog = Program(s.Mechanism)
+	}
+	if prog != nil {
+		a = append(a, "-bpf", toHex(prog))
 	}
 	a = append(a, "--")
 	return append(a, s.Argv...)
@@ -114,6 +131,12 @@ func Parse(a []string) (*Spec, error) {
 			s.ABI = n
 		case "-cd":
 			s.Dir = v
+		case "-bpf":
+			b, ok := fromHex(v)
+			if !ok || len(b) == 0 || len(b)%8 != 0 || len(b)/8 > maxFilter {
+				return nil, errorString("-bpf: want the hex of 1 to " + itoa(maxFilter) + " BPF instructions")
+			}
+			s.Filter = b
 		case "-tmp", "-rw", "-rwfile", "-ro", "-hide", "-bind":
 			if v == "" || v[0] != '/' {
 				return nil, errorString(flag + " " + quote(v) + ": want an absolute path")
@@ -172,6 +195,42 @@ func atoi(s string) (int, bool) {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+func toHex(b []byte) string {
+	out := make([]byte, 2*len(b))
+	for i, c := range b {
+		out[2*i], out[2*i+1] = hexDigits[c>>4], hexDigits[c&15]
+	}
+	return string(out)
+}
+
+// fromHex decodes lower-case hex (what toHex writes, nothing else).
+func fromHex(s string) ([]byte, bool) {
+	if len(s)%2 != 0 {
+		return nil, false
+	}
+	out := make([]byte, len(s)/2)
+	for i := range out {
+		hi, lo := unhex(s[2*i]), unhex(s[2*i+1])
+		if hi < 0 || lo < 0 {
+			return nil, false
+		}
+		out[i] = byte(hi<<4 | lo)
+	}
+	return out, true
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return -1
 }
 
 // quote is a plain "…" around s (messages only).

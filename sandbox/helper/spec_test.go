@@ -23,6 +23,18 @@ func TestSpecRoundTrip(t *testing.T) {
 	if got.Mechanism != s.Mechanism || got.ABI != s.ABI || got.Dir != s.Dir || !slices.Equal(got.Argv, s.Argv) || !slices.Equal(got.Ops, s.Ops) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, s)
 	}
+	// The seccomp program: the mechanism's own (Program) unless one is
+	// given; none for the probe.
+	if want := Program(View); want != nil && !slices.Equal(got.Filter, want) {
+		t.Errorf("Filter = %x; want Program(View) %x", got.Filter, want)
+	}
+	s.Filter = []byte{1, 2, 3, 4, 5, 6, 7, 0xff}
+	if got, err := Parse(s.Args()[1:]); err != nil || !slices.Equal(got.Filter, s.Filter) {
+		t.Errorf("a given Filter: %x, %v", got.Filter, err)
+	}
+	if got, err := Parse((&Spec{Mechanism: Probe}).Args()[1:]); err != nil || got.Filter != nil {
+		t.Errorf("probe: Filter %x, %v; want none", got.Filter, err)
+	}
 }
 
 func TestParseRefuses(t *testing.T) {
@@ -36,6 +48,11 @@ func TestParseRefuses(t *testing.T) {
 		{"-m", "view", "-nope", "/a", "--", "sh"},
 		{"-m", "view", "-rw"},
 		{"-m", "view", "sh"},
+		{"-m", "view", "-bpf", "", "--", "sh"},
+		{"-m", "view", "-bpf", "0011223344556677aa", "--", "sh"},
+		{"-m", "view", "-bpf", "00112233445566AA", "--", "sh"},
+		{"-m", "view", "-bpf", "001122334455667g", "--", "sh"},
+		{"-m", "view", "-bpf", strings.Repeat("00", 8*1025), "--", "sh"},
 	} {
 		if s, err := Parse(a); err == nil {
 			t.Errorf("Parse(%q) = %+v; want an error", a, s)
@@ -50,13 +67,15 @@ func TestParseRefuses(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add("-m\x00view\x00-abi\x007\x00-rw\x00/a\x00-bind\x00/b\x00/c\x00--\x00sh")
 	f.Add("-m\x00landlock\x00--\x00x")
+	f.Add("-m\x00landlock\x00-bpf\x000011223344556677\x00--\x00x")
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := Parse(strings.Split(in, "\x00"))
 		if err != nil {
 			return
 		}
 		again, err := Parse(s.Args()[1:])
-		if err != nil || again.Mechanism != s.Mechanism || again.ABI != s.ABI || again.Dir != s.Dir || !slices.Equal(again.Ops, s.Ops) || !slices.Equal(again.Argv, s.Argv) {
+		if err != nil || again.Mechanism != s.Mechanism || again.ABI != s.ABI || again.Dir != s.Dir || !slices.Equal(again.Ops, s.Ops) || !slices.Equal(again.Argv, s.Argv) ||
+			s.Filter != nil && !slices.Equal(again.Filter, s.Filter) {
 			t.Fatalf("%q: %+v re-encodes to %+v (%v)", in, s, again, err)
 		}
 	})

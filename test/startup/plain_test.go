@@ -2,6 +2,7 @@ package startup
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,8 @@ var heavyOnlyWhenUsed = []string{"github.com/yuin/goldmark", "go.opentelemetry.i
 //     every confined shell command — never initialises goldmark, the
 //     OpenTelemetry SDK or the protobuf runtime, and the helper takes the
 //     process over before any package of yagent's but its own
-//     (sandbox/helper's doc says why);
+//     (sandbox/helper's doc says why) — with cgo, before any package at
+//     all (its C helper runs before Go's runtime starts);
 //   - methods: nothing calls a method by a name known only at run time
 //     (reflect's MethodByName, as text/template and html/template do): one
 //     such call makes the linker keep every exported method of every type
@@ -61,6 +63,15 @@ func TestPlainProcess(t *testing.T) {
 func plainInits(t *testing.T, bin string) {
 	for _, arg := range []string{"--version", "__yagent-sandbox-exec"} {
 		got := inits(t, bin, arg)
+		if arg != "--version" && cgoBuild(t, bin) {
+			// The C helper (sandbox/helper/nsexec.c) takes the process
+			// over in a constructor, before Go's runtime starts: no
+			// package initialises at all.
+			if len(got) != 0 {
+				t.Errorf("the sandbox helper initialised %d packages (first %s): the C helper did not take the process over", len(got), got[0].pkg)
+			}
+			continue
+		}
 		if len(got) == 0 {
 			t.Fatalf("%s: no inittrace lines", arg)
 		}
@@ -75,4 +86,19 @@ func plainInits(t *testing.T, bin string) {
 			}
 		}
 	}
+}
+
+// cgoBuild reports whether bin was built with cgo (its build record).
+func cgoBuild(t *testing.T, bin string) bool {
+	t.Helper()
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatalf("build info of %s: %v", bin, err)
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "CGO_ENABLED" {
+			return s.Value == "1"
+		}
+	}
+	return false
 }
