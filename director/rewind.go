@@ -121,6 +121,22 @@ type RewindOptions struct {
 	Force bool
 }
 
+// RewindSwitch is one switch of a rewind, written once: yagent rewind's
+// flag and /rewind's word (--NAME) share its name and help.
+type RewindSwitch struct {
+	Name, Help string
+	Field      func(*RewindOptions) *bool
+}
+
+// RewindSwitches are the rewind's switches, in the help's order.
+func RewindSwitches() []RewindSwitch {
+	return []RewindSwitch{
+		{"files-only", "leave the conversation", func(o *RewindOptions) *bool { return &o.FilesOnly }},
+		{"conversation-only", "leave the files", func(o *RewindOptions) *bool { return &o.ConversationOnly }},
+		{"force", "overwrite files you changed since the last turn", func(o *RewindOptions) *bool { return &o.Force }},
+	}
+}
+
 // Rewound is what a rewind did.
 type Rewound struct {
 	Turn       int    // the turn rewound to (0 for a delegation)

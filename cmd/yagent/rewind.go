@@ -52,9 +52,9 @@ func NewCmdRewind(f *Factory) *cobra.Command {
 	t.register(cmd)
 	cmd.Flags().IntVar(&o.Turn, "turn", 0, "back to before turn N (default: the last turn)")
 	cmd.Flags().StringVar(&o.Delegation, "delegation", "", "revert the applied change of this note (its files only)")
-	cmd.Flags().BoolVar(&o.FilesOnly, "files-only", false, "leave the conversation")
-	cmd.Flags().BoolVar(&o.ConversationOnly, "conversation-only", false, "leave the files")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "overwrite files you changed since the last turn")
+	for _, s := range director.RewindSwitches() { // /rewind's too
+		cmd.Flags().BoolVar(s.Field(&o), s.Name, false, s.Help)
+	}
 	cmd.MarkFlagsMutuallyExclusive("turn", "delegation")
 	cmd.MarkFlagsMutuallyExclusive("files-only", "conversation-only")
 	return cmd
