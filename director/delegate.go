@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 )
 
 // Guards holds the limits against runaway fan-out, as config resolved
@@ -96,6 +97,9 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation})
 	fin := &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Status: string(res.Status), Ref: res.Ref,
 		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
+	if c := res.Change; c != nil {
+		fin.Change = &event.ChangeStat{Files: len(c.Files), Insertions: c.Insertions, Deletions: c.Deletions}
+	}
 	switch {
 	case err != nil:
 		fin.Status = "refused"
