@@ -26,6 +26,11 @@ import (
 type checkpointer struct {
 	home, workspace, session string
 	skip                     []string // never taken: the home, the board's root
+	// maxBytes bounds what one take reads of files new to the shadow
+	// (agents.isolation_max_bytes: a workspace's first checkpoint reads
+	// every file); what it skips is said once through notice.
+	maxBytes int64
+	notice   func(string)
 
 	mu  sync.Mutex
 	cps *change.Checkpoints
@@ -53,7 +58,23 @@ func (k *checkpointer) take(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return cps.Take(ctx, k.session+"/"+name)
+	if err := cps.Take(ctx, k.session+"/"+name); err != nil {
+		return err
+	}
+	if len(cps.Skipped) > 0 && k.notice != nil {
+		k.notice(fmt.Sprintf("checkpoints skip %d files, the largest new ones, past agents.isolation_max_bytes (%d bytes) read at once: %s — a rewind leaves them as they are",
+			len(cps.Skipped), k.maxBytes, listSome(cps.Skipped)))
+	}
+	return nil
+}
+
+// listSome joins the first names and counts the rest.
+func listSome(names []string) string {
+	const most = 10
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
@@ -62,6 +83,7 @@ func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
 		if err != nil {
 			return nil, err
 		}
+		cps.MaxBytes = k.maxBytes
 		k.cps = cps
 	}
 	return k.cps, nil
@@ -154,6 +176,9 @@ type RewindIn struct {
 	Home, Workspace string
 	Session         *memory.Session
 	Board           *blackboard.Store // for Delegation; nil otherwise
+	// MaxBytes bounds the checkpoint a rewind takes of what it left
+	// (agents.isolation_max_bytes).
+	MaxBytes int64
 	RewindOptions
 }
 
@@ -164,6 +189,9 @@ type RewindIn struct {
 // conversation by memory.Session.Rewind.
 func Rewind(ctx context.Context, in RewindIn) (*Rewound, error) {
 	k := newCheckpointer(in.Home, in.Workspace, in.Session.ID(), in.Board)
+	if k != nil {
+		k.maxBytes = in.MaxBytes
+	}
 	return k.rewind(ctx, in.Session, in.Board, in.RewindOptions)
 }
 
@@ -291,6 +319,9 @@ func (r *Rewound) Report() string {
 			if len(l.files) > 0 {
 				fmt.Fprintf(&b, "  %s: %s\n", l.label, strings.Join(l.files, ", "))
 			}
+		}
+		if u := r.Files.Unrestorable; len(u) > 0 {
+			fmt.Fprintf(&b, "  not restored, no checkpoint holds them (too large, agents.isolation_max_bytes): %s\n", listSome(u))
 		}
 		if len(r.Files.Written)+len(r.Files.Removed)+len(r.Files.Kept) == 0 {
 			b.WriteString("  nothing differed\n")

@@ -161,3 +161,48 @@ func files(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// TestCheckpointBound: a checkpoint reads at most
+// agents.isolation_max_bytes of files new to it; the largest are skipped,
+// said once in a notice, and a rewind names them as not restored.
+func TestCheckpointBound(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed (checkpoints keep a shadow repository)")
+	}
+	ws := plainWorkspace(t, map[string]string{"keep.txt": "v0\n", "gone.txt": "bye\n", "other.txt": "o\n", "big.bin": strings.Repeat("x", 5000)})
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "rewind.yaml"))
+	home := t.TempDir()
+	events := &agents.Recorder{}
+	d, _, _ := testDirector(t, testEnv{srv: srv, home: home, store: blackboard.Open(filepath.Join(home, "notes")), id: "rb", kind: memory.KindRun, workspace: ws,
+		allowShell: true, events: events, tweak: func(c *config.Config) { c.Agents.IsolationMaxBytes = 1000 }})
+	for _, in := range []string{"TURN1: make a file", "TURN2: edit files"} {
+		if _, err := d.Turn(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := 0
+	for _, e := range events.Events() {
+		if e.Type == agents.EventNotice && strings.Contains(e.Text, "checkpoints skip") {
+			said++
+			if !strings.Contains(e.Text, "big.bin") || !strings.Contains(e.Text, "agents.isolation_max_bytes") {
+				t.Errorf("the notice: %q; want big.bin and the key", e.Text)
+			}
+		}
+	}
+	if said != 1 {
+		t.Errorf("the skipped file was said %d times; want once", said)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "big.bin"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Rewind(t.Context(), RewindOptions{Turn: 1, FilesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, ws); got["made.txt"] != "" || got["keep.txt"] != "v0\n" || got["big.bin"] != "changed\n" {
+		t.Errorf("after the rewind: %v", got)
+	}
+	if rep := r.Report(); !strings.Contains(rep, "not restored") || !strings.Contains(rep, "big.bin") {
+		t.Errorf("the report does not name big.bin:\n%s", rep)
+	}
+}

@@ -39,7 +39,7 @@ func NewCmdRewind(f *Factory) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := director.Rewind(ctx, director.RewindIn{Home: cfg.Home, Workspace: in.Cwd, Session: s, Board: board, RewindOptions: o})
+			r, err := director.Rewind(ctx, director.RewindIn{Home: cfg.Home, Workspace: in.Cwd, Session: s, Board: board, MaxBytes: cfg.Agents.IsolationMaxBytes, RewindOptions: o})
 			if r != nil {
 				fmt.Fprint(f.IO.Out, r.Report())
 			}
