@@ -41,6 +41,15 @@ func CheckpointsExist(dir, workspace string) bool {
 	return err == nil
 }
 
+// Remove deletes the shadow repository whole: every session's
+// checkpoints and the index that holds the files last taken.
+func (c *Checkpoints) Remove() error {
+	if err := os.RemoveAll(c.gitDir); err != nil {
+		return fmt.Errorf("remove the checkpoints of %s: %w", c.Workspace, err)
+	}
+	return nil
+}
+
 // shadowOf is the shadow repository of workspace under dir.
 func shadowOf(dir, workspace string) string {
 	ws := mustReal(workspace)

@@ -332,3 +332,43 @@ func (r *Rewound) Report() string {
 	}
 	return b.String()
 }
+
+// DropCheckpoints removes the checkpoints of sessions taken in workspace,
+// and the objects only they held — the whole shadow when no other
+// session keeps one; a workspace with none is left alone (nothing made).
+func DropCheckpoints(ctx context.Context, home, workspace string, sessions ...string) error {
+	dir := CheckpointsDir(home)
+	if home == "" || workspace == "" || !change.CheckpointsExist(dir, workspace) {
+		return nil
+	}
+	cps, err := change.OpenCheckpoints(ctx, dir, workspace)
+	if err != nil {
+		return err
+	}
+	names, err := cps.Names(ctx)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	left := 0
+	for _, n := range names {
+		s, _, _ := strings.Cut(n, "/")
+		switch {
+		case !slices.Contains(sessions, s):
+			left++
+		case !slices.Contains(drop, s):
+			drop = append(drop, s)
+		}
+	}
+	if left == 0 {
+		// No other session keeps any: the shadow goes whole (its index
+		// holds the files last taken, which a collection would keep).
+		return cps.Remove()
+	}
+	for _, s := range drop {
+		if err := cps.DropSession(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
