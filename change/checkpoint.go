@@ -222,6 +222,48 @@ func (c *Checkpoints) Take(ctx context.Context, name string) error {
 	return nil
 }
 
+// Rename gives checkpoint from the name to (replacing one there), e.g.
+// once the note of a delegation it was taken before has its ref; to ""
+// drops it.
+func (c *Checkpoints) Rename(ctx context.Context, from, to string) error {
+	fromRef, err := c.ref(from)
+	if err != nil {
+		return err
+	}
+	commit, err := git(ctx, c.at(), nil, "rev-parse", "--verify", "-q", fromRef+"^{commit}")
+	if err == nil && to != "" {
+		var toRef string
+		if toRef, err = c.ref(to); err == nil {
+			_, err = git(ctx, c.at(), nil, "update-ref", toRef, line(commit))
+		}
+	}
+	if err == nil {
+		_, err = git(ctx, c.at(), nil, "update-ref", "-d", fromRef)
+	}
+	if err != nil {
+		return fmt.Errorf("rename checkpoint %s to %s: %w", from, to, err)
+	}
+	return nil
+}
+
+// Changed lists the files that differ between checkpoints from and to
+// (what happened in between: a delegation's edits).
+func (c *Checkpoints) Changed(ctx context.Context, from, to string) ([]string, error) {
+	fromRef, err := c.ref(from)
+	if err != nil {
+		return nil, err
+	}
+	toRef, err := c.ref(to)
+	if err != nil {
+		return nil, err
+	}
+	files, err := changedPaths(ctx, c.at(), fromRef, toRef)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints %s and %s: %w", from, to, err)
+	}
+	return files, nil
+}
+
 // Restored is what a rewind did.
 type Restored struct {
 	Written []string // files made as they were at the checkpoint

@@ -129,6 +129,7 @@ func New(a *app.App, opts Options) (*Director, error) {
 	a.Runner.Recorder = d.subRecorder(opts.Session)
 	if cps != nil {
 		cps.notice = d.notice
+		del.Around = d.aroundDelegation
 	}
 	if cfg.ChatSleep.Enabled {
 		if err := d.setupCuration(); err != nil {

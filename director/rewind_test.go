@@ -12,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -130,6 +131,49 @@ func TestRewindTurns(t *testing.T) {
 			}
 			if _, err := d.Rewind(t.Context(), RewindOptions{Delegation: ref}); err == nil || !strings.Contains(err.Error(), "never applied") {
 				t.Errorf("rewinding a change not applied: %v", err)
+			}
+
+			// A delegation that writes in the workspace itself
+			// (isolation: none) is checkpointed around: yagent rewind
+			// --delegation (Rewind, another checkpointer) takes back the
+			// files it changed, and only those.
+			turn("TURN6: delegate in place")
+			if got := readFile(t, filepath.Join(ws, "other.txt")); got != "n\n" {
+				t.Fatalf("the worker did not edit in place: %q", got)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "person.txt"), []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err = store.ListNotes("rw", blackboard.ListOptions{})
+			if err != nil || len(res.Notes) != 2 {
+				t.Fatalf("notes %v, %v", res, err)
+			}
+			inPlace := res.Notes[0].Ref
+			if inPlace == ref {
+				inPlace = res.Notes[1].Ref
+			}
+			r, err = Rewind(t.Context(), RewindIn{Home: home, Workspace: ws, Session: sess, Board: store, RewindOptions: RewindOptions{Delegation: inPlace}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := files(t, ws); got["other.txt"] != "o\n" || got["person.txt"] != "mine\n" || !slices.Equal(r.Files.Written, []string{"other.txt"}) || r.Conversation {
+				t.Errorf("after the in-place delegation's rewind: %v (%+v)", got, r)
+			}
+			if rep := r.Report(); !strings.Contains(rep, "before the delegation "+inPlace+" ran") {
+				t.Errorf("the report: %s", rep)
+			}
+			cps, err := change.OpenCheckpoints(t.Context(), CheckpointsDir(home), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names, err := cps.Names(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if strings.Contains(n, "delegation-") && !strings.HasPrefix(n, "rw/"+delegationCheckpoint(inPlace)) {
+					t.Errorf("checkpoint %s: only the in-place delegation gets them (the isolated one is checkpointed at its apply)", n)
+				}
 			}
 		})
 	}

@@ -51,7 +51,7 @@ func NewCmdRewind(f *Factory) *cobra.Command {
 	}
 	t.register(cmd)
 	cmd.Flags().IntVar(&o.Turn, "turn", 0, "back to before turn N (default: the last turn)")
-	cmd.Flags().StringVar(&o.Delegation, "delegation", "", "revert the applied change of this note (its files only)")
+	cmd.Flags().StringVar(&o.Delegation, "delegation", "", "revert this note's delegation, its files only: its applied change, or what it changed in place (isolation: none)")
 	for _, s := range director.RewindSwitches() { // /rewind's too
 		cmd.Flags().BoolVar(s.Field(&o), s.Name, false, s.Help)
 	}
