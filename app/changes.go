@@ -56,13 +56,34 @@ func ChangeOf(c *blackboard.NoteChange) *change.Change {
 func decided(ref string, c *blackboard.NoteChange) error {
 	switch c.State {
 	case blackboard.ChangeApplied:
-		return fmt.Errorf("%w: the change of %s was applied already (%s); it is in the workspace, nothing was done", blackboard.ErrChangeState, ref, c.Branch)
+		return stateError(fmt.Sprintf("the change of %s was applied already (%s); it is in the workspace, nothing was done", ref, c.Branch))
 	case blackboard.ChangeDiscarded:
-		return fmt.Errorf("%w: the change of %s was discarded (%s is gone); delegate the work again to redo it", blackboard.ErrChangeState, ref, c.Branch)
+		return stateError(fmt.Sprintf("the change of %s was discarded (%s is gone); delegate the work again to redo it", ref, c.Branch))
 	case blackboard.ChangePending:
 		return nil
 	}
-	return fmt.Errorf("%w: the change of %s is %q", blackboard.ErrChangeState, ref, c.State)
+	return stateError(fmt.Sprintf("the change of %s is %q, not pending", ref, c.State))
+}
+
+// stateError is a change no longer pending: one message, and
+// errors.Is(err, blackboard.ErrChangeState).
+type stateError string
+
+func (e stateError) Error() string        { return string(e) }
+func (e stateError) Is(target error) bool { return target == blackboard.ErrChangeState }
+
+// update is Board.UpdateChange with decide's own error returned as it is
+// (it says which change already; UpdateChange's prefix would say it twice).
+func (x *Changes) update(board, ref string, decide func(c *blackboard.NoteChange) error) error {
+	var said error
+	err := x.Board.UpdateChange(board, ref, func(c *blackboard.NoteChange) error {
+		said = decide(c)
+		return said
+	})
+	if said != nil {
+		return said
+	}
+	return err
 }
 
 // Apply merges the pending change of the note ref into the workspace
@@ -72,7 +93,7 @@ func decided(ref string, c *blackboard.NoteChange) error {
 // blackboard.ErrChangeState; permit's refusal is a *RefusedError.
 func (x *Changes) Apply(ctx context.Context, board, ref string, permit PermitChange) (Applied, error) {
 	var out Applied
-	err := x.Board.UpdateChange(board, ref, func(c *blackboard.NoteChange) error {
+	err := x.update(board, ref, func(c *blackboard.NoteChange) error {
 		if err := decided(ref, c); err != nil {
 			return err
 		}
@@ -103,7 +124,7 @@ func (x *Changes) Apply(ctx context.Context, board, ref string, permit PermitCha
 // Discard drops the pending change of the note ref (its branch and
 // worktree) and marks it discarded.
 func (x *Changes) Discard(ctx context.Context, board, ref string) (branch string, err error) {
-	err = x.Board.UpdateChange(board, ref, func(c *blackboard.NoteChange) error {
+	err = x.update(board, ref, func(c *blackboard.NoteChange) error {
 		if err := decided(ref, c); err != nil {
 			return err
 		}

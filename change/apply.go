@@ -20,7 +20,8 @@ type ConflictError struct {
 	Branch string
 	Files  []string
 	// Hunks are the conflicting regions of each file, with git's markers
-	// (<<<<<<< working tree … ======= … >>>>>>> the change).
+	// labelled by side, not by commit (<<<<<<< workspace … ======= …
+	// >>>>>>> change <note stem>).
 	Hunks map[string][]string
 }
 
@@ -64,7 +65,7 @@ func Apply(ctx context.Context, workspace string, c *Change) ([]string, error) {
 			f := string(p)
 			ce.Files = append(ce.Files, f)
 			if blob, err := git(ctx, repo, nil, "cat-file", "blob", tree+":"+f); err == nil {
-				ce.Hunks[f] = hunks(blob)
+				ce.Hunks[f] = hunks(blob, "workspace", "change "+path.Base(c.Branch))
 			}
 		}
 		return nil, ce
@@ -164,18 +165,21 @@ func (c *Change) repo(ctx context.Context, workspace string) (at, error) {
 	return at{dir: top}, nil
 }
 
-// hunks are the conflict regions of a merged file, markers included.
-func hunks(blob []byte) []string {
+// hunks are the conflict regions of a merged file, markers included,
+// each side labelled ours or theirs instead of its commit hash.
+func hunks(blob []byte, ours, theirs string) []string {
 	var out []string
 	var cur []string
 	in := false
 	for l := range strings.SplitSeq(string(blob), "\n") {
 		switch {
 		case strings.HasPrefix(l, "<<<<<<< "):
-			in, cur = true, []string{l}
+			in, cur = true, []string{"<<<<<<< " + ours}
 		case in && strings.HasPrefix(l, ">>>>>>> "):
-			out = append(out, strings.Join(append(cur, l), "\n"))
+			out = append(out, strings.Join(append(cur, ">>>>>>> "+theirs), "\n"))
 			in = false
+		case in && strings.HasPrefix(l, "||||||| "):
+			cur = append(cur, "||||||| base")
 		case in:
 			cur = append(cur, l)
 		}

@@ -112,3 +112,53 @@ func TestRewindNoGit(t *testing.T) {
 		t.Errorf("after rewind: %v", got)
 	}
 }
+
+// TestCheckpointBound: a take reads at most MaxBytes of files the shadow
+// does not hold yet; the largest new files are skipped, said once (in
+// Skipped) and for good (a later take and another process skip them
+// without saying so again), and a rewind leaves them as they are and
+// names them.
+func TestCheckpointBound(t *testing.T) {
+	ctx := context.Background()
+	repo(t, nil) // skips without git
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a\n", "big.bin": strings.Repeat("b", 3000), "sub/bigger [1].bin": strings.Repeat("c", 5000), "small.txt": "s\n"})
+	dir := filepath.Join(t.TempDir(), "checkpoints")
+	cp, err := OpenCheckpoints(ctx, dir, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.MaxBytes = 2000
+	if err := cp.Take(ctx, "s/turn-1"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"big.bin", "sub/bigger [1].bin"}; !slices.Equal(cp.Skipped, want) {
+		t.Fatalf("skipped %q; want %q (the largest, until the rest fits)", cp.Skipped, want)
+	}
+	write(t, ws, map[string]string{"a.txt": "a2\n", "big.bin": "changed\n", "sub/bigger [1].bin": "changed too\n", "new.txt": "n\n"})
+	if err := cp.Take(ctx, "s/latest"); err != nil {
+		t.Fatal(err)
+	}
+	if len(cp.Skipped) != 0 {
+		t.Errorf("a later take said %q again", cp.Skipped)
+	}
+	again, err := OpenCheckpoints(ctx, dir, ws) // another process
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.MaxBytes = 2000
+	r, err := again.Rewind(ctx, "s/turn-1", "s/latest", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tree(t, ws)
+	if got["a.txt"] != "a\n" || got["new.txt"] != "" || got["big.bin"] != "changed\n" || got["sub/bigger [1].bin"] != "changed too\n" {
+		t.Errorf("after rewind: %v", got)
+	}
+	if want := []string{"big.bin", "sub/bigger [1].bin"}; !slices.Equal(r.Unrestorable, want) || !slices.Equal(r.Removed, []string{"new.txt"}) {
+		t.Errorf("rewind: %+v; want unrestorable %q", r, want)
+	}
+	if !CheckpointsExist(dir, ws) || CheckpointsExist(dir, t.TempDir()) {
+		t.Error("CheckpointsExist is wrong")
+	}
+}

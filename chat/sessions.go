@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
@@ -77,4 +78,20 @@ func PrintNotes(out, errOut io.Writer, in memory.Info, notes []notebook.Note) er
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", mark, termsafe.Line(n.Name), pin, len([]rune(n.Body)), n.Updated.Local().Format(time.DateTime), brief.Line(n.Description, 80))
 	}
 	return tw.Flush()
+}
+
+// RemoveSession deletes a session (memory.Store.Delete: its rollout, its
+// sub-agents' sessions and rows) and then its checkpoints (issue 28:
+// nothing of a removed session is kept). The sessions removed are returned
+// even when the checkpoints could not be dropped.
+func RemoveSession(ctx context.Context, st *memory.Store, ref string) ([]memory.Info, error) {
+	removed, err := st.Delete(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	main := removed[len(removed)-1]
+	if err := director.DropCheckpoints(ctx, st.Home, main.Cwd, main.ID); err != nil {
+		return removed, fmt.Errorf("session %s is removed, but not its checkpoints under %s: %w", main.ID, director.CheckpointsDir(st.Home), err)
+	}
+	return removed, nil
 }

@@ -37,7 +37,7 @@ func slashCommands() []slashCommand {
 		{name: "/board", help: "list this session's board notes", run: (*Chat).cmdBoard},
 		{name: "/compact", help: "summarise older history now", run: (*Chat).cmdCompact},
 		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*Chat).cmdClear},
-		{name: "/rewind", args: "[N] [--force]", help: "files and conversation back to before turn N (default: the last)", run: (*Chat).cmdRewind},
+		{name: "/rewind", args: "[N] [--files-only|--conversation-only] [--force]", help: "files and conversation back to before turn N (default: the last)", run: (*Chat).cmdRewind},
 		{name: "/notes", help: "show the notebook (* = changed since you last looked)", run: (*Chat).cmdNotes},
 		{name: "/rename", args: "NAME", help: "name this session (yagent resume NAME)", run: (*Chat).cmdRename},
 		{name: "/model", args: "[NAME]", help: "switch the model for the next turns (no NAME: show it)", run: (*Chat).cmdModel},
@@ -167,26 +167,51 @@ func (c *Chat) cmdClear(ctx context.Context, _ []string) (bool, error) {
 	return false, nil
 }
 
-// cmdRewind is yagent rewind on this session (director.Rewind): files a
+// cmdRewind is yagent rewind on this session (director.Rewind), with its
+// switches (director.RewindSwitches: the same words and help): files a
 // person changed since the last turn are kept and named unless --force.
 func (c *Chat) cmdRewind(ctx context.Context, args []string) (bool, error) {
-	var o director.RewindOptions
-	for _, a := range args {
-		n, err := strconv.Atoi(a)
-		switch {
-		case a == "--force":
-			o.Force = true
-		case err == nil && n > 0:
-			o.Turn = n
-		default:
-			return false, fmt.Errorf("usage: /rewind [N] [--force] (N: a turn number, 1 to %d)", c.s.Session.LastTurn())
-		}
+	o, err := parseRewind(args, c.s.Session.LastTurn())
+	if err != nil {
+		return false, err
 	}
 	r, err := c.s.Director.Rewind(ctx, o)
 	if r != nil {
 		fmt.Fprint(c.w(), r.Report())
 	}
 	return false, err // ErrKept names --force
+}
+
+// parseRewind reads /rewind's words: a turn number and the switches.
+func parseRewind(args []string, last int) (director.RewindOptions, error) {
+	var o director.RewindOptions
+	switches := director.RewindSwitches()
+	for _, a := range args {
+		n, err := strconv.Atoi(a)
+		i := slices.IndexFunc(switches, func(s director.RewindSwitch) bool { return "--"+s.Name == a })
+		switch {
+		case i >= 0:
+			*switches[i].Field(&o) = true
+		case err == nil && n > 0:
+			o.Turn = n
+		default:
+			return o, rewindUsage(last)
+		}
+	}
+	if o.FilesOnly && o.ConversationOnly {
+		return o, rewindUsage(last)
+	}
+	return o, nil
+}
+
+// rewindUsage is /rewind's usage, each switch with yagent rewind's help.
+func rewindUsage(last int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: /rewind [N] [--files-only | --conversation-only] [--force] (N: a turn number, 1 to %d; default: the last)", last)
+	for _, s := range director.RewindSwitches() {
+		fmt.Fprintf(&b, "\n  --%-18s %s", s.Name, s.Help)
+	}
+	return errors.New(b.String())
 }
 
 func (c *Chat) cmdNotes(ctx context.Context, _ []string) (bool, error) {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/director"
 )
 
 // TestSlashCommandsOneTable pins that a slash command is written once, in
@@ -39,5 +41,37 @@ func TestSlashCommandsOneTable(t *testing.T) {
 	}
 	if _, ok := findSlash("/nosuch"); ok {
 		t.Error("an unknown word dispatches")
+	}
+}
+
+// TestRewindSwitches pins that /rewind takes yagent rewind's switches
+// (director.RewindSwitches, the CLI's flags) with the same help: a turn,
+// --files-only, --conversation-only (not both) and --force.
+func TestRewindSwitches(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want director.RewindOptions
+	}{
+		{nil, director.RewindOptions{}},
+		{[]string{"2", "--files-only"}, director.RewindOptions{Turn: 2, FilesOnly: true}},
+		{[]string{"--conversation-only", "1"}, director.RewindOptions{Turn: 1, ConversationOnly: true}},
+		{[]string{"--force"}, director.RewindOptions{Force: true}},
+	} {
+		got, err := parseRewind(c.args, 3)
+		if err != nil || got != c.want {
+			t.Errorf("/rewind %v = %+v, %v; want %+v", c.args, got, err, c.want)
+		}
+	}
+	for _, bad := range [][]string{{"--files-only", "--conversation-only"}, {"--all"}, {"0"}, {"x"}} {
+		_, err := parseRewind(bad, 3)
+		if err == nil {
+			t.Errorf("/rewind %v: no error", bad)
+			continue
+		}
+		for _, s := range director.RewindSwitches() {
+			if !strings.Contains(err.Error(), "--"+s.Name) || !strings.Contains(err.Error(), s.Help) {
+				t.Errorf("/rewind %v: the usage lacks --%s (%s):\n%v", bad, s.Name, s.Help, err)
+			}
+		}
 	}
 }

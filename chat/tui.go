@@ -75,7 +75,7 @@ func (c *Chat) Leave(ctx context.Context) error {
 		return err
 	}
 	if in.Turns == 0 {
-		if _, err := st.Delete(ctx, in.ID); err != nil {
+		if _, err := RemoveSession(ctx, st, in.ID); err != nil {
 			return fmt.Errorf("drop the empty session %s: %w", in.ID, err)
 		}
 		return nil

@@ -298,7 +298,8 @@ type Agents struct {
 	// copied into a delegation's worktree: node_modules, .env, caches.
 	IsolationInclude []string `yaml:"isolation_include" json:"isolation_include"`
 	// IsolationMaxBytes bounds the copy of a workspace that is no git
-	// repository (a snapshot); 0 = no bound.
+	// repository (a snapshot) and what one checkpoint reads of files new
+	// to it; 0 = no bound.
 	IsolationMaxBytes int64 `yaml:"isolation_max_bytes" json:"isolation_max_bytes"`
 	// Checkpoints: the workspace's files are checkpointed before each turn
 	// and each applied change, under $YAGENT_HOME/checkpoints (yagent

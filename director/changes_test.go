@@ -160,7 +160,8 @@ func TestApplyAndDiscardChange(t *testing.T) {
 
 	r := callTool(t, d, "b", "apply_change", map[string]string{"ref": two})
 	if !r.IsError || !strings.Contains(r.Content, "conflicts with the workspace in f.go") || !strings.Contains(r.Content, "<<<<<<<") ||
-		!strings.Contains(r.Content, "return 10") || !strings.Contains(r.Content, "return 11") {
+		!strings.Contains(r.Content, "return 10") || !strings.Contains(r.Content, "return 11") ||
+		!strings.Contains(r.Content, "<<<<<<< workspace\n") || !strings.Contains(r.Content, ">>>>>>> change "+strings.TrimPrefix(two, "worker/")+"\n") {
 		t.Errorf("conflict: %q; want the file and its hunk", r.Content)
 	}
 	if got := readFile(t, f); got != applied {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/event"
 )
 
 // Guards holds the limits against runaway fan-out, as config resolved
@@ -32,6 +33,11 @@ type Delegator struct {
 	Guards Guards
 	Events agents.Sink
 	Now    func() time.Time
+	// Around, when set, is called before a delegation runs and returns
+	// what to call with its note's ref when it ends ("" = no note; nil =
+	// nothing): the director's checkpoints of a delegation that writes in
+	// the workspace itself.
+	Around func(context.Context, agents.Delegation) func(ref string)
 
 	sem     chan struct{} // nil: no bound
 	perTurn atomic.Int64
@@ -93,9 +99,24 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
 		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Task: a.Task}})
-	res, err := d.Runner.Run(ctx, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation})
+	dl := agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation}
+	var after func(ref string)
+	if d.Around != nil {
+		after = d.Around(ctx, dl)
+	}
+	res, err := d.Runner.Run(ctx, dl)
+	if after != nil {
+		if err != nil || res.Abandoned {
+			after("")
+		} else {
+			after(res.Ref)
+		}
+	}
 	fin := &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Status: string(res.Status), Ref: res.Ref,
 		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
+	if c := res.Change; c != nil {
+		fin.Change = &event.ChangeStat{Files: len(c.Files), Insertions: c.Insertions, Deletions: c.Deletions}
+	}
 	switch {
 	case err != nil:
 		fin.Status = "refused"

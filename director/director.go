@@ -110,6 +110,9 @@ func New(a *app.App, opts Options) (*Director, error) {
 	if cfg.Agents.Checkpoints {
 		cps = newCheckpointer(cfg.Home, a.Workspace.Dir(), opts.Session.ID(), a.Board)
 	}
+	if cps != nil {
+		cps.maxBytes = cfg.Agents.IsolationMaxBytes
+	}
 	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a, cps)...) {
 		if err := a.Registry.Add(t); err != nil {
 			return nil, err
@@ -124,6 +127,10 @@ func New(a *app.App, opts Options) (*Director, error) {
 		system: SystemPrompt(a.Workspace.Dir(), a.Catalog, rules, a.Project), book: book,
 	}
 	a.Runner.Recorder = d.subRecorder(opts.Session)
+	if cps != nil {
+		cps.notice = d.notice
+		del.Around = d.aroundDelegation
+	}
 	if cfg.ChatSleep.Enabled {
 		if err := d.setupCuration(); err != nil {
 			return nil, err

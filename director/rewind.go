@@ -26,6 +26,11 @@ import (
 type checkpointer struct {
 	home, workspace, session string
 	skip                     []string // never taken: the home, the board's root
+	// maxBytes bounds what one take reads of files new to the shadow
+	// (agents.isolation_max_bytes: a workspace's first checkpoint reads
+	// every file); what it skips is said once through notice.
+	maxBytes int64
+	notice   func(string)
 
 	mu  sync.Mutex
 	cps *change.Checkpoints
@@ -53,8 +58,41 @@ func (k *checkpointer) take(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return cps.Take(ctx, k.session+"/"+name)
+	if err := cps.Take(ctx, k.session+"/"+name); err != nil {
+		return err
+	}
+	if len(cps.Skipped) > 0 && k.notice != nil {
+		k.notice(fmt.Sprintf("checkpoints skip %d files, the largest new ones, past agents.isolation_max_bytes (%d bytes) read at once: %s — a rewind leaves them as they are",
+			len(cps.Skipped), k.maxBytes, listSome(cps.Skipped)))
+	}
+	return nil
 }
+
+// listSome joins the first names and counts the rest.
+func listSome(names []string) string {
+	const most = 10
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
+}
+
+// rename gives a checkpoint of the session another name ("" drops it).
+func (k *checkpointer) rename(ctx context.Context, from, to string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	cps, err := k.open(ctx)
+	if err != nil {
+		return err
+	}
+	if to != "" {
+		to = k.session + "/" + to
+	}
+	return cps.Rename(ctx, k.session+"/"+from, to)
+}
+
+// drop removes a checkpoint of the session.
+func (k *checkpointer) drop(ctx context.Context, name string) error { return k.rename(ctx, name, "") }
 
 func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
 	if k.cps == nil {
@@ -62,6 +100,7 @@ func (k *checkpointer) open(ctx context.Context) (*change.Checkpoints, error) {
 		if err != nil {
 			return nil, err
 		}
+		cps.MaxBytes = k.maxBytes
 		k.cps = cps
 	}
 	return k.cps, nil
@@ -96,13 +135,90 @@ func CheckpointsDir(home string) string { return filepath.Join(home, "checkpoint
 func turnCheckpoint(n int) string { return "turn-" + strconv.Itoa(n) }
 
 // applyCheckpoint names the checkpoint before ref's change was applied.
-func applyCheckpoint(ref string) string {
-	return "apply-" + strings.Map(func(r rune) rune {
+func applyCheckpoint(ref string) string { return "apply-" + refName(ref) }
+
+// delegationCheckpoint names the checkpoint before the delegation whose
+// note is ref ran in the workspace itself (isolation none); the one
+// after it is delegationCheckpoint(ref)+afterSuffix.
+func delegationCheckpoint(ref string) string { return "delegation-" + refName(ref) }
+
+const afterSuffix = "-after"
+
+// refName is s as a part of a ref name git accepts.
+func refName(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r < 0x80 && (r == '-' || r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			return r
 		}
 		return '_'
-	}, ref)
+	}, s)
+}
+
+// aroundDelegation takes the checkpoints a rewind of one delegation
+// needs when it writes in the person's workspace itself (isolation: none
+// — an isolated one hands back a change, which apply_change
+// checkpoints): the workspace before it runs and, once its note has a
+// ref, after it (the files it changed are those that differ; delegations
+// running at once in the same workspace mix). It returns what to call
+// with the note's ref when the delegation ends ("" = no note), or nil
+// when nothing is taken. A failure is a warning.
+func (d *Director) aroundDelegation(ctx context.Context, dl agents.Delegation) func(ref string) {
+	if d.cps == nil || !writesInPlace(ctx, d.app.Runner, dl) {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	pending := "delegation-running-" + refName(dl.CallID)
+	if err := d.cps.take(ctx, pending); err != nil {
+		d.warn("take the checkpoint before the delegation to "+dl.Agent, err)
+		return nil
+	}
+	return func(ref string) {
+		if ref == "" {
+			d.warn("drop the checkpoint of a delegation that left no note", d.cps.drop(ctx, pending))
+			return
+		}
+		name := delegationCheckpoint(ref)
+		err := d.cps.rename(ctx, pending, name)
+		if err == nil {
+			err = d.cps.take(ctx, name+afterSuffix)
+		}
+		d.warn("take the checkpoints of the delegation "+ref, err)
+	}
+}
+
+// writesInPlace says whether a delegation will write in the person's
+// workspace itself: its agent has a tool that writes and the runner does
+// not isolate it (as agents.SubRunner decides: the delegation's
+// isolation, else its definition's, else the configuration's; auto
+// isolates a writer; no root isolates nothing; a parent's worktree or a
+// worker host is not the person's workspace).
+func writesInPlace(ctx context.Context, r *agents.SubRunner, dl agents.Delegation) bool {
+	if r == nil || r.Land != nil || agents.WorkspaceFrom(ctx) != nil || r.Catalog == nil || r.Registry == nil {
+		return false
+	}
+	def, ok := r.Catalog.Get(dl.Agent)
+	if !ok {
+		return false
+	}
+	tools := r.Registry.Reachable(agents.Gates{SubAgent: true, Master: true, Allow: def.Tools})
+	writes := func(t *agents.Tool) bool {
+		return slices.Contains([]string{"write_file", "edit_file", "shell"}, t.Name)
+	}
+	if !slices.ContainsFunc(tools, writes) {
+		return false
+	}
+	if r.Isolation.Root == "" {
+		return true
+	}
+	for _, m := range []string{dl.Isolation, def.Isolation, r.Isolation.Mode} {
+		switch m {
+		case agents.IsolationNone:
+			return true
+		case agents.IsolationWorktree:
+			return false
+		}
+	}
+	return false
 }
 
 const latestCheckpoint = "latest"
@@ -112,8 +228,10 @@ type RewindOptions struct {
 	// Turn: back to before turn Turn started (0 = the latest turn).
 	Turn int
 	// Delegation: the change of this note, applied to the workspace,
-	// reverted (its files as they were before the apply); the
-	// conversation is not rewound.
+	// reverted (its files as they were before the apply), or — when its
+	// delegation wrote in the workspace itself (isolation: none) — the
+	// files it changed as they were before it ran; the conversation is
+	// not rewound.
 	Delegation string
 	// FilesOnly leaves the conversation; ConversationOnly the files.
 	FilesOnly, ConversationOnly bool
@@ -121,9 +239,26 @@ type RewindOptions struct {
 	Force bool
 }
 
+// RewindSwitch is one switch of a rewind, written once: yagent rewind's
+// flag and /rewind's word (--NAME) share its name and help.
+type RewindSwitch struct {
+	Name, Help string
+	Field      func(*RewindOptions) *bool
+}
+
+// RewindSwitches are the rewind's switches, in the help's order.
+func RewindSwitches() []RewindSwitch {
+	return []RewindSwitch{
+		{"files-only", "leave the conversation", func(o *RewindOptions) *bool { return &o.FilesOnly }},
+		{"conversation-only", "leave the files", func(o *RewindOptions) *bool { return &o.ConversationOnly }},
+		{"force", "overwrite files you changed since the last turn", func(o *RewindOptions) *bool { return &o.Force }},
+	}
+}
+
 // Rewound is what a rewind did.
 type Rewound struct {
 	Turn       int    // the turn rewound to (0 for a delegation)
+	Delegation string // the note of the delegation rewound
 	Checkpoint string // the checkpoint the files came from ("" = files untouched)
 	Files      change.Restored
 	// Conversation: the history is now what it was before Turn.
@@ -138,6 +273,9 @@ type RewindIn struct {
 	Home, Workspace string
 	Session         *memory.Session
 	Board           *blackboard.Store // for Delegation; nil otherwise
+	// MaxBytes bounds the checkpoint a rewind takes of what it left
+	// (agents.isolation_max_bytes).
+	MaxBytes int64
 	RewindOptions
 }
 
@@ -148,6 +286,9 @@ type RewindIn struct {
 // conversation by memory.Session.Rewind.
 func Rewind(ctx context.Context, in RewindIn) (*Rewound, error) {
 	k := newCheckpointer(in.Home, in.Workspace, in.Session.ID(), in.Board)
+	if k != nil {
+		k.maxBytes = in.MaxBytes
+	}
 	return k.rewind(ctx, in.Session, in.Board, in.RewindOptions)
 }
 
@@ -163,10 +304,11 @@ func (k *checkpointer) rewind(ctx context.Context, s *memory.Session, board *bla
 	}
 	out := &Rewound{Turn: o.Turn}
 	var only []string
+	afterIt := "" // a checkpoint after the delegation: only what changed since out.Checkpoint
 	switch {
 	case o.Delegation != "":
 		if o.Turn != 0 || o.ConversationOnly {
-			return nil, fmt.Errorf("%w: a delegation's rewind reverts its applied change (files only): give no turn", ErrRewindUsage)
+			return nil, fmt.Errorf("%w: a delegation's rewind reverts its files only: give no turn", ErrRewindUsage)
 		}
 		out.Turn = 0
 		if board == nil {
@@ -176,11 +318,17 @@ func (k *checkpointer) rewind(ctx context.Context, s *memory.Session, board *bla
 		if err != nil {
 			return nil, fmt.Errorf("rewind %s: %w", o.Delegation, err)
 		}
-		c := n.Handoff.Change
-		if c == nil || c.State != blackboard.ChangeApplied {
+		out.Delegation = o.Delegation
+		switch c := n.Handoff.Change; {
+		case c == nil:
+			// It wrote in the workspace itself (isolation none): its
+			// files are those that differ across it.
+			out.Checkpoint, afterIt = delegationCheckpoint(o.Delegation), delegationCheckpoint(o.Delegation)+afterSuffix
+		case c.State != blackboard.ChangeApplied:
 			return nil, fmt.Errorf("rewind %s: its change was never applied to the workspace, so there is nothing to revert (discard_change drops a pending one)", o.Delegation)
+		default:
+			only, out.Checkpoint = c.Files, applyCheckpoint(o.Delegation)
 		}
-		only, out.Checkpoint = c.Files, applyCheckpoint(o.Delegation)
 	default:
 		if out.Turn == 0 {
 			out.Turn = s.LastTurn()
@@ -197,13 +345,13 @@ func (k *checkpointer) rewind(ctx context.Context, s *memory.Session, board *bla
 		if k == nil {
 			return nil, fmt.Errorf("rewind: this session keeps no checkpoints (agents.checkpoints is false, or there is no yagent home); --conversation-only rewinds the conversation alone")
 		}
-		if err := k.rewindFiles(ctx, out, o.Force, only); err != nil {
+		if err := k.rewindFiles(ctx, out, o.Force, only, afterIt); err != nil {
 			return nil, err
 		}
 		if len(out.Files.Kept) > 0 {
 			kept = fmt.Errorf("%w since the last turn: %s (rewind again with --force to overwrite them)", ErrKept, strings.Join(out.Files.Kept, ", "))
 		}
-		if o.Delegation != "" && kept == nil {
+		if o.Delegation != "" && afterIt == "" && kept == nil {
 			// Reverted: the change is pending again (apply_change redoes it).
 			err := board.UpdateChange(s.BoardID(), o.Delegation, func(c *blackboard.NoteChange) error {
 				c.State = blackboard.ChangePending
@@ -226,7 +374,7 @@ func (k *checkpointer) rewind(ctx context.Context, s *memory.Session, board *bla
 // ErrRewindUsage: a rewind asked for something that cannot be (exit 2).
 var ErrRewindUsage = errors.New("bad rewind")
 
-func (k *checkpointer) rewindFiles(ctx context.Context, out *Rewound, force bool, only []string) error {
+func (k *checkpointer) rewindFiles(ctx context.Context, out *Rewound, force bool, only []string, afterIt string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	cps, err := k.open(ctx)
@@ -238,6 +386,16 @@ func (k *checkpointer) rewindFiles(ctx context.Context, out *Rewound, force bool
 		return err
 	}
 	to, latest := k.session+"/"+out.Checkpoint, k.session+"/"+latestCheckpoint
+	if afterIt != "" {
+		if !slices.Contains(names, to) || !slices.Contains(names, k.session+"/"+afterIt) {
+			return fmt.Errorf("rewind %s: session %s has no checkpoint of that delegation (one that writes in the workspace itself is checkpointed since issue 28; an isolated one's change is reverted once applied)", out.Delegation, k.session)
+		}
+		changed, err := cps.Changed(ctx, to, k.session+"/"+afterIt)
+		if err != nil {
+			return err
+		}
+		only = append([]string{}, changed...) // none: nothing to restore (nil would be every file)
+	}
 	if !slices.Contains(names, to) {
 		return fmt.Errorf("rewind: session %s has no checkpoint %s (they are taken before each turn and each apply_change since issue 28; an older session has none: --conversation-only rewinds the conversation alone)", k.session, out.Checkpoint)
 	}
@@ -263,8 +421,11 @@ func (k *checkpointer) rewindFiles(ctx context.Context, out *Rewound, force bool
 func (r *Rewound) Report() string {
 	var b strings.Builder
 	what := fmt.Sprintf("before turn %d", r.Turn)
-	if r.Turn == 0 {
-		what = "before " + strings.TrimPrefix(r.Checkpoint, "apply-") + "'s change was applied"
+	switch {
+	case r.Delegation != "" && strings.HasPrefix(r.Checkpoint, "apply-"):
+		what = "before " + r.Delegation + "'s change was applied"
+	case r.Delegation != "":
+		what = "before the delegation " + r.Delegation + " ran"
 	}
 	if r.Checkpoint != "" {
 		fmt.Fprintf(&b, "files as they were %s:\n", what)
@@ -276,6 +437,9 @@ func (r *Rewound) Report() string {
 				fmt.Fprintf(&b, "  %s: %s\n", l.label, strings.Join(l.files, ", "))
 			}
 		}
+		if u := r.Files.Unrestorable; len(u) > 0 {
+			fmt.Fprintf(&b, "  not restored, no checkpoint holds them (too large, agents.isolation_max_bytes): %s\n", listSome(u))
+		}
 		if len(r.Files.Written)+len(r.Files.Removed)+len(r.Files.Kept) == 0 {
 			b.WriteString("  nothing differed\n")
 		}
@@ -284,4 +448,44 @@ func (r *Rewound) Report() string {
 		fmt.Fprintf(&b, "conversation as it was %s: the next request carries turns 1 to %d\n", what, r.Turn-1)
 	}
 	return b.String()
+}
+
+// DropCheckpoints removes the checkpoints of sessions taken in workspace,
+// and the objects only they held — the whole shadow when no other
+// session keeps one; a workspace with none is left alone (nothing made).
+func DropCheckpoints(ctx context.Context, home, workspace string, sessions ...string) error {
+	dir := CheckpointsDir(home)
+	if home == "" || workspace == "" || !change.CheckpointsExist(dir, workspace) {
+		return nil
+	}
+	cps, err := change.OpenCheckpoints(ctx, dir, workspace)
+	if err != nil {
+		return err
+	}
+	names, err := cps.Names(ctx)
+	if err != nil {
+		return err
+	}
+	var drop []string
+	left := 0
+	for _, n := range names {
+		s, _, _ := strings.Cut(n, "/")
+		switch {
+		case !slices.Contains(sessions, s):
+			left++
+		case !slices.Contains(drop, s):
+			drop = append(drop, s)
+		}
+	}
+	if left == 0 {
+		// No other session keeps any: the shadow goes whole (its index
+		// holds the files last taken, which a collection would keep).
+		return cps.Remove()
+	}
+	for _, s := range drop {
+		if err := cps.DropSession(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -131,6 +132,49 @@ func TestRewindTurns(t *testing.T) {
 			if _, err := d.Rewind(t.Context(), RewindOptions{Delegation: ref}); err == nil || !strings.Contains(err.Error(), "never applied") {
 				t.Errorf("rewinding a change not applied: %v", err)
 			}
+
+			// A delegation that writes in the workspace itself
+			// (isolation: none) is checkpointed around: yagent rewind
+			// --delegation (Rewind, another checkpointer) takes back the
+			// files it changed, and only those.
+			turn("TURN6: delegate in place")
+			if got := readFile(t, filepath.Join(ws, "other.txt")); got != "n\n" {
+				t.Fatalf("the worker did not edit in place: %q", got)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "person.txt"), []byte("mine\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err = store.ListNotes("rw", blackboard.ListOptions{})
+			if err != nil || len(res.Notes) != 2 {
+				t.Fatalf("notes %v, %v", res, err)
+			}
+			inPlace := res.Notes[0].Ref
+			if inPlace == ref {
+				inPlace = res.Notes[1].Ref
+			}
+			r, err = Rewind(t.Context(), RewindIn{Home: home, Workspace: ws, Session: sess, Board: store, RewindOptions: RewindOptions{Delegation: inPlace}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := files(t, ws); got["other.txt"] != "o\n" || got["person.txt"] != "mine\n" || !slices.Equal(r.Files.Written, []string{"other.txt"}) || r.Conversation {
+				t.Errorf("after the in-place delegation's rewind: %v (%+v)", got, r)
+			}
+			if rep := r.Report(); !strings.Contains(rep, "before the delegation "+inPlace+" ran") {
+				t.Errorf("the report: %s", rep)
+			}
+			cps, err := change.OpenCheckpoints(t.Context(), CheckpointsDir(home), ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names, err := cps.Names(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				if strings.Contains(n, "delegation-") && !strings.HasPrefix(n, "rw/"+delegationCheckpoint(inPlace)) {
+					t.Errorf("checkpoint %s: only the in-place delegation gets them (the isolated one is checkpointed at its apply)", n)
+				}
+			}
 		})
 	}
 }
@@ -160,4 +204,49 @@ func files(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestCheckpointBound: a checkpoint reads at most
+// agents.isolation_max_bytes of files new to it; the largest are skipped,
+// said once in a notice, and a rewind names them as not restored.
+func TestCheckpointBound(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed (checkpoints keep a shadow repository)")
+	}
+	ws := plainWorkspace(t, map[string]string{"keep.txt": "v0\n", "gone.txt": "bye\n", "other.txt": "o\n", "big.bin": strings.Repeat("x", 5000)})
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "rewind.yaml"))
+	home := t.TempDir()
+	events := &agents.Recorder{}
+	d, _, _ := testDirector(t, testEnv{srv: srv, home: home, store: blackboard.Open(filepath.Join(home, "notes")), id: "rb", kind: memory.KindRun, workspace: ws,
+		allowShell: true, events: events, tweak: func(c *config.Config) { c.Agents.IsolationMaxBytes = 1000 }})
+	for _, in := range []string{"TURN1: make a file", "TURN2: edit files"} {
+		if _, err := d.Turn(t.Context(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := 0
+	for _, e := range events.Events() {
+		if e.Type == agents.EventNotice && strings.Contains(e.Text, "checkpoints skip") {
+			said++
+			if !strings.Contains(e.Text, "big.bin") || !strings.Contains(e.Text, "agents.isolation_max_bytes") {
+				t.Errorf("the notice: %q; want big.bin and the key", e.Text)
+			}
+		}
+	}
+	if said != 1 {
+		t.Errorf("the skipped file was said %d times; want once", said)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "big.bin"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Rewind(t.Context(), RewindOptions{Turn: 1, FilesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, ws); got["made.txt"] != "" || got["keep.txt"] != "v0\n" || got["big.bin"] != "changed\n" {
+		t.Errorf("after the rewind: %v", got)
+	}
+	if rep := r.Report(); !strings.Contains(rep, "not restored") || !strings.Contains(rep, "big.bin") {
+		t.Errorf("the report does not name big.bin:\n%s", rep)
+	}
 }

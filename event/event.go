@@ -149,6 +149,16 @@ type DelegationEvent struct {
 	Reason     string      `json:"reason,omitempty"`
 	Resumed    bool        `json:"resumed,omitempty"`
 	Recovered  bool        `json:"recovered,omitempty"`
+	// Change is the diffstat of the change an isolated delegation left
+	// pending (issue 28); nil when it changed nothing or was not isolated.
+	Change *ChangeStat `json:"change,omitempty"`
+}
+
+// ChangeStat is a change's diffstat.
+type ChangeStat struct {
+	Files      int `json:"files"`
+	Insertions int `json:"insertions"`
+	Deletions  int `json:"deletions"`
 }
 
 // BatchEvent describes a batch plan's run: at batch_started the plan, at

@@ -267,6 +267,48 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 	return m, pending
 }
 
+// Live returns the items of a rollout a view shows as the conversation:
+// a rewound event drops what came since the turn it names started (as
+// Rebuild does; the event itself stays, marking the place), so the turns
+// rewound are not shown. Usage and delegations outside the turns dropped
+// are kept; totals of spend read every item instead.
+func Live(items []Item) []Item {
+	var out []Item
+	before := map[int][]Item{}
+	for _, it := range items {
+		switch it.Type {
+		case event.TurnStarted:
+			before[it.Turn] = out[:len(out):len(out)]
+		case event.Rewound:
+			if b, ok := before[it.Turn]; ok {
+				out = b
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// LiveTurns counts the turns a rollout's conversation still holds: the
+// finished ones, less those a rewind took back.
+func LiveTurns(items []Item) int {
+	n := 0
+	before := map[int]int{}
+	for _, it := range items {
+		switch it.Type {
+		case event.TurnStarted:
+			before[it.Turn] = n
+		case event.TurnFinished:
+			n++
+		case event.Rewound:
+			if b, ok := before[it.Turn]; ok {
+				n = b
+			}
+		}
+	}
+	return n
+}
+
 // rewindTo makes the conversation b's (the memory as a turn started)
 // again; the messages recorded stay counted (total), so global indices
 // keep growing and compactions after the rewind still refer to the right

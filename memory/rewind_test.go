@@ -2,8 +2,11 @@ package memory
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -60,4 +63,60 @@ func TestRewind(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("rewound twice", r.History(), want)
+}
+
+// TestLiveAfterRewind: what views show after a rewind — the row's turn
+// count and Live's items hold only the turns still in the conversation
+// (the rewound event marks the place), however many rewinds.
+func TestLiveAfterRewind(t *testing.T) {
+	st := newStore(t)
+	s := newSession(t, st, KindRun, "/w")
+	turn(t, s, "q1", "a1")
+	turn(t, s, "q2", "a2")
+	turn(t, s, "q3", "a3")
+	if err := s.Rewind(t.Context(), 2); err != nil {
+		t.Fatal(err)
+	}
+	turn(t, s, "q4", "a4")
+	row := func(want int) {
+		t.Helper()
+		in, err := st.Get(t.Context(), s.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Turns != want || s.Info().Turns != want {
+			t.Errorf("turns: row %d, session %d; want %d (only live ones)", in.Turns, s.Info().Turns, want)
+		}
+	}
+	row(2)
+	shown := func(want ...string) {
+		t.Helper()
+		r, err := LoadRollout(s.Info().Rollout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range Live(r.Items) {
+			switch {
+			case it.Type == event.Message:
+				got = append(got, it.Message.Content)
+			case it.Type == event.Rewound:
+				got = append(got, "rewound "+strconv.Itoa(it.Turn))
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("Live shows %q; want %q", got, want)
+		}
+		if n := LiveTurns(r.Items); n != s.Info().Turns {
+			t.Errorf("LiveTurns = %d, the row %d", n, s.Info().Turns)
+		}
+	}
+	shown("q1", "a1", "rewound 2", "q4", "a4")
+	// Back to before turn 3: turn 2 is in the conversation again (its
+	// memory as turn 3 started), as Rebuild has it.
+	if err := s.Rewind(t.Context(), 3); err != nil {
+		t.Fatal(err)
+	}
+	row(2)
+	shown("q1", "a1", "q2", "a2", "rewound 3")
 }

@@ -351,12 +351,15 @@ func (s *Session) Rewind(ctx context.Context, turn int) error {
 	if err := s.w.Write(e, true); err != nil {
 		return err
 	}
-	mem, _ := Rebuild(append(r.Items, Item{Event: e}))
+	items := append(r.Items, Item{Event: e})
+	mem, _ := Rebuild(items)
+	turns := LiveTurns(items) // the row counts the turns still in the conversation
 	s.mu.Lock()
 	s.mem = mem
 	s.info.SummaryUpto = mem.Base
+	s.info.Turns = turns
 	s.mu.Unlock()
-	return s.st.update(ctx, s.ID(), `summary_upto = ?`, mem.Base)
+	return s.st.update(ctx, s.ID(), `summary_upto = ?, turns = ?`, mem.Base, turns)
 }
 
 // SetNudged records that a one-time pressure nudge was shown for the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/agents/eventline"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/tui"
 )
@@ -53,6 +54,9 @@ func rendererEvents() []struct {
 		{"sub-agent usage", agents.Event{Type: agents.EventUsage, Agent: "explorer", Depth: 1, Parent: "d1", Usage: usage}},
 		{"delegation finished", agents.Event{Type: agents.EventDelegationFinished, Time: at(1600), Agent: "director",
 			Delegation: &agents.DelegationEvent{CallID: "d1", Agent: "explorer", Status: "ok", Ref: "explorer/20260501-map", Conclusion: "go 1.26, 18 packages", ElapsedMS: 1500, Usage: usage}}},
+		{"delegation finished with a change", agents.Event{Type: agents.EventDelegationFinished, Time: at(1650), Agent: "director",
+			Delegation: &agents.DelegationEvent{CallID: "d3", Agent: "worker", Status: "ok", Ref: "worker/20260501-edit", Conclusion: "edited", ElapsedMS: 2100,
+				Change: &event.ChangeStat{Files: 2, Insertions: 12, Deletions: 3}}}},
 		{"delegation finished, no note", agents.Event{Type: agents.EventDelegationFinished, Time: at(1700), Agent: "director",
 			Delegation: &agents.DelegationEvent{CallID: "d2", Agent: "explorer", Status: "abandoned", Conclusion: "", Reason: "cancelled", ElapsedMS: 340}}},
 		{"retry", agents.Event{Type: agents.EventRetry, Agent: "director", Step: 2, Text: "retrying (2/4) in 500ms", Error: "stream ended before the answer finished"}},

@@ -196,8 +196,10 @@ func (s *Server) transcriptPage(w http.ResponseWriter, r *http.Request) {
 	}
 	names := map[string]string{}
 	var out []entry
-	for _, it := range ro.Items {
+	for _, it := range memory.Live(ro.Items) { // rewound turns are not shown
 		switch it.Type {
+		case event.Rewound:
+			out = append(out, entry{Kind: "rewound", Time: it.Time, Turn: it.Turn})
 		case event.TurnStarted:
 			out = append(out, entry{Kind: "turn", Time: it.Time, Turn: it.Turn})
 		case event.Message:

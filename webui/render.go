@@ -285,6 +285,8 @@ func (e entry) write(w *pageWriter) {
 		w.raw("</details>\n")
 	case "cleared":
 		w.raw("<div class=\"cleared\">history cleared</div>\n")
+	case "rewound":
+		w.raw("<div class=\"cleared\">rewound to before turn ", num(e.Turn), ": the turns since are not shown (the rollout keeps them)</div>\n")
 	case "system":
 		w.raw(`<details class="result"><summary>system</summary><pre>`, esc(e.Text), `</pre>`)
 		e.TextCut.write(w)

@@ -132,6 +132,13 @@ func (v *View) Lines(e agents.Event, o Options) []Line {
 		if d.ElapsedMS > 0 {
 			took = " in " + Seconds(d.ElapsedMS)
 		}
+		if c := d.Change; c != nil {
+			files := "files"
+			if c.Files == 1 {
+				files = "file"
+			}
+			took += fmt.Sprintf(" (+%d −%d, %d %s)", c.Insertions, c.Deletions, c.Files, files)
+		}
 		return one(Progress, "%s⇠ %s %s %s%s — %s", indent, label, d.Status, ref, took, brief.Line(brief.FirstNonBlank(d.Conclusion, d.Reason), conclusionRunes))
 	case agents.EventDelegationSkipped:
 		d := e.Delegation

@@ -39,7 +39,7 @@ func NewCmdRewind(f *Factory) *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			r, err := director.Rewind(ctx, director.RewindIn{Home: cfg.Home, Workspace: in.Cwd, Session: s, Board: board, RewindOptions: o})
+			r, err := director.Rewind(ctx, director.RewindIn{Home: cfg.Home, Workspace: in.Cwd, Session: s, Board: board, MaxBytes: cfg.Agents.IsolationMaxBytes, RewindOptions: o})
 			if r != nil {
 				fmt.Fprint(f.IO.Out, r.Report())
 			}
@@ -51,10 +51,10 @@ func NewCmdRewind(f *Factory) *cobra.Command {
 	}
 	t.register(cmd)
 	cmd.Flags().IntVar(&o.Turn, "turn", 0, "back to before turn N (default: the last turn)")
-	cmd.Flags().StringVar(&o.Delegation, "delegation", "", "revert the applied change of this note (its files only)")
-	cmd.Flags().BoolVar(&o.FilesOnly, "files-only", false, "leave the conversation")
-	cmd.Flags().BoolVar(&o.ConversationOnly, "conversation-only", false, "leave the files")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "overwrite files you changed since the last turn")
+	cmd.Flags().StringVar(&o.Delegation, "delegation", "", "revert this note's delegation, its files only: its applied change, or what it changed in place (isolation: none)")
+	for _, s := range director.RewindSwitches() { // /rewind's too
+		cmd.Flags().BoolVar(s.Field(&o), s.Name, false, s.Help)
+	}
 	cmd.MarkFlagsMutuallyExclusive("turn", "delegation")
 	cmd.MarkFlagsMutuallyExclusive("files-only", "conversation-only")
 	return cmd

@@ -166,7 +166,7 @@ func sessionsRmRun(ctx context.Context, f *Factory, opts *sessionsRmOptions) err
 	if err != nil {
 		return err
 	}
-	removed, err := st.Delete(ctx, opts.Ref)
+	removed, err := chat.RemoveSession(ctx, st, opts.Ref) // its checkpoints too
 	if err != nil {
 		return err
 	}
