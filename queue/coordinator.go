@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -150,14 +152,20 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 	defer cancel()
 	var jobID int64
 	var landedRef, landedStatus *string
-	err := c.q.pool.QueryRow(dbctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
-		c.run, id).Scan(&jobID, &landedRef, &landedStatus)
+	err := c.retrying(func() error {
+		return c.q.pool.QueryRow(dbctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
+			c.run, id).Scan(&jobID, &landedRef, &landedStatus)
+	})
 	switch {
 	case err == nil && landedRef != nil:
 		// Landed, and the note is gone from the board since: never twice.
 		return agents.DelegationResult{Status: blackboard.Status(*landedStatus), Ref: *landedRef, Conclusion: "landed earlier in this plan run"}, nil
 	case err == nil:
-		row, gerr := c.client.JobGet(dbctx, jobID)
+		var row *rivertype.JobRow
+		gerr := c.retrying(func() (err error) {
+			row, err = c.client.JobGet(dbctx, jobID)
+			return err
+		})
 		if gerr == nil && row.State != rivertype.JobStateCancelled {
 			return c.wait(ctx, d, jobID)
 		}
@@ -167,11 +175,45 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 	if ctx.Err() != nil { // nothing new starts
 		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
 	}
-	jobID, err = c.enqueue(dbctx, d)
+	// A retried enqueue whose first commit went through after all leaves
+	// a job nobody lands (the row points at the new one): a model call
+	// spent twice, never a second note.
+	err = c.retrying(func() (err error) {
+		jobID, err = c.enqueue(dbctx, d)
+		return err
+	})
 	if err != nil {
 		return agents.DelegationResult{}, err
 	}
 	return c.wait(ctx, d, jobID)
+}
+
+// retrying runs f again while it fails for want of the database (a
+// PostgreSQL restart drops every connection) and the lease holds.
+func (c *Coordinator) retrying(f func() error) error {
+	for {
+		err := f()
+		if err == nil || !transient(err) {
+			return err
+		}
+		if lerr := c.lease.check(); lerr != nil {
+			return fmt.Errorf("%w (last error: %v)", lerr, err)
+		}
+		time.Sleep(landRetry)
+	}
+}
+
+// transient reports whether err is the database's going away rather than
+// an answer: a connection that failed or was closed, a server shutting
+// down (SQLSTATE class 08, 57P).
+func transient(err error) bool {
+	var pge *pgconn.PgError
+	if errors.As(err, &pge) {
+		return strings.HasPrefix(pge.Code, "08") || strings.HasPrefix(pge.Code, "57P")
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection reset")
 }
 
 // queryTimeout bounds a query run apart from the caller's context.

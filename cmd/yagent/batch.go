@@ -160,20 +160,50 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	parallel := int(opts.Parallel)
 	bopts := batch.Options{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
 	var coord *queue.Coordinator
+	var lease *batch.Lease
+	// A coordinator that loses its lease stops the batch at once: nothing
+	// new starts, and what runs is left to the run's new holder.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if q != nil {
 		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
-			Digest: plan.Digest(), Resume: opts.Resume, Events: sink})
+			Digest: plan.Digest(), Resume: opts.Resume, Events: sink, OnLost: func(error) { stop() }})
 		if err != nil {
 			return err
 		}
 		bopts.Executor = coord
-	} else if parallel == 0 && plan.Parallel == 0 {
-		parallel = cfg.Agents.MaxParallelDelegations
+	} else {
+		// In this process the run's lease is a row of the state database:
+		// a second yagent batch of the plan and board is refused.
+		st, err := f.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		dur := cfg.Queue.Lease.D()
+		if dur <= 0 {
+			dur = queue.DefaultLease
+		}
+		lease, err = batch.AcquireLease(ctx, st.DB.DB, batch.LeaseOptions{Board: board, Plan: opts.PlanFile, Digest: plan.Digest(),
+			Duration: dur, OnLost: func(error) { stop() }})
+		if err != nil {
+			return err
+		}
+		defer lease.Release()
+		if parallel == 0 && plan.Parallel == 0 {
+			parallel = cfg.Agents.MaxParallelDelegations
+		}
 	}
 	bopts.Parallel = parallel
 	rep, err := batch.Run(ctx, plan, bopts)
+	var leaseErr error // exit 1, not the cancel it caused
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
+		leaseErr = coord.LeaseErr()
+	} else {
+		leaseErr = lease.Err()
+	}
+	if leaseErr != nil {
+		err = leaseErr
 	}
 	if rep == nil {
 		if jp, ok := sink.(*printer.JSON); ok {
@@ -187,7 +217,11 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		human.Finish(rep)
 	}
-	err = rep.Err(board, coord != nil, err)
+	if leaseErr != nil {
+		err = fmt.Errorf("batch stopped (%s): %w", rep.CountsText(), leaseErr)
+	} else {
+		err = rep.Err(board, coord != nil, err)
+	}
 	if jp, ok := sink.(*printer.JSON); ok {
 		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
 	}
