@@ -40,6 +40,10 @@ func (e *BusyError) Error() string {
 
 func (e *BusyError) Unwrap() error { return ErrRunBusy }
 
+// DefaultLease is the lease of LeaseOptions.Duration 0 (queue.lease's
+// default).
+const DefaultLease = 30 * time.Second
+
 // LeaseOptions say which plan run an in-process batch owns.
 type LeaseOptions struct {
 	Board, Plan, Digest string
@@ -71,6 +75,9 @@ type Lease struct {
 // state database), refusing with a *BusyError while another holder's has
 // not expired.
 func AcquireLease(ctx context.Context, db *sql.DB, opts LeaseOptions) (_ *Lease, err error) {
+	if opts.Duration <= 0 {
+		opts.Duration = DefaultLease
+	}
 	host, _ := os.Hostname()
 	now := time.Now()
 	tx, err := db.BeginTx(ctx, nil) // immediate: the write lock first
@@ -139,7 +146,7 @@ func (l *Lease) keep(ctx context.Context) {
 			l.lose(fmt.Errorf("%w: it expired and another yagent batch took the run over; this one stopped", ErrLeaseLost))
 			return
 		default:
-			if l.Err() != nil {
+			if l.LeaseErr() != nil {
 				return
 			}
 		}
@@ -158,9 +165,9 @@ func (l *Lease) lose(err error) {
 	}
 }
 
-// Err is ErrLeaseLost once the lease is lost (taken, or not renewed in
+// LeaseErr is ErrLeaseLost once the lease is lost (taken, or not renewed in
 // time), else nil.
-func (l *Lease) Err() error {
+func (l *Lease) LeaseErr() error {
 	l.mu.Lock()
 	err, until, released := l.err, l.until, l.released
 	l.mu.Unlock()
@@ -169,7 +176,7 @@ func (l *Lease) Err() error {
 	}
 	if time.Now().After(until) {
 		l.lose(fmt.Errorf("%w: the state database could not be written for longer than the lease (%s); this one stopped, run the batch again with --resume", ErrLeaseLost, l.opts.Duration))
-		return l.Err()
+		return l.LeaseErr()
 	}
 	return nil
 }
@@ -179,7 +186,7 @@ func (l *Lease) Err() error {
 func (l *Lease) Release() {
 	l.stop()
 	<-l.done
-	if l.Err() != nil {
+	if l.LeaseErr() != nil {
 		return
 	}
 	l.mu.Lock()

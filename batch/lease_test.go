@@ -49,7 +49,7 @@ func TestLease(t *testing.T) {
 	}
 	// Renewed past its duration: still held.
 	time.Sleep(1500 * time.Millisecond)
-	if err := held.Err(); err != nil {
+	if err := held.LeaseErr(); err != nil {
 		t.Fatalf("the holder lost a lease it renews: %v", err)
 	}
 	if _, err := AcquireLease(t.Context(), db.DB, opts); !errors.Is(err, ErrRunBusy) {
@@ -66,7 +66,7 @@ func TestLease(t *testing.T) {
 	if next.token <= held.token {
 		t.Errorf("the new holder's token %d; want above the old one's %d", next.token, held.token)
 	}
-	if err := held.Err(); !errors.Is(err, ErrLeaseLost) {
+	if err := held.LeaseErr(); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("the old holder: %v; want ErrLeaseLost", err)
 	}
 	next.Release()
