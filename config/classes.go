@@ -206,6 +206,9 @@ var KeyClasses = map[string]KeyClass{
 	"queue.rescue_after": {Class: Exhausts, Harm: AnyChange},
 	"queue.max_attempts": {Class: Exhausts, Harm: Larger},
 	"queue.concurrency":  {Class: Exhausts, Harm: Larger},
+	// A shorter lease stops a batch on a brief database outage, a longer
+	// one keeps a dead coordinator's run from being resumed.
+	"queue.lease": {Class: Exhausts, Harm: AnyChange},
 
 	"telemetry.endpoint":         {Class: RoutesData},
 	"telemetry.headers":          {Class: RoutesData},

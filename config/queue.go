@@ -15,6 +15,9 @@ type Queue struct {
 	RescueAfter Duration `yaml:"rescue_after" json:"rescue_after"`
 	MaxAttempts int      `yaml:"max_attempts" json:"max_attempts"`
 	Concurrency int      `yaml:"concurrency" json:"concurrency"`
+	// Lease is how long a batch's coordinator owns its plan run without
+	// renewing it (in-process batches too).
+	Lease Duration `yaml:"lease" json:"lease"`
 }
 
 // MarshalYAML masks the DSN's password: `config show` never prints it.

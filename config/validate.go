@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -140,6 +141,7 @@ func (c *Config) validate(layers []layer) error {
 	}
 	check(c.Queue.RescueAfter.D() > 0, "queue.rescue_after", "want a duration above 0 (longer than your longest delegation), got %s", c.Queue.RescueAfter)
 	check(c.Queue.MaxAttempts >= 1, "queue.max_attempts", "want 1 or more, got %d", c.Queue.MaxAttempts)
+	check(c.Queue.Lease.D() >= time.Second, "queue.lease", "want a duration of 1s or more (30s is the default), got %s", c.Queue.Lease)
 	check(c.Queue.Concurrency >= 1, "queue.concurrency", "want 1 or more, got %d", c.Queue.Concurrency)
 	tel := c.Telemetry
 	if tel.Endpoint != "" {

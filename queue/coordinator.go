@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -38,6 +39,10 @@ type CoordinatorOptions struct {
 	Resume bool
 	// Events receives notices: the run, reattachment, failed attempts.
 	Events agents.Sink
+	// OnLost is called once when the coordinator loses its lease
+	// (ErrLeaseLost): it lands nothing more, and the caller should stop
+	// the batch (cancel its context: the jobs are left to the new holder).
+	OnLost func(error)
 }
 
 // Coordinator runs a plan's delegations on the queue's workers and lands
@@ -48,7 +53,7 @@ type Coordinator struct {
 	opts   CoordinatorOptions
 	client *river.Client[pgx.Tx]
 	run    string
-	lock   *pgxpool.Conn
+	lease  *lease
 	// onBoard are notes of this run found on the board when it was
 	// reattached (their landing may not have been recorded).
 	onBoard map[string]blackboard.NoteMeta
@@ -78,17 +83,19 @@ func (q *Queue) Coordinate(ctx context.Context, opts CoordinatorOptions) (_ *Coo
 	if c.client, err = q.client(coordinatorConfig()); err != nil {
 		return nil, err
 	}
-	if c.lock, err = q.pool.Acquire(ctx); err != nil {
-		return nil, fmt.Errorf("queue %s: %w", q.addr, err)
+	// The lease comes first: a second coordinator of the same plan and
+	// board is refused before it finds or records a run.
+	if c.lease, err = q.acquireLease(ctx, opts.Board, opts.Plan, opts.Digest, c.lost); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			c.lock.Release()
+			c.lease.release()
 		}
 	}()
 	attached := false
 	if opts.Resume {
-		err := c.lock.QueryRow(ctx, `SELECT id FROM yagent_batch_run WHERE board = $1 AND digest = $2 AND finished_at IS NULL
+		err := q.pool.QueryRow(ctx, `SELECT id FROM yagent_batch_run WHERE board = $1 AND digest = $2 AND finished_at IS NULL
 			ORDER BY created_at DESC LIMIT 1`, opts.Board, opts.Digest).Scan(&c.run)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return nil, fmt.Errorf("find the plan run to resume: %w", err)
@@ -97,17 +104,10 @@ func (q *Queue) Coordinate(ctx context.Context, opts CoordinatorOptions) (_ *Coo
 	}
 	if !attached {
 		c.run = newRunID(time.Now())
-		if _, err := c.lock.Exec(ctx, `INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ($1, $2, $3, $4)`,
+		if _, err := q.pool.Exec(ctx, `INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ($1, $2, $3, $4)`,
 			c.run, opts.Board, opts.Plan, opts.Digest); err != nil {
 			return nil, fmt.Errorf("record the plan run: %w", err)
 		}
-	}
-	var locked bool
-	if err := c.lock.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended('yagent_batch_run:' || $1, 0))`, c.run).Scan(&locked); err != nil {
-		return nil, fmt.Errorf("lock the plan run: %w", err)
-	}
-	if !locked {
-		return nil, fmt.Errorf("%w: run %s on board %s is being coordinated right now; wait for that yagent batch to end (or stop it), then --resume", ErrRunBusy, c.run, opts.Board)
 	}
 	if attached {
 		if err := c.findLanded(); err != nil {
@@ -152,14 +152,20 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 	defer cancel()
 	var jobID int64
 	var landedRef, landedStatus *string
-	err := c.q.pool.QueryRow(dbctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
-		c.run, id).Scan(&jobID, &landedRef, &landedStatus)
+	err := c.retrying(func() error {
+		return c.q.pool.QueryRow(dbctx, `SELECT job_id, landed_ref, landed_status FROM yagent_batch_job WHERE run_id = $1 AND delegation = $2`,
+			c.run, id).Scan(&jobID, &landedRef, &landedStatus)
+	})
 	switch {
 	case err == nil && landedRef != nil:
 		// Landed, and the note is gone from the board since: never twice.
 		return agents.DelegationResult{Status: blackboard.Status(*landedStatus), Ref: *landedRef, Conclusion: "landed earlier in this plan run"}, nil
 	case err == nil:
-		row, gerr := c.client.JobGet(dbctx, jobID)
+		var row *rivertype.JobRow
+		gerr := c.retrying(func() (err error) {
+			row, err = c.client.JobGet(dbctx, jobID)
+			return err
+		})
 		if gerr == nil && row.State != rivertype.JobStateCancelled {
 			return c.wait(ctx, d, jobID)
 		}
@@ -169,11 +175,45 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 	if ctx.Err() != nil { // nothing new starts
 		return agents.DelegationResult{Abandoned: true, Reason: "cancelled"}, nil
 	}
-	jobID, err = c.enqueue(dbctx, d)
+	// A retried enqueue whose first commit went through after all leaves
+	// a job nobody lands (the row points at the new one): a model call
+	// spent twice, never a second note.
+	err = c.retrying(func() (err error) {
+		jobID, err = c.enqueue(dbctx, d)
+		return err
+	})
 	if err != nil {
 		return agents.DelegationResult{}, err
 	}
 	return c.wait(ctx, d, jobID)
+}
+
+// retrying runs f again while it fails for want of the database (a
+// PostgreSQL restart drops every connection) and the lease holds.
+func (c *Coordinator) retrying(f func() error) error {
+	for {
+		err := f()
+		if err == nil || !transient(err) {
+			return err
+		}
+		if lerr := c.lease.check(); lerr != nil {
+			return fmt.Errorf("%w (last error: %v)", lerr, err)
+		}
+		time.Sleep(landRetry)
+	}
+}
+
+// transient reports whether err is the database's going away rather than
+// an answer: a connection that failed or was closed, a server shutting
+// down (SQLSTATE class 08, 57P).
+func transient(err error) bool {
+	var pge *pgconn.PgError
+	if errors.As(err, &pge) {
+		return strings.HasPrefix(pge.Code, "08") || strings.HasPrefix(pge.Code, "57P")
+	}
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "conn closed") || strings.Contains(err.Error(), "connection reset")
 }
 
 // queryTimeout bounds a query run apart from the caller's context.
@@ -247,6 +287,10 @@ func (c *Coordinator) wait(ctx context.Context, d agents.Delegation, jobID int64
 		c.mu.Lock()
 		delete(c.waiting, jobID)
 		c.mu.Unlock()
+		if err := c.lease.check(); err != nil {
+			// The run has another coordinator now: its jobs are its.
+			return agents.DelegationResult{Abandoned: true, Reason: err.Error()}, nil
+		}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if _, err := c.client.JobCancel(cctx, jobID); err != nil {
@@ -280,13 +324,12 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 	default:
 		note = degradedNote(d, row, out)
 	}
-	defer c.dropPatch(ctx, row.ID)
 	note.Handoff.Key = LandingKey(c.run, d.CallID)
-	meta, err := c.opts.Runner.Board.WriteNote(d.BoardID, note)
+	meta, err := c.landNote(ctx, d, note)
 	if err != nil {
-		return res, fmt.Errorf("land the handoff of %s: %w", d.CallID, err)
+		return res, err
 	}
-	c.markLanded(ctx, d.CallID, meta)
+	c.dropPatch(ctx, row.ID)
 	res.Status, res.Ref, res.Conclusion, res.Reason = meta.Status, meta.Ref, meta.Conclusion, note.Handoff.Reason
 	if rec := c.opts.Runner.Recorder; rec != nil {
 		if hooks, err := rec(ctx, d); err == nil {
@@ -301,6 +344,61 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 		}
 	}
 	return res, nil
+}
+
+// landNote writes note on the board and records that it landed, fenced
+// by the lease: in one transaction that holds the lease row for share
+// (no other coordinator can take it meanwhile) and fails when this
+// coordinator no longer holds it. A database that does not answer is
+// retried while the lease lasts; then the lease is lost.
+func (c *Coordinator) landNote(ctx context.Context, d agents.Delegation, note blackboard.NewNote) (blackboard.NoteMeta, error) {
+	for {
+		meta, written, err := c.landTx(ctx, d, note)
+		switch {
+		case written:
+			if err != nil {
+				c.notice(fmt.Sprintf("warning: queue: record that %s landed as %s: %v (--resume finds the note by its key)", d.CallID, meta.Ref, err))
+			}
+			return meta, nil
+		case errors.Is(err, ErrLeaseLost):
+			return meta, fmt.Errorf("land the handoff of %s: %w", d.CallID, err)
+		case err != nil && errors.Is(err, errBoard):
+			return meta, fmt.Errorf("land the handoff of %s: %w", d.CallID, err)
+		}
+		if lerr := c.lease.check(); lerr != nil {
+			return meta, fmt.Errorf("land the handoff of %s: %w (last error: %v)", d.CallID, lerr, err)
+		}
+		time.Sleep(landRetry)
+	}
+}
+
+// landRetry spaces the attempts to land while the database does not answer.
+const landRetry = 200 * time.Millisecond
+
+// errBoard marks a failed write of the board (not retried).
+var errBoard = errors.New("board")
+
+// landTx is one attempt of landNote; written says the note is on the board.
+func (c *Coordinator) landTx(ctx context.Context, d agents.Delegation, note blackboard.NewNote) (meta blackboard.NoteMeta, written bool, err error) {
+	dbctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+	defer cancel()
+	tx, err := c.q.pool.Begin(dbctx)
+	if err != nil {
+		return meta, false, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := c.lease.fence(dbctx, tx); err != nil {
+		return meta, false, err
+	}
+	meta, err = c.opts.Runner.Board.WriteNote(d.BoardID, note)
+	if err != nil {
+		return meta, false, fmt.Errorf("%w: %w", errBoard, err)
+	}
+	if _, err := tx.Exec(dbctx, `UPDATE yagent_batch_job SET landed_ref = $3, landed_status = $4, landed_at = now()
+		WHERE run_id = $1 AND delegation = $2`, c.run, d.CallID, meta.Ref, string(meta.Status)); err != nil {
+		return meta, true, err
+	}
+	return meta, true, tx.Commit(dbctx)
 }
 
 // importChange makes the change a worker sent back a change of the
@@ -506,13 +604,24 @@ func (c *Coordinator) close(finished bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if finished {
-		if _, err := c.lock.Exec(ctx, `UPDATE yagent_batch_run SET finished_at = now() WHERE id = $1`, c.run); err != nil {
+	if finished && c.lease.check() == nil {
+		if _, err := c.q.pool.Exec(ctx, `UPDATE yagent_batch_run SET finished_at = now() WHERE id = $1`, c.run); err != nil {
 			c.notice(fmt.Sprintf("warning: queue: mark plan run %s finished: %v", c.run, err))
 		}
 	}
-	_, _ = c.lock.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended('yagent_batch_run:' || $1, 0))`, c.run)
-	c.lock.Release()
+	c.lease.release()
+}
+
+// LeaseErr is the ErrLeaseLost of a coordinator that lost its lease, else
+// nil.
+func (c *Coordinator) LeaseErr() error { return c.lease.check() }
+
+// lost is the lease's onLost: it says so and tells the caller.
+func (c *Coordinator) lost(err error) {
+	c.notice("queue: " + err.Error())
+	if c.opts.OnLost != nil {
+		c.opts.OnLost(err)
+	}
 }
 
 // RunID is the plan run's id.

@@ -32,9 +32,12 @@
 //     job (a model it cannot reach, a tool it lacks) fails the job with the
 //     reason, which the coordinator shows; a worker stopped by a signal hands
 //     its jobs back without spending an attempt (river.JobSnooze(0)).
-//   - One coordinator per plan run: it holds a PostgreSQL advisory lock on
-//     the run for its lifetime, so a second `--resume` is refused while the
-//     first lives, and a killed one releases it with its connection.
+//   - One coordinator per plan run (lease.go): it holds the lease row of
+//     its board and plan digest in yagent_run_lease, renewed every few
+//     seconds, so a second coordinator (with or without --resume) is
+//     refused, naming the holder, until the lease expires; a PostgreSQL
+//     restart keeps the row. Every landing checks the lease's fencing token
+//     in its transaction; a coordinator that cannot renew stops landing.
 //   - Schemas are versioned: River's migrations (rivermigrate) and yagent's
 //     own tables (yagent_queue_schema) are applied in one transaction under
 //     an advisory lock; a database from a newer yagent is refused, naming

@@ -47,6 +47,11 @@ type Options struct {
 	MaxAttempts int
 	// PollInterval is how often the coordinator looks for finished jobs.
 	PollInterval time.Duration
+	// Lease is how long a coordinator owns its plan run without renewing
+	// it (queue.lease; 0: DefaultLease); it renews every sixth of it. A
+	// second coordinator of the same plan and board is refused until it
+	// expires.
+	Lease time.Duration
 	// Log receives River's own warnings (nil: discarded).
 	Log io.Writer
 }
@@ -56,7 +61,7 @@ type Options struct {
 // when neither names one.
 func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 	o := Options{DSN: c.DSN, Source: "queue.dsn", RescueAfter: c.RescueAfter.D(), MaxAttempts: c.MaxAttempts,
-		PollInterval: 50 * time.Millisecond, Log: log}
+		PollInterval: 50 * time.Millisecond, Lease: c.Lease.D(), Log: log}
 	if flag != "" {
 		o.DSN, o.Source = flag, "--queue"
 	}
@@ -89,6 +94,9 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 100 * time.Millisecond
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
 	}
 	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
@@ -128,7 +136,7 @@ func (q *Queue) Close() { q.pool.Close() }
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -156,6 +164,19 @@ var migrations = []string{
 		job_id bigint PRIMARY KEY,
 		patch bytea NOT NULL,
 		created_at timestamptz NOT NULL DEFAULT now()
+	);`,
+	// A plan run's owner: one row per board and plan digest, held by the
+	// coordinator whose lease (expires, by the database's clock) it
+	// renews; token fences its landings and grows with each new holder.
+	3: `CREATE TABLE yagent_run_lease (
+		board text NOT NULL,
+		digest text NOT NULL,
+		holder_host text NOT NULL,
+		holder_pid int NOT NULL,
+		token bigint NOT NULL,
+		since timestamptz NOT NULL,
+		expires timestamptz NOT NULL,
+		PRIMARY KEY (board, digest)
 	);`,
 }
 

@@ -346,9 +346,9 @@ func TestCancelWhileEnqueueing(t *testing.T) {
 func TestOneCoordinatorPerRun(t *testing.T) {
 	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
 	c1 := e.coordinate(t, false)
-	_, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1", Resume: true})
-	if !errors.Is(err, ErrRunBusy) || !strings.Contains(err.Error(), c1.RunID()) {
-		t.Fatalf("second coordinator: %v; want ErrRunBusy naming run %s", err, c1.RunID())
+	for _, resume := range []bool{true, false} {
+		_, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1", Resume: resume})
+		busy(t, fmt.Sprintf("second coordinator (resume %v)", resume), err)
 	}
 	c1.Close(false)
 	c2 := e.coordinate(t, true)

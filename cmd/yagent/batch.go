@@ -65,12 +65,18 @@ meanwhile. A worker killed mid-job has its job retried after
 queue.rescue_after, up to queue.max_attempts; the last failure lands as one
 degraded note.
 
+One yagent batch owns a plan run at a time: another of the same plan and
+board (with or without --resume, queued or not) is refused (exit 2), naming
+the holder, until the holder's lease (queue.lease, default 30s) expires; a
+batch that cannot renew its lease stops at once and exits 1.
+
 The board is the plan's board, else --board, else a new one. --replay FILE
 serves a scripted scenario instead of the model (offline; labelled as a
 replay). Shell commands need --allow-shell without a terminal to ask.
 
-Exit codes: 0 every delegation ok or partial, 1 any other outcome, 2 an
-invalid plan, usage error or an unreachable queue database, 130 cancelled.`,
+Exit codes: 0 every delegation ok or partial, 1 any other outcome (a lost
+lease too), 2 an invalid plan, usage error, an unreachable queue database or
+a plan run another batch holds, 130 cancelled.`,
 		Example: `  # Run a plan; its handoffs land on the plan's board
   yagent batch release-audit.yaml --allow-shell
 
@@ -160,20 +166,41 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	parallel := int(opts.Parallel)
 	bopts := batch.Options{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
 	var coord *queue.Coordinator
+	// The run's lease (queue's, else state.db's): lost, the batch stops.
+	var owner interface{ LeaseErr() error }
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if q != nil {
 		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
-			Digest: plan.Digest(), Resume: opts.Resume, Events: sink})
+			Digest: plan.Digest(), Resume: opts.Resume, Events: sink, OnLost: func(error) { stop() }})
 		if err != nil {
 			return err
 		}
-		bopts.Executor = coord
-	} else if parallel == 0 && plan.Parallel == 0 {
-		parallel = cfg.Agents.MaxParallelDelegations
+		bopts.Executor, owner = coord, coord
+	} else {
+		st, err := f.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		lease, err := batch.AcquireLease(ctx, st.DB.DB, batch.LeaseOptions{Board: board, Plan: opts.PlanFile, Digest: plan.Digest(),
+			Duration: cfg.Queue.Lease.D(), OnLost: func(error) { stop() }})
+		if err != nil {
+			return err
+		}
+		defer lease.Release()
+		owner = lease
+		if parallel == 0 && plan.Parallel == 0 {
+			parallel = cfg.Agents.MaxParallelDelegations
+		}
 	}
 	bopts.Parallel = parallel
 	rep, err := batch.Run(ctx, plan, bopts)
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
+	}
+	leaseErr := owner.LeaseErr() // exit 1, not the cancel it caused
+	if leaseErr != nil {
+		err = leaseErr
 	}
 	if rep == nil {
 		if jp, ok := sink.(*printer.JSON); ok {
@@ -187,7 +214,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		human.Finish(rep)
 	}
-	err = rep.Err(board, coord != nil, err)
+	if err = rep.Err(board, coord != nil, err); leaseErr != nil {
+		err = fmt.Errorf("batch stopped (%s): %w", rep.CountsText(), leaseErr)
+	}
 	if jp, ok := sink.(*printer.JSON); ok {
 		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
 	}

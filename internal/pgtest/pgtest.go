@@ -93,6 +93,20 @@ func New(t testing.TB) string {
 	return srv.DSN(name)
 }
 
+// Restart restarts the shared server (pg_ctl restart -m fast): every
+// session is dropped, the data stays, and the server listens again on the
+// same port when Restart returns. For tests of what survives a restart;
+// such a test must not run in parallel with others on the server.
+func Restart(t testing.TB) {
+	t.Helper()
+	srv := server(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if out, err := srv.run("pg_ctl", "-D", filepath.Join(srv.dir, "data"), "-l", filepath.Join(srv.dir, "log"), "-m", "fast", "-w", "-t", "60", "restart"); err != nil {
+		t.Fatalf("pgtest: pg_ctl restart: %v\n%s", err, out)
+	}
+}
+
 // DSN is the connection string of database db on the server.
 func (s *Server) DSN(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)

@@ -105,3 +105,31 @@ func TestKilledBinaryLeavesNoServer(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestRestart pins that Restart drops every session and keeps the data,
+// on the same address.
+func TestRestart(t *testing.T) {
+	dsn := New(t)
+	ctx := t.Context()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(ctx, "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	Restart(t)
+	if _, err := c.Exec(ctx, "SELECT 1"); err == nil {
+		t.Error("a session from before the restart still answers; want it dropped")
+	}
+	c2, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect after the restart: %v", err)
+	}
+	defer c2.Close(context.Background())
+	var v int
+	if err := c2.QueryRow(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
+		t.Errorf("after the restart: kept.v = %d, %v; want 7", v, err)
+	}
+}

@@ -118,4 +118,19 @@ ALTER TABLE chats ADD COLUMN sleep_started INTEGER;
 ALTER TABLE chats ADD COLUMN notes_rebuild_failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE chats ADD COLUMN notes_rebuild_after INTEGER NOT NULL DEFAULT 0;
 `,
+	// 5: the owner of an in-process batch's plan run: one row per board
+	// and plan digest, held by the process whose lease (expires, unix ms)
+	// it renews; token grows with each new holder.
+	`
+CREATE TABLE batch_leases (
+	board       TEXT NOT NULL,
+	digest      TEXT NOT NULL,
+	holder_host TEXT NOT NULL,
+	holder_pid  INTEGER NOT NULL,
+	token       INTEGER NOT NULL,
+	since       INTEGER NOT NULL,
+	expires     INTEGER NOT NULL,
+	PRIMARY KEY (board, digest)
+);
+`,
 }
