@@ -38,6 +38,10 @@ type CoordinatorOptions struct {
 	Resume bool
 	// Events receives notices: the run, reattachment, failed attempts.
 	Events agents.Sink
+	// Models, when set, resolves each delegation's model name to the
+	// settings its job carries (JobArgs.Settings), so that every worker
+	// runs that model or refuses the attempt.
+	Models ModelsFunc
 }
 
 // Coordinator runs a plan's delegations on the queue's workers and lands
@@ -197,6 +201,15 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
 		Trace: telemetry.Inject(ctx),
+	}
+	if c.opts.Models != nil {
+		name := def.Model
+		if d.Model != "" {
+			name = d.Model
+		}
+		if m, ok := c.opts.Models(name); ok && m.ID != "" {
+			args.Settings = &m
+		}
 	}
 	if r.Isolates(ctx, d, &def) {
 		// The worker rebuilds the person's workspace from this base in

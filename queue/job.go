@@ -30,6 +30,11 @@ type JobArgs struct {
 	Tools    []string `json:"tools"`
 	Model    string   `json:"model,omitempty"`
 	MaxSteps int      `json:"max_steps,omitempty"`
+	// Settings are the model the delegation runs on as the coordinator
+	// resolved it (no secrets): a worker whose own settings for that name
+	// differ, or that has no such model, refuses the attempt instead of
+	// running another model. Nil from a coordinator without them.
+	Settings *ModelSettings `json:"model_settings,omitempty"`
 	// Index is the board index when the delegation started; Pack the
 	// context pack of its refs (their notes' full text).
 	Index      string   `json:"index"`
@@ -44,6 +49,37 @@ type JobArgs struct {
 	// back (JobOutput.Patch).
 	Base *change.Base `json:"base,omitempty"`
 }
+
+// ModelSettings say which model a delegation runs on, without secrets:
+// the model name as the agent or plan asked for it, the entry under
+// models: that serves it, the provider, the base URL's host and the model
+// id. Workers agree on the model when the ids agree (each host may reach
+// it at an address of its own).
+type ModelSettings struct {
+	Name     string `json:"name"`
+	Entry    string `json:"entry,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	Host     string `json:"host,omitempty"`
+	ID       string `json:"id"`
+}
+
+// String names the model for messages: name (id at host).
+func (m ModelSettings) String() string {
+	name := m.Name
+	if name == "" {
+		name = "default"
+	}
+	s := name + " (" + m.ID
+	if m.Host != "" {
+		s += " at " + m.Host
+	}
+	return s + ")"
+}
+
+// ModelsFunc resolves a model name ("" = the default) to its settings;
+// ok is false when this host has no such model (it would fall back to
+// its default one).
+type ModelsFunc func(name string) (ModelSettings, bool)
 
 // JobAgent is an agent definition with its prompt.
 type JobAgent struct {

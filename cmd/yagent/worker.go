@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
@@ -37,10 +38,19 @@ handoff (front matter, body, usage) as the job's output and the
 coordinator lands it. Start as many workers on as many hosts as you like
 (README.md, "Scaling out").
 
-A job this worker cannot run — a model it cannot reach, a tool the agent
-has on the coordinator but this host lacks — fails with the reason, which
-the coordinator shows; River retries it (on any worker) up to
-queue.max_attempts. A worker killed mid-job has its jobs retried after
+A job this worker cannot run fails that attempt with the reason, which
+the coordinator shows, and River retries it on another worker, up to
+queue.max_attempts; the last failure lands as one degraded note listing
+every attempt with its worker. That is: its model failing (a 5xx, a
+timeout, a refused connection or a rate limit after the client's own
+retries), refusing this host (401/403: a bad key) or missing (the job
+names a model this host does not configure, or configures under another
+model id: a job never runs on another model); or a tool the agent has on
+the coordinator but this host lacks. After a model failure the worker
+says so once (the model, its endpoint and the status) and takes no job
+for 30 seconds, so the healthy workers take its jobs. A task that fails
+otherwise (the model answered, its tools failed) lands its error note,
+not retried. A worker killed mid-job has its jobs retried after
 queue.rescue_after. Ctrl-C hands the running jobs back to the queue
 without spending an attempt, then exits.
 
@@ -106,5 +116,18 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	}
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
-	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
+	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain,
+		Models: queueModels(s.run.Clients)})
+}
+
+// queueModels resolves model names for the queue: what a job carries (the
+// coordinator) and what this host has (a worker), without secrets.
+func queueModels(c *app.Clients) queue.ModelsFunc {
+	if c == nil {
+		return nil
+	}
+	return func(name string) (queue.ModelSettings, bool) {
+		m, ok := c.Settings(name)
+		return queue.ModelSettings{Name: m.Name, Entry: m.Entry, Provider: m.Provider, Host: m.Host, ID: m.ID}, ok
+	}
 }
