@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -94,21 +95,60 @@ func (c *Clients) Resolve(name string) (llm.Client, string, error) {
 	return cl, id, nil
 }
 
-// modelFor maps a model name to the key under models: whose endpoint
-// serves it, and the model id to ask for when it is not that entry's own.
-func (c *Clients) modelFor(name string) (key, rawID string) {
+// ModelSettings are what a model name runs on, without secrets.
+type ModelSettings = config.ModelSettings
+
+// Settings resolves name as Resolve does, without building a client; ok
+// is false when the name maps to nothing (Resolve would let the default
+// model serve it).
+func (c *Clients) Settings(name string) (ModelSettings, bool) {
+	key, rawID, known := c.lookup(name)
+	m := c.cfg.Models[key]
+	s := ModelSettings{Name: name, Entry: key, Provider: m.Provider, ID: m.Model}
+	if rawID != "" {
+		s.ID = rawID
+	}
+	base := m.BaseURL
+	if c.replay != "" {
+		base, s.ID = c.replay, "replay"
+	}
+	if s.Provider == "" {
+		s.Provider = llm.GuessProvider(base)
+	}
+	if u, err := url.Parse(base); err == nil {
+		s.Host = u.Host
+	}
+	return s, known
+}
+
+// lookup maps a model name to the key under models: whose endpoint serves
+// it and the model id to ask for when it is not that entry's own; known
+// is false when the name maps to nothing and the default model serves it.
+func (c *Clients) lookup(name string) (key, rawID string, known bool) {
 	if name == "" || name == "inherit" {
-		return c.defaultModel()
+		key, rawID = c.defaultModel()
+		return key, rawID, true
 	}
 	if _, ok := c.cfg.Models[name]; ok {
-		return name, ""
+		return name, "", true
 	}
 	if target, ok := c.cfg.ModelAliases[name]; ok {
 		if _, ok := c.cfg.Models[target]; ok {
-			return target, ""
+			return target, "", true
 		}
 		key, _ := c.defaultModel()
-		return key, target
+		return key, target, true
+	}
+	key, rawID = c.defaultModel()
+	return key, rawID, false
+}
+
+// modelFor maps a model name to the key under models: whose endpoint
+// serves it, and the model id to ask for when it is not that entry's own.
+func (c *Clients) modelFor(name string) (key, rawID string) {
+	key, rawID, known := c.lookup(name)
+	if known {
+		return key, rawID
 	}
 	c.mu.Lock()
 	first := !c.warned[name]
@@ -120,7 +160,7 @@ func (c *Clients) modelFor(name string) (key, rawID string) {
 	if first && c.warn != nil {
 		c.warn(fmt.Sprintf("model %q is not under models: nor models.aliases; the default model serves it (map it with models.aliases.%s: <model>)", name, name))
 	}
-	return c.defaultModel()
+	return key, rawID
 }
 
 // defaultModel is models.default, or what --model names.

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/llm"
@@ -224,6 +226,23 @@ func hasFlag(args []string, flag string) bool {
 		}
 	}
 	return false
+}
+
+// PickSession is `yagent resume` without an id: the full-screen picker
+// when tui, else a numbered list read with line editing (its history
+// under home).
+func PickSession(ctx context.Context, tui bool, ios PickIO, home string, rows []Row, all bool) (string, error) {
+	if tui {
+		return Pick(ctx, ios.In, ios.Out, ios.ErrOut, os.Environ(), rows, all)
+	}
+	return PickFrom(ios.ErrOut, rows, lineedit.New(ios.In, ios.Out, ios.ErrOut, ios.TTY, filepath.Join(home, "history")))
+}
+
+// PickIO are the streams a picker uses; TTY: both ends are a terminal.
+type PickIO struct {
+	In          io.Reader
+	Out, ErrOut io.Writer
+	TTY         bool
 }
 
 // Pick is `yagent resume` without an id on a terminal: the picker ("" when

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -191,3 +192,13 @@ func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
 func retryable(err error) error { return &retryableError{err} }
+
+// IsTransient reports whether err is a failure a later attempt may cure
+// that Stream gave up on after its own retries: a 5xx, a rate limit, a
+// timeout, a refused or cut connection. A caller with other hosts (a
+// queue worker) tries elsewhere; a refused key, a missing model or a bad
+// request are not transient.
+func IsTransient(err error) bool {
+	var r *retryableError
+	return errors.As(err, &r)
+}

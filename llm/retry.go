@@ -74,10 +74,12 @@ func (c *OpenAIClient) retry(ctx context.Context, emit func(Event), attempt atte
 		}
 		cause := r.err
 		if n >= maxAttempts {
+			// r keeps the mark (IsTransient): a caller with other hosts
+			// may try elsewhere. Its text is the cause's.
 			if n == 1 {
-				return n, cause
+				return n, r
 			}
-			return n, fmt.Errorf("gave up after %d attempts: %w", n, cause)
+			return n, fmt.Errorf("gave up after %d attempts: %w", n, r)
 		}
 		var wait time.Duration
 		if c.backoff != nil {

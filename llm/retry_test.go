@@ -65,6 +65,10 @@ func TestRetry500Exhausted(t *testing.T) {
 	if n := len(stepRequests(srv, "server-down")); n != 3 {
 		t.Errorf("server saw %d requests; want 3 (1 + MaxRetries)", n)
 	}
+	// A queue worker tries elsewhere what the client gave up on.
+	if !llm.IsTransient(err) {
+		t.Errorf("IsTransient(%v) = false; want true after the client's own retries", err)
+	}
 }
 
 func TestSlowFirstByteRetried(t *testing.T) {
@@ -190,6 +194,9 @@ func TestModelNotFoundNotRetried(t *testing.T) {
 	if len(ev.list()) != 0 {
 		t.Errorf("events = %+v; want none", ev.list())
 	}
+	if llm.IsTransient(err) {
+		t.Errorf("IsTransient(%v) = true; a missing model is no passing failure", err)
+	}
 }
 
 func TestStatusRetryPolicy(t *testing.T) {
@@ -250,6 +257,9 @@ func TestConnectionRefusedRetried(t *testing.T) {
 	}
 	if n := len(ev.of(llm.EventRetry)); n != 2 {
 		t.Errorf("%d retries; want 2", n)
+	}
+	if !llm.IsTransient(err) {
+		t.Errorf("IsTransient(%v) = false; want true for a refused connection", err)
 	}
 }
 

@@ -43,6 +43,10 @@ type CoordinatorOptions struct {
 	// (ErrLeaseLost): it lands nothing more, and the caller should stop
 	// the batch (cancel its context: the jobs are left to the new holder).
 	OnLost func(error)
+	// Models, when set, resolves each delegation's model name to the
+	// settings its job carries (JobArgs.Settings), so that every worker
+	// runs that model or refuses the attempt.
+	Models ModelsFunc
 }
 
 // Coordinator runs a plan's delegations on the queue's workers and lands
@@ -193,7 +197,7 @@ func (c *Coordinator) Run(ctx context.Context, d agents.Delegation) (agents.Dele
 func (c *Coordinator) retrying(f func() error) error {
 	for {
 		err := f()
-		if err == nil || !transient(err) {
+		if err == nil || !dbGone(err) {
 			return err
 		}
 		if lerr := c.lease.check(); lerr != nil {
@@ -203,10 +207,10 @@ func (c *Coordinator) retrying(f func() error) error {
 	}
 }
 
-// transient reports whether err is the database's going away rather than
+// dbGone reports whether err is the database's going away rather than
 // an answer: a connection that failed or was closed, a server shutting
 // down (SQLSTATE class 08, 57P).
-func transient(err error) bool {
+func dbGone(err error) bool {
 	var pge *pgconn.PgError
 	if errors.As(err, &pge) {
 		return strings.HasPrefix(pge.Code, "08") || strings.HasPrefix(pge.Code, "57P")
@@ -237,6 +241,15 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
 		Trace: telemetry.Inject(ctx),
+	}
+	if c.opts.Models != nil {
+		name := def.Model
+		if d.Model != "" {
+			name = d.Model
+		}
+		if m, ok := c.opts.Models(name); ok && m.ID != "" {
+			args.Settings = &m
+		}
 	}
 	if r.Isolates(ctx, d, &def) {
 		// The worker rebuilds the person's workspace from this base in

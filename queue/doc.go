@@ -29,9 +29,17 @@
 //     rescuer (on whichever client leads) retries it after rescue_after, up
 //     to max_attempts; the last failure lands as one degraded note carrying
 //     every attempt's error and the last output. A worker that cannot run a
-//     job (a model it cannot reach, a tool it lacks) fails the job with the
-//     reason, which the coordinator shows; a worker stopped by a signal hands
-//     its jobs back without spending an attempt (river.JobSnooze(0)).
+//     job (a tool it lacks) fails the job with the reason, which the
+//     coordinator shows; a worker stopped by a signal hands its jobs back
+//     without spending an attempt (river.JobSnooze(0)).
+//   - A worker whose model fails (transient after the client's retries, or
+//     refusing it: 401/403, a missing model, or the job's ModelSettings
+//     naming a model this host lacks or has under another id) fails the
+//     attempt instead of sending an error note, says so once, and stops
+//     fetching for WorkerOptions.HoldOff (River's queue removed from its
+//     client, then added back); jobs it fetched meanwhile are snoozed
+//     (no attempt spent). A task failure the model is not to blame for
+//     lands as ever.
 //   - One coordinator per plan run (lease.go): it holds the lease row of
 //     its board and plan digest in yagent_run_lease, renewed every few
 //     seconds, so a second coordinator (with or without --resume) is

@@ -97,13 +97,26 @@ func newRunner(t *testing.T, store *blackboard.Store, client agents.ClientFunc) 
 // serve runs a worker over runner until the test ends (or stop is called).
 func (e *env) serve(t *testing.T, runner *agents.SubRunner, name string) (stop func()) {
 	t.Helper()
+	return e.serveWith(t, WorkerOptions{Runner: runner, Name: name})
+}
+
+// serveWith runs a worker with opts (Concurrency 4 and the env's events
+// unless set) until the test ends (or stop is called).
+func (e *env) serveWith(t *testing.T, opts WorkerOptions) (stop func()) {
+	t.Helper()
+	if opts.Concurrency == 0 {
+		opts.Concurrency = 4
+	}
+	if opts.Events == nil {
+		opts.Events = e.workerEvents
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := e.q.Serve(ctx, WorkerOptions{Runner: runner, Concurrency: 4, Name: name, Events: e.workerEvents}); err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("worker %s: %v", name, err)
+		if err := e.q.Serve(ctx, opts); err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("worker %s: %v", opts.Name, err)
 		}
 	}()
 	var once sync.Once

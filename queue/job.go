@@ -10,6 +10,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/change"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -30,6 +31,11 @@ type JobArgs struct {
 	Tools    []string `json:"tools"`
 	Model    string   `json:"model,omitempty"`
 	MaxSteps int      `json:"max_steps,omitempty"`
+	// Settings are the model the delegation runs on as the coordinator
+	// resolved it (no secrets): a worker whose own settings for that name
+	// differ, or that has no such model, refuses the attempt instead of
+	// running another model. Nil from a coordinator without them.
+	Settings *ModelSettings `json:"model_settings,omitempty"`
 	// Index is the board index when the delegation started; Pack the
 	// context pack of its refs (their notes' full text).
 	Index      string   `json:"index"`
@@ -44,6 +50,16 @@ type JobArgs struct {
 	// back (JobOutput.Patch).
 	Base *change.Base `json:"base,omitempty"`
 }
+
+// ModelSettings say which model a delegation runs on, without secrets
+// (config.ModelSettings). Workers agree on the model when the ids agree
+// (each host may reach it at an address of its own).
+type ModelSettings = config.ModelSettings
+
+// ModelsFunc resolves a model name ("" = the default) to its settings;
+// ok is false when this host has no such model (it would fall back to
+// its default one).
+type ModelsFunc func(name string) (ModelSettings, bool)
 
 // JobAgent is an agent definition with its prompt.
 type JobAgent struct {

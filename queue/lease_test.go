@@ -29,8 +29,8 @@ func busy(t *testing.T, what string, err error) {
 	}
 }
 
-// runAll runs items 1..n on c at once and returns their results.
-func runAll(t *testing.T, c *Coordinator, n int) ([]agents.DelegationResult, []error) {
+// runEach runs items 1..n on c at once and returns their results.
+func runEach(t *testing.T, c *Coordinator, n int) ([]agents.DelegationResult, []error) {
 	res, errs := make([]agents.DelegationResult, n), make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -68,7 +68,7 @@ func TestLeaseSurvivesRestart(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		r, errs := runAll(t, c1, n)
+		r, errs := runEach(t, c1, n)
 		done <- out{r, errs}
 	}()
 	// Every job is enqueued (an enqueue the restart cuts short fails its
@@ -136,7 +136,7 @@ func TestExpiredLeaseTakenOver(t *testing.T) {
 	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{Lease: lease})
 	e.serve(t, e.runner, "w1")
 	c1 := e.coordinate(t, false)
-	if _, errs := runAll(t, c1, 2); errors.Join(errs...) != nil {
+	if _, errs := runEach(t, c1, 2); errors.Join(errs...) != nil {
 		t.Fatal(errs)
 	}
 	// Killed: no more renewals, nothing released.
@@ -156,7 +156,7 @@ func TestExpiredLeaseTakenOver(t *testing.T) {
 	if _, err := c1.Run(t.Context(), item(3)); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("the old holder's Run: %v; want ErrLeaseLost", err)
 	}
-	if res, errs := runAll(t, c2, 4); errors.Join(errs...) != nil {
+	if res, errs := runEach(t, c2, 4); errors.Join(errs...) != nil {
 		t.Fatal(errs)
 	} else {
 		for i, r := range res {

@@ -183,7 +183,8 @@ func TestFailedAttemptsLandOneDegradedNote(t *testing.T) {
 	broken := newRunner(t, e.store, func(string) (llm.Client, string, error) {
 		return nil, "", llm.ErrNoEndpoint
 	})
-	e.serve(t, broken, "nomodel")
+	// It holds off after each failure (its model is unusable), briefly.
+	e.serveWith(t, WorkerOptions{Runner: broken, Name: "nomodel", HoldOff: 100 * time.Millisecond})
 	c := e.coordinate(t, false)
 	defer c.Close(true)
 	res, err := c.Run(t.Context(), item(7))

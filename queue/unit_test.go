@@ -2,6 +2,8 @@ package queue
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -158,5 +160,31 @@ func TestDecodeOutput(t *testing.T) {
 	}
 	if _, err := decodeOutput([]byte(`{"version":1,"responses":{}}`)); err == nil || !strings.Contains(err.Error(), "job's output") {
 		t.Errorf("decodeOutput of a damaged output: err = %v; want one naming the job's output", err)
+	}
+}
+
+// TestClassifyModelFailures: which errors a delegation ended on are the
+// model's (retried on another worker) and which are the task's (its error
+// note lands): a refused request (400) would be refused on every worker.
+func TestClassifyModelFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want failure
+	}{
+		{"none", nil, notModel},
+		{"500", &llm.APIError{StatusCode: 500}, transient},
+		{"429", &llm.APIError{StatusCode: 429}, transient},
+		{"401", &llm.APIError{StatusCode: 401}, refused},
+		{"403", &llm.APIError{StatusCode: 403}, refused},
+		{"404 model", &llm.APIError{StatusCode: 404, Code: "model_not_found"}, refused},
+		{"quota", &llm.APIError{StatusCode: 429, Code: "insufficient_quota"}, refused},
+		{"400", &llm.APIError{StatusCode: 400}, notModel},
+		{"no endpoint", fmt.Errorf("sub-agent w: %w", llm.ErrNoEndpoint), refused},
+		{"a tool's failure", errors.New("write the handoff note of w: disk full"), notModel},
+	} {
+		if got := classify(tc.err); got != tc.want {
+			t.Errorf("%s: classify(%v) = %v; want %v", tc.name, tc.err, got, tc.want)
+		}
 	}
 }

@@ -37,7 +37,23 @@ type WorkerOptions struct {
 	// Drain makes Serve return nil once the queue has no job left to run
 	// (none available, scheduled, retryable or running anywhere).
 	Drain bool
+	// Models, when set, resolves a job's model name to this host's
+	// settings: a job whose settings (JobArgs.Settings) name a model this
+	// host lacks, or under another model id, fails that attempt and runs
+	// elsewhere, never on another model.
+	Models ModelsFunc
+	// HoldOff is how long the worker takes no job after its model failed
+	// (0: DefaultHoldOff), so other workers take the retries.
+	HoldOff time.Duration
 }
+
+// DefaultHoldOff is how long a worker whose model failed (a 5xx after the
+// client's retries, a refused key, a model it lacks) stops fetching jobs.
+const DefaultHoldOff = 30 * time.Second
+
+// heldSnooze is how long a job fetched while the worker holds off waits
+// before any worker may take it; snoozing spends no attempt.
+const heldSnooze = time.Second
 
 // Serve runs delegation jobs until ctx ends. Jobs running then are handed
 // back to the queue without spending an attempt (river.JobSnooze(0)), so
@@ -45,6 +61,9 @@ type WorkerOptions struct {
 func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if opts.Runner == nil || opts.Concurrency < 1 {
 		return errors.New("serve the queue: no runner or a concurrency below 1")
+	}
+	if opts.HoldOff <= 0 {
+		opts.HoldOff = DefaultHoldOff
 	}
 	workers := river.NewWorkers()
 	w := &delegationWorker{opts: opts, q: q}
@@ -54,6 +73,12 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	client, err := q.client(workerConfig(opts, workers, time.Now()))
 	if err != nil {
 		return fmt.Errorf("start the worker on %s: %w", q.addr, err)
+	}
+	var pauseCtx context.Context
+	pauseCtx, w.endPauses = context.WithCancel(context.WithoutCancel(ctx))
+	w.pause = func() {
+		w.hold.run(pauseCtx, func(ctx context.Context) error { return client.Queues().Remove(ctx, QueueName) },
+			func() error { return client.Queues().Add(QueueName, river.QueueConfig{MaxWorkers: opts.Concurrency}) })
 	}
 	// Jobs get a context of their own: a stopping worker must tell its
 	// jobs apart from a remote cancel, so it cancels them itself.
@@ -67,6 +92,9 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 		<-ctx.Done()
 	}
 	w.stopping.Store(true)
+	w.hold.close()
+	w.endPauses()
+	w.hold.wg.Wait()
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	if err := client.StopAndCancel(stop); err != nil {
@@ -132,6 +160,11 @@ type delegationWorker struct {
 	opts     WorkerOptions
 	q        *Queue
 	stopping atomic.Bool
+	// hold pauses fetching after a model failure; pause runs one pause
+	// (Serve sets it, over the River client), endPauses ends them.
+	hold      holdOff
+	pause     func()
+	endPauses context.CancelFunc
 }
 
 func (w *delegationWorker) notice(text string) {
@@ -143,6 +176,11 @@ func (w *delegationWorker) notice(text string) {
 // Work runs one delegation and records its note as the job's output.
 func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	a := job.Args
+	if w.hold.paused(time.Now()) {
+		// Fetched just before this worker stopped fetching: another
+		// worker takes it, and no attempt is spent.
+		return river.JobSnooze(heldSnooze)
+	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
 	out, err := w.run(telemetry.Extract(ctx, a.Trace), a)
 	out.Version, out.Worker = outputVersion, w.opts.Name
@@ -167,6 +205,10 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		return river.JobSnooze(0)
 	case err != nil:
 		w.notice(fmt.Sprintf("job %d: %s failed: %v", job.ID, a.Delegation, err))
+		var me *modelError
+		if errors.As(err, &me) {
+			w.holdOff(me)
+		}
 		return fmt.Errorf("worker %s: %w", w.opts.Name, err)
 	}
 	status := "abandoned (" + out.Abandoned + ")"
@@ -175,6 +217,20 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	}
 	w.notice(fmt.Sprintf("job %d: %s %s", job.ID, a.Delegation, status))
 	return w.complete(ctx, job)
+}
+
+// holdOff stops this worker from fetching jobs for opts.HoldOff after its
+// model failed, saying so once per model and kind of failure: the job's
+// retries, and the jobs after it, go to the other workers.
+func (w *delegationWorker) holdOff(me *modelError) {
+	start, first := w.hold.hold(time.Now(), w.opts.HoldOff, me.model+" "+me.kind.String())
+	if first {
+		w.notice(fmt.Sprintf("worker %s: model %s %s: %v; this worker takes no job for %s, the others take its jobs",
+			w.opts.Name, me.model, me.kind, me.err, w.opts.HoldOff))
+	}
+	if start && w.pause != nil {
+		go w.pause()
+	}
 }
 
 // complete marks the job completed, with its output, at once: River's
@@ -214,9 +270,40 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		return out, fmt.Errorf("cannot run agent %s: this worker has no tool %s (configure it here, or run the job on a worker that has it)",
 			a.Agent.Name, strings.Join(missing, ", "))
 	}
+	name := a.Agent.Model
+	if a.Model != "" {
+		name = a.Model
+	}
+	label := w.modelLabel(a.Settings, name)
+	if s := a.Settings; s != nil && w.opts.Models != nil {
+		have, ok := w.opts.Models(s.Name)
+		switch {
+		case !ok:
+			return out, &modelError{model: label, kind: refused, err: fmt.Errorf("this worker has no model %q (configure models.%s here, or leave the job to workers that have it)", s.Name, s.Name)}
+		case have.ID != s.ID:
+			return out, &modelError{model: label, kind: refused, err: fmt.Errorf("this worker's model %q is %s, not %s (the coordinator's)", s.Name, have.ID, s.ID)}
+		}
+	}
 	r := *base
 	r.ExtraTools = nil // no nested delegations: they would write to a board
 	var mu sync.Mutex
+	// The last model call's error: a delegation that ended on it failed
+	// because of this worker's model, and another worker may do better.
+	var modelErr error
+	r.Client = func(name string) (llm.Client, string, error) {
+		cl, id, err := base.Client(name)
+		if err != nil {
+			if k := classify(err); k != notModel {
+				return nil, "", &modelError{model: label, kind: k, err: err}
+			}
+			return nil, "", err
+		}
+		return watchedClient{Client: cl, record: func(err error) {
+			mu.Lock()
+			modelErr = err
+			mu.Unlock()
+		}}, id, nil
+	}
 	r.Land = func(_ string, n blackboard.NewNote) (blackboard.NoteMeta, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -263,6 +350,12 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 	if err != nil {
 		return out, err
 	}
+	if out.Handoff != nil && out.Handoff.Status == blackboard.StatusError {
+		if k := classify(modelErr); k != notModel {
+			out.Handoff, out.Body, out.Observed, out.Patch = nil, "", nil, nil
+			return out, &modelError{model: label, kind: k, err: modelErr}
+		}
+	}
 	if res.Abandoned {
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("abandoned: %s", res.Reason)
@@ -270,6 +363,46 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		out.Abandoned = res.Reason
 	}
 	return out, nil
+}
+
+// modelLabel names the job's model for messages: the settings it carries,
+// else this host's, else its name.
+func (w *delegationWorker) modelLabel(s *ModelSettings, name string) string {
+	switch {
+	case s != nil:
+		return s.String()
+	case w.opts.Models != nil:
+		if m, ok := w.opts.Models(name); ok {
+			return m.String()
+		}
+	}
+	if name == "" {
+		return "default"
+	}
+	return name
+}
+
+// watchedClient tells record how each model call ended (nil: answered);
+// a call the delegation's own context cut short is not the model's.
+type watchedClient struct {
+	llm.Client
+	record func(error)
+}
+
+func (c watchedClient) Stream(ctx context.Context, req llm.Request) (llm.Response, error) {
+	resp, err := c.Client.Stream(ctx, req)
+	if ctx.Err() == nil {
+		c.record(err)
+	}
+	return resp, err
+}
+
+// Profile is the wrapped client's provider profile (spans name it).
+func (c watchedClient) Profile() llm.Profile {
+	if p, ok := c.Client.(interface{ Profile() llm.Profile }); ok {
+		return p.Profile()
+	}
+	return llm.Profile{}
 }
 
 // missingTools returns the names among want that reg lacks (agent_exit is

@@ -61,9 +61,10 @@ board (README.md, "Scaling out"). There --parallel bounds the jobs in
 flight (default: no bound — the workers' --concurrency is the bound),
 Ctrl-C cancels the queued and running jobs, and --resume reattaches to the
 unfinished run of the same plan and board and collects what finished
-meanwhile. A worker killed mid-job has its job retried after
-queue.rescue_after, up to queue.max_attempts; the last failure lands as one
-degraded note.
+meanwhile. A job whose worker's model fails (a 5xx, a timeout, a bad key)
+or lacks the delegation's model is retried on another worker, one killed
+mid-job after queue.rescue_after, up to queue.max_attempts; the last
+failure lands as one degraded note listing every attempt and its worker.
 
 One yagent batch owns a plan run at a time: another of the same plan and
 board (with or without --resume, queued or not) is refused (exit 2), naming
@@ -172,7 +173,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	defer stop()
 	if q != nil {
 		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
-			Digest: plan.Digest(), Resume: opts.Resume, Events: sink, OnLost: func(error) { stop() }})
+			Digest: plan.Digest(), Resume: opts.Resume, Events: sink, Models: s.run.Clients.Settings, OnLost: func(error) { stop() }})
 		if err != nil {
 			return err
 		}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/chat"
-	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/memory"
 )
 
@@ -120,14 +117,10 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 	if err != nil {
 		return "", "", err
 	}
-	if useTUI(f) {
-		ref, err := chat.Pick(ctx, f.IO.In, f.IO.Out, f.IO.ErrOut, os.Environ(), rows, opts.All)
-		return ref, "", err
-	}
 	cfg, err := f.Config()
 	if err != nil {
 		return "", "", err
 	}
-	ref, err = chat.PickFrom(f.IO.ErrOut, rows, lineedit.New(f.IO.In, f.IO.Out, f.IO.ErrOut, f.IO.InTTY && f.IO.OutTTY, filepath.Join(cfg.Home, "history")))
+	ref, err = chat.PickSession(ctx, useTUI(f), chat.PickIO{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, TTY: f.IO.InTTY && f.IO.OutTTY}, cfg.Home, rows, opts.All)
 	return ref, "", err
 }

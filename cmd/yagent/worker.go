@@ -37,12 +37,16 @@ handoff (front matter, body, usage) as the job's output and the
 coordinator lands it. Start as many workers on as many hosts as you like
 (README.md, "Scaling out").
 
-A job this worker cannot run — a model it cannot reach, a tool the agent
-has on the coordinator but this host lacks — fails with the reason, which
-the coordinator shows; River retries it (on any worker) up to
-queue.max_attempts. A worker killed mid-job has its jobs retried after
-queue.rescue_after. Ctrl-C hands the running jobs back to the queue
-without spending an attempt, then exits.
+A job this worker cannot run fails that attempt, and River retries it on
+another worker up to queue.max_attempts (the last failure lands as one
+degraded note listing every attempt and its worker): its model failing
+(5xx, timeout, refused connection, rate limit after the client's retries),
+refusing this host (401/403) or missing here (not configured, or under
+another model id: a job never runs on another model), or a tool this host
+lacks. After a model failure the worker says so once and takes no job for
+30 seconds. A task that fails otherwise (its tools) lands its error note.
+A worker killed mid-job has its jobs retried after queue.rescue_after;
+Ctrl-C hands the running jobs back without spending an attempt, then exits.
 
 --drain exits (0) once the queue has no job left to run, for one-off hosts
 and CI. Progress (a line per job) goes to stderr, or JSON events to stdout
@@ -106,5 +110,6 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	}
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
-	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain})
+	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain,
+		Models: s.run.Clients.Settings})
 }
