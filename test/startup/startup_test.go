@@ -225,10 +225,10 @@ func initMillis(t *testing.T, bin, arg string) float64 {
 	for _, in := range inits(t, bin, arg) {
 		total += in.ms
 	}
-	if total == 0 {
+	if total == 0 && !(arg == "__yagent-sandbox-exec" && cgoBuild(t, bin)) {
 		t.Fatalf("no inittrace lines from %s %s", bin, arg)
 	}
-	return total
+	return total // 0 for the helper of a cgo build: C, before any Go init
 }
 
 // pkgInit is one line of GODEBUG=inittrace=1.
