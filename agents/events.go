@@ -43,11 +43,12 @@ const (
 
 // Result statuses: how a run ended.
 const (
-	ResultOK        = event.ResultOK
-	ResultError     = event.ResultError
-	ResultCancelled = event.ResultCancelled
-	ResultMaxSteps  = event.ResultMaxSteps
-	ResultTruncated = event.ResultTruncated
+	ResultOK          = event.ResultOK
+	ResultError       = event.ResultError
+	ResultCancelled   = event.ResultCancelled
+	ResultMaxSteps    = event.ResultMaxSteps
+	ResultTruncated   = event.ResultTruncated
+	ResultCheckFailed = event.ResultCheckFailed
 )
 
 // Sink receives events. Implementations must be safe for concurrent use:

@@ -165,9 +165,12 @@ func (r *Run) Result(out *agents.Outcome, err error, elapsed time.Duration) agen
 			res.Status = agents.ResultTruncated
 		}
 	}
+	var unmet *app.GoalUnmetError
 	switch {
 	case errors.Is(err, context.Canceled):
 		res.Status = agents.ResultCancelled
+	case errors.As(err, &unmet):
+		res.Status = agents.ResultCheckFailed
 	case err != nil && res.Status == agents.ResultOK:
 		res.Status = agents.ResultError
 	}

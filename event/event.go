@@ -186,6 +186,9 @@ const (
 	ResultMaxSteps = "max_steps"
 	// ResultTruncated is an answer the model's output limit cut.
 	ResultTruncated = "truncated"
+	// ResultCheckFailed is a goal loop (run --until) whose check still
+	// failed when its rounds were spent.
+	ResultCheckFailed = "check_failed"
 )
 
 // ResultEvent is how a run ended, the last event of a --json stream (as
@@ -194,7 +197,8 @@ const (
 // when the model's price is configured, and the wall time.
 type ResultEvent struct {
 	Session string `json:"session"`
-	// Status is ok, error, cancelled, max_steps or truncated; a batch is
+	// Status is ok, error, cancelled, max_steps, truncated or
+	// check_failed; a batch is
 	// ok when every delegation succeeded (ok or partial).
 	Status string `json:"status"`
 	// Answer is the director's final answer; for a batch, the counts by

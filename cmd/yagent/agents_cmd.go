@@ -95,17 +95,10 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 		}
 	}
 	if len(problems) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "problems (%d %s skipped):\n", len(problems), plural(len(problems), "file", "files"))
+		fmt.Fprintf(f.IO.ErrOut, "problems (%s skipped):\n", agents.Count(len(problems), "file", "files"))
 		for _, p := range problems {
 			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", p.Source, p.Message)
 		}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/mcp"
@@ -74,7 +75,7 @@ func badInput(err error) bool {
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
 		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy), errors.Is(err, batch.ErrRunBusy),
 		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset),
-		errors.As(err, &otel), errors.Is(err, chat.ErrBadPick):
+		errors.As(err, &otel), errors.Is(err, chat.ErrBadPick), errors.Is(err, iostreams.ErrEmptyPrompt):
 		return true
 	}
 	return false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/termsafe"
@@ -64,7 +65,7 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	for _, d := range all.Folders {
-		fmt.Fprintf(tw, "%s/\t%s\n", termsafe.Line(d.Path), countNotes(d.Notes))
+		fmt.Fprintf(tw, "%s/\t%s\n", termsafe.Line(d.Path), agents.Count(d.Notes, "note", "notes"))
 	}
 	for _, n := range all.Notes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(strings.Join(n.Tags, ",")), n.UpdatedAt.UTC().Format(time.DateTime))
@@ -76,13 +77,6 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "%s is empty\n", path.Join(all.Project, all.Path))
 	}
 	return nil
-}
-
-func countNotes(n int) string {
-	if n == 1 {
-		return "1 note"
-	}
-	return fmt.Sprintf("%d notes", n)
 }
 
 // kbShowOptions are the inputs of `yagent kb show`.
@@ -257,7 +251,7 @@ func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, out)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, countNotes(len(out.Notes)))
+	fmt.Fprintf(f.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, agents.Count(len(out.Notes), "note", "notes"))
 	for _, n := range out.Notes {
 		fmt.Fprintf(f.IO.Out, "## %s (%s, %s)\n%s\n", termsafe.Line(n.Title), n.ID, n.Reason, termsafe.Text(strings.TrimRight(n.Body, "\n")))
 		if n.Truncated {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
@@ -157,6 +158,6 @@ func kbTrashEmptyRun(ctx context.Context, f *Factory, opts *kbTrashEmptyOptions)
 			Purged int `json:"purged"`
 		}{n})
 	}
-	fmt.Fprintf(f.IO.Out, "deleted %s for good\n", countNotes(n))
+	fmt.Fprintf(f.IO.Out, "deleted %s for good\n", agents.Count(n, "note", "notes"))
 	return nil
 }

@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/internal/iostreams"
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
 )
@@ -21,6 +20,8 @@ type runOptions struct {
 	Agent   agentFlags
 	// AllowTruncated accepts an answer the model's output limit cut.
 	AllowTruncated bool
+	// Goal is --until and --max-rounds.
+	Goal app.Goal
 }
 
 // NewCmdRun builds `yagent run`.
@@ -46,6 +47,10 @@ An answer cut at the model's output limit (finish_reason length) is printed
 with a warning and exits 1 unless --allow-truncated; an empty answer is an
 error.
 
+--until CMD runs CMD (sh -c, sandboxed, in the workspace) after each turn:
+while it fails the director gets another turn with the end of its output,
+up to --max-rounds turns (default 10); exit 1 when they are spent.
+
 The model endpoint comes from OPENAI_BASE_URL, OPENAI_API_KEY and
 YAGENT_MODEL, or from models.default in the configuration. --replay FILE
 serves a scripted scenario instead (offline; labelled as a replay).
@@ -70,6 +75,9 @@ See README.md, "Safety".`,
   # One JSON event per line, for scripts (turn_started names the session)
   yagent run --json "List the packages" | jq -r 'select(.type=="turn_started") | .session'
 
+  # Keep going until the tests pass (at most 5 turns)
+  yagent run --allow-shell --until 'go test ./...' --max-rounds 5 "Fix the failing test"
+
   # Offline, against the bundled scripted model
   yagent run --replay demo "What is this repository?"`,
 		Args: cobra.ExactArgs(1),
@@ -82,6 +90,8 @@ See README.md, "Safety".`,
 	cmd.Flags().StringVar(&opts.Session, "session", "", "continue this session (id, id prefix or name)")
 	cmd.Flags().StringVar(&opts.Board, "board", "", "a new session's board instead of its own")
 	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "exit 0 even when the answer was cut at the model's output limit")
+	cmd.Flags().StringVar(&opts.Goal.Check, "until", "", "after each turn run this check; another turn while it fails")
+	cmd.Flags().IntVar(&opts.Goal.MaxRounds, "max-rounds", 0, "with --until, the most turns (default 10)")
 	return cmd
 }
 
@@ -89,8 +99,11 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.Session != "" && opts.Board != "" {
 		return usagef("--board applies to a new session; a resumed one keeps its board")
 	}
+	if err := opts.Goal.Validate(); err != nil {
+		return usagef("%v", err)
+	}
 	if opts.Prompt == "-" {
-		p, err := readPrompt(f.IO)
+		p, err := f.IO.ReadPrompt()
 		if err != nil {
 			return err
 		}
@@ -101,37 +114,24 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		return err
 	}
 	defer s.close()
-	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated)
-}
-
-// readPrompt reads a whole prompt from stdin (`yagent run -`); an empty
-// one is a usage error.
-func readPrompt(streams *iostreams.IOStreams) (string, error) {
-	if streams.InTTY {
-		fmt.Fprintln(streams.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
-	}
-	data, err := io.ReadAll(streams.In)
-	if err != nil {
-		return "", fmt.Errorf("read the prompt from stdin: %w", err)
-	}
-	p := strings.TrimSpace(string(data))
-	if p == "" {
-		return "", usagef("the prompt on stdin is empty: pipe one in (echo \"…\" | yagent run -) or give it as an argument")
-	}
-	return p, nil
+	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal)
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code: an
-// answer cut at the model's output limit fails unless allowTruncated. A
-// --json stream ends with the result.
-func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool) error {
+// answer cut at the model's output limit fails unless allowTruncated. With
+// a goal, turns follow while its check fails. A --json stream ends with
+// the result.
+func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool, goal *app.Goal) error {
 	start := f.Now()
-	out, err := s.turn(ctx, prompt)
+	var out *agents.Outcome
+	err := s.run.Turns(ctx, goal, prompt, func(ctx context.Context, prompt string) (err error) {
+		out, err = s.turn(ctx, prompt)
+		return s.dr.TurnError(out, err, allowTruncated)
+	})
 	if s.human != nil {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
-	err = s.dr.TurnError(out, err, allowTruncated)
 	if jp, ok := s.sink.(*printer.JSON); ok {
 		jp.Result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
 	}

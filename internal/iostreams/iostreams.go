@@ -3,8 +3,11 @@
 package iostreams
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -31,6 +34,25 @@ func System() *IOStreams {
 // It is the one test of "somebody is there" for approvals in every command
 // (run, resume, chat, batch and the sub-agents they start).
 func (s *IOStreams) CanAsk() bool { return s.InTTY && s.ErrTTY }
+
+// ErrEmptyPrompt is a prompt read from stdin that holds nothing but space.
+var ErrEmptyPrompt = errors.New("the prompt on stdin is empty: pipe one in (echo \"…\" | yagent run -) or give it as an argument")
+
+// ReadPrompt reads a whole prompt from stdin (`yagent run -`), trimmed; on
+// a terminal it first says how to end it.
+func (s *IOStreams) ReadPrompt() (string, error) {
+	if s.InTTY {
+		fmt.Fprintln(s.ErrOut, "reading the prompt from the terminal: end it with Ctrl-D on a line of its own")
+	}
+	data, err := io.ReadAll(s.In)
+	if err != nil {
+		return "", fmt.Errorf("read the prompt from stdin: %w", err)
+	}
+	if p := strings.TrimSpace(string(data)); p != "" {
+		return p, nil
+	}
+	return "", ErrEmptyPrompt
+}
 
 // isTerminal asks the terminal driver (an ioctl on the descriptor), never
 // the file mode: /dev/null is a character device but nobody types into it.
