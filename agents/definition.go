@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -17,7 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/adrg/frontmatter"
+	"github.com/yagent/yagent/blackboard"
 )
 
 //go:embed builtin/*.md
@@ -96,11 +95,11 @@ func parseDefinition(source string, data []byte, known func(string) bool) (*Defi
 		return nil, errors.New("not UTF-8 text")
 	}
 	var fm frontMatter
-	body, err := frontmatter.MustParse(bytes.NewReader(data), &fm, frontmatter.NewFormat("---", "---", yaml.Unmarshal))
-	if err != nil {
-		if errors.Is(err, frontmatter.ErrNotFound) {
-			return nil, errors.New("no YAML front matter (start the file with --- and name:, description:)")
-		}
+	head, body, ok := blackboard.SplitFrontMatter(data)
+	if !ok {
+		return nil, errors.New("no YAML front matter (start the file with --- and name:, description:)")
+	}
+	if err := yaml.Unmarshal(head, &fm); err != nil {
 		return nil, fmt.Errorf("front matter: %w (quote a value that contains \": \", e.g. description: \"…\")", err)
 	}
 	d := &Definition{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),

@@ -112,7 +112,7 @@ func argvWords(argv []string) ([]string, bool) {
 	return argv, true
 }
 
-var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+var subcommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]*$`) })
 
 // AlwaysPrefix returns the prefix an "always" answer approves for a simple
 // command's words, or false when none is offered: the command runs
@@ -123,7 +123,7 @@ func AlwaysPrefix(words []string) ([]string, bool) {
 		return nil, false
 	}
 	prefix := words[:1:1]
-	if len(words) > 1 && subcommand.MatchString(words[1]) {
+	if len(words) > 1 && subcommand().MatchString(words[1]) {
 		prefix = words[:2:2]
 	}
 	if shellprefix.Prefix(prefix) != "" {

@@ -92,7 +92,7 @@ func ParseHandoff(data []byte) *Handoff {
 
 // parseNote splits a note into its handoff and body.
 func parseNote(data []byte) (*Handoff, []byte) {
-	fm, body, ok := splitFrontMatter(data)
+	fm, body, ok := SplitFrontMatter(data)
 	return parseHandoff(fm, body, ok), body
 }
 
@@ -121,9 +121,12 @@ func parseHandoff(fm, body []byte, ok bool) *Handoff {
 	return h
 }
 
-// splitFrontMatter cuts "---\n<yaml>\n---\n<body>"; without front matter
-// the whole of data is the body.
-func splitFrontMatter(data []byte) (fm, body []byte, ok bool) {
+// SplitFrontMatter cuts "---\n<yaml>\n---\n<body>"; without front matter
+// the whole of data is the body. It splits every file as adrg/frontmatter
+// does (FuzzFrontMatterBoundsMatchesAdrg); agent definitions are split with
+// it too, so no process links adrg/frontmatter and its YAML v2 and TOML
+// parsers.
+func SplitFrontMatter(data []byte) (fm, body []byte, ok bool) {
 	fmStart, fmEnd, bodyStart, st := frontMatterBounds(data, true)
 	if st != fmFound {
 		return nil, data, false

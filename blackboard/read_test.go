@@ -276,9 +276,9 @@ func FuzzFrontMatterBoundsMatchesAdrg(f *testing.F) {
 		var fm []byte
 		body, err := frontmatter.Parse(bytes.NewReader(data), &fm, raw)
 		wantOK := err == nil && fm != nil
-		gotFM, gotBody, ok := splitFrontMatter(data)
+		gotFM, gotBody, ok := SplitFrontMatter(data)
 		if ok != wantOK || ok && (!bytes.Equal(gotFM, fm) || !bytes.Equal(gotBody, body)) || !ok && !bytes.Equal(gotBody, data) {
-			t.Fatalf("splitFrontMatter(%q) = %q, %q, %v; adrg says %q, %q, %v", s, gotFM, gotBody, ok, fm, body, wantOK)
+			t.Fatalf("SplitFrontMatter(%q) = %q, %q, %v; adrg says %q, %q, %v", s, gotFM, gotBody, ok, fm, body, wantOK)
 		}
 		// A head cut anywhere agrees with the whole file or says it
 		// cannot decide.

@@ -29,7 +29,7 @@ func DSNPasswords(dsn string) []string {
 		}
 		return out
 	}
-	for _, m := range kvPassword.FindAllStringSubmatch(dsn, -1) {
+	for _, m := range kvPassword().FindAllStringSubmatch(dsn, -1) {
 		out = append(out, strings.ReplaceAll(strings.Trim(m[2], "'"), `\'`, "'"))
 	}
 	return out

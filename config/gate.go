@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -46,7 +47,7 @@ func (w Workspace) Warning() string {
 
 // secretVar is what a workspace file may name as a variable sent to a
 // server: a key or a token, never any variable of the environment.
-var secretVar = regexp.MustCompile(`^[A-Za-z0-9_]+_(API_KEY|TOKEN)$`)
+var secretVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_]+_(API_KEY|TOKEN)$`) })
 
 // applyTrust removes from an untrusted workspace layer what KeyClasses
 // keeps from an untrusted directory (base is the merged tree of the
@@ -66,20 +67,20 @@ func applyTrust(file string, root, base *yaml.Node, trusted bool) ([]string, err
 	}
 	headers := func(n *yaml.Node, key string) {
 		eachEntry(n, func(h string, v *yaml.Node) {
-			if ref, ok := strings.CutPrefix(v.Value, "${"); ok && strings.HasSuffix(ref, "}") && !secretVar.MatchString(strings.TrimSuffix(ref, "}")) {
+			if ref, ok := strings.CutPrefix(v.Value, "${"); ok && strings.HasSuffix(ref, "}") && !secretVar().MatchString(strings.TrimSuffix(ref, "}")) {
 				bad(v, key+"."+h, strings.TrimSuffix(ref, "}"))
 			}
 		})
 	}
 	eachEntry(lookup(root, "models"), func(name string, m *yaml.Node) {
-		if v := lookup(m, "api_key_env"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar.MatchString(v.Value) {
+		if v := lookup(m, "api_key_env"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar().MatchString(v.Value) {
 			bad(v, "models."+name+".api_key_env", v.Value)
 		}
 		headers(lookup(m, "extra_headers"), "models."+name+".extra_headers")
 	})
 	headers(lookup(root, "telemetry", "headers"), "telemetry.headers")
 	eachEntry(lookup(root, "mcp_servers"), func(name string, s *yaml.Node) {
-		if v := lookup(s, "token_env"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar.MatchString(v.Value) {
+		if v := lookup(s, "token_env"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar().MatchString(v.Value) {
 			bad(v, "mcp_servers."+name+".token_env", v.Value)
 		}
 	})

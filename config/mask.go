@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What `config show` (YAML and JSON) prints is masked where a value may be
@@ -48,7 +49,7 @@ func maskHeaders(h map[string]string) map[string]string {
 	}
 	out := maps.Clone(h)
 	for k, v := range out {
-		if v != "" && !envRef.MatchString(v) {
+		if v != "" && !envRef().MatchString(v) {
 			out[k] = masked
 		}
 	}
@@ -56,21 +57,25 @@ func maskHeaders(h map[string]string) map[string]string {
 }
 
 var (
-	envRef       = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
-	secretName   = regexp.MustCompile(`(?i)key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature`)
-	secretPrefix = regexp.MustCompile(`^(sk-|sk_|rk_|pk_live|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|AIza|ya29\.|eyJ|Bearer |Basic )`)
-	longMixed    = regexp.MustCompile(`^[A-Za-z0-9_+/=.-]{32,}$`)
+	envRef     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`) })
+	secretName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)key|token|secret|pass|pwd|auth|credential|private|cookie|session|signature`)
+	})
+	secretPrefix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(sk-|sk_|rk_|pk_live|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|AIza|ya29\.|eyJ|Bearer |Basic )`)
+	})
+	longMixed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_+/=.-]{32,}$`) })
 )
 
 // secretLooking reports an environment entry that may hold a secret: by
 // its name (…_KEY, …_TOKEN, PASSWORD…) or its value (a known token
 // prefix, a URL with a password, a long string of letters and digits).
 func secretLooking(name, value string) bool {
-	if value == "" || envRef.MatchString(value) {
+	if value == "" || envRef().MatchString(value) {
 		return false
 	}
-	return secretName.MatchString(name) || secretPrefix.MatchString(value) || MaskURL(value) != value ||
-		longMixed.MatchString(value) && strings.ContainsAny(value, "0123456789") && strings.ToLower(value) != value && strings.ToUpper(value) != value
+	return secretName().MatchString(name) || secretPrefix().MatchString(value) || MaskURL(value) != value ||
+		longMixed().MatchString(value) && strings.ContainsAny(value, "0123456789") && strings.ToLower(value) != value && strings.ToUpper(value) != value
 }
 
 // MarshalYAML masks the DSN's password: `config show` never prints it.

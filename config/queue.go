@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Queue configures distributed batches (`yagent batch --queue`, `yagent
@@ -36,7 +37,7 @@ func (q Queue) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-var kvPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+var kvPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`) })
 
 // MaskDSN returns a PostgreSQL address with its password replaced by
 // xxxxx, in either form PostgreSQL accepts (URL or key=value).
@@ -59,5 +60,5 @@ func MaskDSN(dsn string) string {
 		}
 		return scheme + "://" + rest
 	}
-	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
+	return kvPassword().ReplaceAllString(dsn, "${1}xxxxx")
 }

@@ -269,8 +269,8 @@ func TestSecretVariableAnchored(t *testing.T) {
 		{"MY-APP_TOKEN", false}, {"HOME/X_TOKEN", false}, {"$X_TOKEN", false}, {" X_TOKEN", false},
 		{"TOKEN", false}, {"_TOKEN", false}, {"API_KEY", false}, {"X_token", false}, {"X_APIKEY", false},
 	} {
-		if got := secretVar.MatchString(tt.name); got != tt.ok {
-			t.Errorf("secretVar.MatchString(%q) = %v; want %v", tt.name, got, tt.ok)
+		if got := secretVar().MatchString(tt.name); got != tt.ok {
+			t.Errorf("secretVar().MatchString(%q) = %v; want %v", tt.name, got, tt.ok)
 		}
 	}
 	// End to end, in each place a workspace names a variable.

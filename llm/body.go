@@ -39,15 +39,49 @@ func (o *object) del(key string) {
 	}
 }
 
+// setArray puts key with the JSON array of elems, written as set would
+// write it (each element compacted, nil as null) but without encoding the
+// elements a second time: a request's messages and tools are most of its
+// bytes, and every copy of them is fresh memory before the first request.
+// Like set's callers, it leaves the key unset when an element is not JSON.
+func (o *object) setArray(key string, elems []json.RawMessage) {
+	if elems == nil {
+		o.setRaw(key, json.RawMessage("null"))
+		return
+	}
+	n := 2 + len(elems)
+	for _, e := range elems {
+		n += max(len(e), len("null"))
+	}
+	b := bytes.NewBuffer(make([]byte, 0, n))
+	b.WriteByte('[')
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if e == nil {
+			b.WriteString("null")
+		} else if json.Compact(b, e) != nil {
+			return
+		}
+	}
+	b.WriteByte(']')
+	o.setRaw(key, b.Bytes())
+}
+
 // MarshalJSON writes the object in key order.
 func (o *object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
+	n := 2
+	for i, k := range o.keys {
+		n += len(k) + 4 + len(o.vals[i])
+	}
+	b := bytes.NewBuffer(make([]byte, 0, n))
 	b.WriteByte('{')
 	for i, k := range o.keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeJSONString(&b, k)
+		writeJSONString(b, k)
 		b.WriteByte(':')
 		b.Write(o.vals[i])
 	}

@@ -25,7 +25,7 @@ func (c *OpenAIClient) chatBody(req Request, model string) (*object, error) {
 	}
 	body := &object{}
 	_ = body.set("model", model)
-	_ = body.set("messages", wire)
+	body.setArray("messages", wire)
 	if len(req.Tools) > 0 {
 		tools := make([]json.RawMessage, len(req.Tools))
 		for i, t := range req.Tools {
@@ -37,7 +37,7 @@ func (c *OpenAIClient) chatBody(req Request, model string) (*object, error) {
 				return nil, err
 			}
 		}
-		_ = body.set("tools", tools)
+		body.setArray("tools", tools)
 	}
 	if req.ToolChoice != "" {
 		choice, err := toolChoice(req, `{"function":{"name":%s},"type":"function"}`)

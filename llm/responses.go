@@ -36,7 +36,7 @@ func (c *OpenAIClient) responsesBody(req Request, model string) (*object, error)
 	}
 	body := &object{}
 	_ = body.set("model", model)
-	_ = body.set("input", input)
+	body.setArray("input", input)
 	if len(req.Tools) > 0 {
 		tools := make([]json.RawMessage, len(req.Tools))
 		for i, t := range req.Tools {
@@ -48,7 +48,7 @@ func (c *OpenAIClient) responsesBody(req Request, model string) (*object, error)
 				return nil, err
 			}
 		}
-		_ = body.set("tools", tools)
+		body.setArray("tools", tools)
 	}
 	if req.ToolChoice != "" {
 		choice, err := toolChoice(req, `{"type":"function","name":%s}`)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
@@ -154,7 +155,7 @@ func pathCompletions(root, prefix string) []string {
 }
 
 // mention is an @path in a prompt.
-var mention = regexp.MustCompile(`(^|\s)@([^\s@]+)`)
+var mention = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\s)@([^\s@]+)`) })
 
 // attachMax is the largest file a mention attaches whole.
 const attachMax = 256 << 10
@@ -167,7 +168,7 @@ func attach(root, prompt string) (string, []string, error) {
 	}
 	var b strings.Builder
 	var names, problems []string
-	for _, sm := range mention.FindAllStringSubmatch(prompt, -1) {
+	for _, sm := range mention().FindAllStringSubmatch(prompt, -1) {
 		rel := filepath.Clean(sm[2])
 		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") || slices.Contains(names, rel) {
 			continue

@@ -3,6 +3,7 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -43,8 +44,8 @@ func renderMarkdown(text string, width int, plain bool) string {
 		case strings.HasPrefix(trimmed, ">"):
 			q := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
 			out = append(out, mdQuote.Render("│ ")+ansi.Wordwrap(inline(q), wrap-2, ""))
-		case listItem.MatchString(l):
-			sm := listItem.FindStringSubmatch(l)
+		case listItem().MatchString(l):
+			sm := listItem().FindStringSubmatch(l)
 			indent, mark, rest := sm[1], sm[2], sm[3]
 			if mark == "-" || mark == "*" || mark == "+" {
 				mark = "•"
@@ -60,10 +61,10 @@ func renderMarkdown(text string, width int, plain bool) string {
 }
 
 var (
-	listItem  = regexp.MustCompile(`^(\s*)([-*+]|\d+[.)])\s+(.*)$`)
-	codeSpan  = regexp.MustCompile("`([^`]+)`")
-	strong    = regexp.MustCompile(`\*\*([^*]+)\*\*|__([^_]+)__`)
-	emphasis  = regexp.MustCompile(`(^|[^*\w])\*([^*\s][^*]*)\*`)
+	listItem  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)([-*+]|\d+[.)])\s+(.*)$`) })
+	codeSpan  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	strong    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*]+)\*\*|__([^_]+)__`) })
+	emphasis  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^*\w])\*([^*\s][^*]*)\*`) })
 	mdHeading = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("5"))
 	mdCode    = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
 	mdQuote   = lipgloss.NewStyle().Faint(true)
@@ -73,10 +74,10 @@ var (
 
 // inline styles a line's code spans, strong and emphasised text.
 func inline(s string) string {
-	s = codeSpan.ReplaceAllStringFunc(s, func(m string) string { return mdCode.Render(m[1 : len(m)-1]) })
-	s = strong.ReplaceAllStringFunc(s, func(m string) string { return mdStrong.Render(m[2 : len(m)-2]) })
-	return emphasis.ReplaceAllStringFunc(s, func(m string) string {
-		sm := emphasis.FindStringSubmatch(m)
+	s = codeSpan().ReplaceAllStringFunc(s, func(m string) string { return mdCode.Render(m[1 : len(m)-1]) })
+	s = strong().ReplaceAllStringFunc(s, func(m string) string { return mdStrong.Render(m[2 : len(m)-2]) })
+	return emphasis().ReplaceAllStringFunc(s, func(m string) string {
+		sm := emphasis().FindStringSubmatch(m)
 		return sm[1] + mdEmph.Render(sm[2])
 	})
 }

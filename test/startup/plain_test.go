@@ -16,8 +16,11 @@ import (
 // goldmark was the web view's (0.9 ms of every start; internal/markdown
 // renders the pages now and builds its expressions on first use), the
 // OpenTelemetry SDK and the protobuf runtime telemetry's (telemetry now
-// records and encodes its spans itself).
+// records and encodes its spans itself), YAML v2 adrg/frontmatter's
+// (its regular expressions, compiled at every start, for agent definitions
+// that blackboard.SplitFrontMatter now splits the same way).
 var heavyOnlyWhenUsed = []string{"github.com/yuin/goldmark", "go.opentelemetry.io/", "google.golang.org/protobuf/",
+	"gopkg.in/yaml.v2", "gopkg.in/yaml%2ev2", "github.com/adrg/frontmatter",
 	"github.com/yagent/yagent/internal/markdown", "github.com/yagent/yagent/webui"}
 
 // TestPlainProcess builds the binary once, with the linker's dependency
