@@ -229,7 +229,7 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		exec = b.opts.Runner
 	}
 	go func() {
-		res, err := exec.Run(ctx, del)
+		res, err := exec.Run(entryBudget(ctx, d), del)
 		results <- batchResult{i: i, res: res, err: err}
 	}()
 }

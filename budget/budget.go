@@ -210,3 +210,27 @@ func From(ctx context.Context) *Budget {
 	b, _ := ctx.Value(ctxKey{}).(*Budget)
 	return b
 }
+
+// ParseCost reads US dollars, "0.50" or "$0.50": a number of 0 or more.
+func ParseCost(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+	if err != nil || v != v || v > 1e12 {
+		return 0, fmt.Errorf("%q is not an amount of US dollars: want a number such as 0.50 or $2", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%s: want 0 or more US dollars (0 = no cap)", s)
+	}
+	return v, nil
+}
+
+// ParseTokens reads a count of tokens of 0 or more.
+func ParseTokens(s string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of tokens: want a whole number such as 200000", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%s: want 0 or more tokens (0 = no cap)", s)
+	}
+	return v, nil
+}
