@@ -272,6 +272,12 @@ steps:
 			}
 		})
 	}
+	// Each session's cost, from the ledger: one call stopped at the
+	// limit ($0.01) or two that answered ($0.02).
+	code, out, _ := runCLI(t, t.Context(), env, "sessions", "ls", "--all", "--json")
+	if n1, n2 := strings.Count(out, `"cost_usd": 0.01,`), strings.Count(out, `"cost_usd": 0.02,`); code != 0 || n1 != 3 || n2 != 2 {
+		t.Errorf("sessions ls: exit %d, %d sessions at $0.01 and %d at $0.02; want 3 and 2:\n%s", code, n1, n2, out)
+	}
 }
 
 // TestBudgetPlanBadInput: a plan's budget that is negative, not a
