@@ -2,6 +2,7 @@ package batch
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/yagent/yagent/budget"
@@ -57,4 +58,15 @@ func entryBudget(ctx context.Context, d PlanDelegation) context.Context {
 		return ctx
 	}
 	return budget.Within(ctx, budget.Scope{Key: run.Scopes[0].Key + "/" + d.ID, Name: "delegation " + strconv.Quote(d.ID) + "'s budget", Limits: *d.Budget})
+}
+
+// runBudgetSpent reports whether the budget of the run (the first scope of
+// ctx's chain) is spent.
+func runBudgetSpent(ctx context.Context) bool {
+	b := budget.From(ctx)
+	if b == nil || len(b.Scopes) == 0 {
+		return false
+	}
+	run := &budget.Budget{Ledger: b.Ledger, Scopes: b.Scopes[:1]}
+	return errors.Is(run.Check(ctx), budget.ErrExceeded)
 }

@@ -71,13 +71,18 @@ func budgetHost(t *testing.T, root, name, config, notesRoot, model string) ([]st
 		"YAGENT_NOTES_ROOT="+notesRoot, "OPENAI_BASE_URL="+model, "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb"), ws
 }
 
-// budgetPlan writes a plan of budgetDelegations independent delegations.
+// budgetPlan writes a plan of budgetDelegations delegations, the last
+// four depending on the fifth from the end.
 func budgetPlan(t *testing.T, root string) string {
 	t.Helper()
 	var plan strings.Builder
 	plan.WriteString("delegations:\n")
 	for i := range budgetDelegations {
-		fmt.Fprintf(&plan, "  - {id: item-%03d, agent: worker, task: 'item-%03d: hand it over.'}\n", i, i)
+		deps := ""
+		if i >= budgetDelegations-4 { // dependants of a delegation the budget stops land degraded too
+			deps = fmt.Sprintf(", depends_on: [item-%03d]", budgetDelegations-5)
+		}
+		fmt.Fprintf(&plan, "  - {id: item-%03d, agent: worker, task: 'item-%03d: hand it over.'%s}\n", i, i, deps)
 	}
 	path := filepath.Join(root, "plan.yaml")
 	mkfile(t, path, plan.String())
