@@ -133,8 +133,8 @@ func (b *Budget) Keys() []string {
 // Check returns an *Exceeded for the first scope of the chain whose caps
 // are reached, nil when a model call may start.
 func (b *Budget) Check(ctx context.Context) error {
-	if b == nil || len(b.Scopes) == 0 {
-		return nil
+	if !b.Capped() {
+		return nil // nothing to check: the ledger is not even read
 	}
 	spent, err := b.Ledger.Spent(ctx, b.Keys())
 	if err != nil {
@@ -146,6 +146,19 @@ func (b *Budget) Check(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Capped reports whether a scope of the chain has a cap.
+func (b *Budget) Capped() bool {
+	if b == nil {
+		return false
+	}
+	for _, s := range b.Scopes {
+		if !s.Limits.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // Charge adds s to every scope of the chain.

@@ -138,3 +138,28 @@ func TestAbove(t *testing.T) {
 		t.Errorf("a plan without a cap: Above = %q; want \"\"", got)
 	}
 }
+
+// down is a ledger whose database is away (a PostgreSQL restart).
+type down struct{}
+
+func (down) Spent(context.Context, []string) (map[string]budget.Spend, error) {
+	return nil, errors.New("connection refused")
+}
+func (down) Charge(context.Context, []string, budget.Spend) error {
+	return errors.New("connection refused")
+}
+
+// TestLedgerDownWithoutCap: a run without a cap only records its spend,
+// so a ledger that cannot be reached fails none of its calls; under a
+// cap the call cannot be accounted for and fails.
+func TestLedgerDownWithoutCap(t *testing.T) {
+	g := budget.Guard{Client: &fixed{u: llm.Usage{PromptTokens: 10}}}
+	free := budget.With(t.Context(), down{}, budget.Scope{Key: "run"})
+	if _, err := g.Stream(free, llm.Request{}); err != nil {
+		t.Errorf("no cap, ledger down: %v; want the answer", err)
+	}
+	capped := budget.With(t.Context(), down{}, budget.Scope{Key: "run", Limits: budget.Limits{MaxTokens: 100}})
+	if _, err := g.Stream(capped, llm.Request{}); err == nil {
+		t.Error("a cap, ledger down: the call ran unaccounted; want an error")
+	}
+}

@@ -27,7 +27,10 @@ func (g Guard) Stream(ctx context.Context, req llm.Request) (llm.Response, error
 	resp, err := g.Client.Stream(ctx, req)
 	if resp.Usage != (llm.Usage{}) {
 		// A call cut short still cost what it cost.
-		if cerr := b.Charge(context.WithoutCancel(ctx), g.Price.Charge(resp.Usage)); cerr != nil && err == nil {
+		// A spend that cannot be recorded fails the call only under a
+		// cap (it would escape it); without one it is only the record
+		// of what the run cost (the ledger's database may be restarting).
+		if cerr := b.Charge(context.WithoutCancel(ctx), g.Price.Charge(resp.Usage)); cerr != nil && err == nil && b.Capped() {
 			err = cerr
 		}
 	}
