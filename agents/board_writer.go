@@ -2,11 +2,13 @@ package agents
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -62,6 +64,15 @@ func handoffFromOutcome(agent, task string, out *Outcome, runErr error, maxSteps
 	}
 	h := &n.Handoff
 	switch {
+	case errors.Is(runErr, budget.ErrExceeded):
+		// Not the task's failure: the run's money or tokens ran out
+		// before this delegation could start or finish a model call.
+		h.Status = blackboard.StatusDegraded
+		h.Reason = runErr.Error()
+		h.Conclusion = "Not finished: " + firstSentence(budgetReason(runErr))
+		if n.Body == "" {
+			n.Body = out.Final
+		}
 	case runErr != nil:
 		h.Status = blackboard.StatusError
 		h.Reason = runErr.Error()
@@ -90,6 +101,16 @@ func handoffFromOutcome(agent, task string, out *Outcome, runErr error, maxSteps
 		h.Status = blackboard.StatusPartial
 	}
 	return n
+}
+
+// budgetReason is the budget's own message within runErr (the loop
+// prefixes the agent and the call).
+func budgetReason(runErr error) string {
+	var ex *budget.Exceeded
+	if errors.As(runErr, &ex) {
+		return ex.Error()
+	}
+	return runErr.Error()
 }
 
 // firstSentence returns the first line of s, cut to 300 runes.

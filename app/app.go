@@ -16,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 )
@@ -59,6 +60,9 @@ type App struct {
 	Project string
 	// Runner runs delegations; its Recorder is unset (a session sets it).
 	Runner *agents.SubRunner
+	// Budget is the run's budget without its key (RunBudget): a session
+	// puts it on each turn's context (WithBudget).
+	Budget budget.Scope
 	now    func() time.Time
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 )
@@ -84,10 +85,13 @@ func (c *Clients) Resolve(name string) (llm.Client, string, error) {
 		return nil, "", fmt.Errorf("%w\n  export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in %s; to try yagent offline: yagent demo (or yagent run --replay demo \"…\")",
 			llm.ErrNoEndpoint, name, filepath.Join(c.cfg.Home, "config.yaml"))
 	}
-	cl, err := llm.NewOpenAI(ep)
+	oc, err := llm.NewOpenAI(ep)
 	if err != nil {
 		return nil, "", fmt.Errorf("model %s: %w", name, err)
 	}
+	// Every model call is checked against, and charged to, the budget
+	// its context carries (budget.With), at this model's price.
+	cl := budget.Guard{Client: oc, Price: budget.Price{Input: m.Price.Input, Cached: m.Price.CachedInput, Output: m.Price.Output}}
 	if c.cache == nil {
 		c.cache = map[string]llm.Client{}
 	}

@@ -54,7 +54,7 @@ func TestModelNames(t *testing.T) {
 		if strings.Contains(tc.wantBase, ":2/") {
 			wantProvider = llm.ProviderDeepSeek // models.big.provider
 		}
-		if oc, ok := cl.(*llm.OpenAIClient); !ok || oc.Profile().Name != wantProvider {
+		if oc, ok := cl.(interface{ Profile() llm.Profile }); !ok || oc.Profile().Name != wantProvider {
 			t.Errorf("resolve(%q) client %T speaks %v; want %s", tc.name, cl, cl, wantProvider)
 		}
 		switch {

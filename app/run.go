@@ -7,6 +7,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/mcp"
@@ -33,6 +34,8 @@ type RunOptions struct {
 	Check func(*config.Config) error
 	// MaxSteps, when > 0, is --max-steps: the last configuration layer.
 	MaxSteps int
+	// Budget is --max-cost and --max-tokens (zero: budget.* decides).
+	Budget budget.Limits
 	// Board is a new session's board ("" = none), checked here.
 	Board string
 	// Dir is the workspace ("" = ".").
@@ -72,6 +75,8 @@ type Run struct {
 	Dir string
 	// Price is the lead's model's price, nil when none is configured.
 	Price *config.Price
+	// Budget is the run's budget (RunBudget), without its key.
+	Budget budget.Scope
 
 	opts    RunOptions
 	closers []func()
@@ -127,6 +132,7 @@ func Prepare(o RunOptions) (_ *Run, err error) {
 	}
 	r.Config = cfg
 	r.Price = ModelPrice(cfg, o.Model)
+	r.Budget = RunBudget(cfg.Budget, o.Budget, nil)
 	if o.Board != "" {
 		if err := blackboard.CheckBoardID(o.Board); err != nil {
 			return nil, err
@@ -167,6 +173,7 @@ func (r *Run) Assemble(ctx context.Context, sessionID func() string) error {
 	if err != nil {
 		return err
 	}
+	a.Budget = r.Budget
 	r.App = a
 	r.OnClose(func() { r.Warn("closing the workspace", a.Workspace.Close()) })
 	return nil

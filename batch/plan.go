@@ -17,6 +17,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
@@ -33,7 +34,11 @@ type Plan struct {
 	// or auto: after each dependency level, that level's pending changes
 	// are applied in plan order (app.Changes, as `yagent changes apply`),
 	// stopping the batch at the first conflict (issue 28).
-	Merge       string           `yaml:"merge"`
+	Merge string `yaml:"merge"`
+	// Budget caps what the whole plan spends on models (max_cost in US
+	// dollars, max_tokens); it narrows --max-cost, --max-tokens and
+	// budget.* (app.RunBudget). Nil: none of its own.
+	Budget      *budget.Limits   `yaml:"budget"`
 	Delegations []PlanDelegation `yaml:"delegations"`
 
 	// Name is the file the plan came from, for errors and reports.
@@ -58,6 +63,9 @@ type PlanDelegation struct {
 	// Isolation (none or worktree) overrides the agent definition's and
 	// agents.isolation (issue 28).
 	Isolation string `yaml:"isolation"`
+	// Budget caps what this delegation and its subtree spend, within the
+	// plan's; never above it (Validate).
+	Budget *budget.Limits `yaml:"budget"`
 }
 
 // ReadPlan reads and decodes the plan file at path. A file that cannot be

@@ -20,9 +20,9 @@ func TestParsePlanErrors(t *testing.T) {
 		want []string
 	}{
 		{"syntax", "delegations:\n  - id: a\n    task: [unclosed\n", []string{"plan.yaml:3: YAML syntax: "}},
-		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, delegations)`}},
+		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, budget, delegations)`}},
 		{"unknown delegation key", "delegations:\n  - id: a\n    agent: explorer\n    task: t\n    dependson: [b]\n",
-			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation)`}},
+			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation, budget)`}},
 		{"wrong types, all listed", "parallel: many\ndelegations:\n  - id: a\n    depends_on: b\n    max_steps: lots\n",
 			[]string{`plan.yaml:1: parallel: want an integer, got "many"`, `plan.yaml:4: delegations[0].depends_on: want a list such as [scan, review], got "b"`,
 				`plan.yaml:5: delegations[0].max_steps: want an integer, got "lots"`}},

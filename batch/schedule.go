@@ -229,7 +229,7 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		exec = b.opts.Runner
 	}
 	go func() {
-		res, err := exec.Run(ctx, del)
+		res, err := exec.Run(entryBudget(ctx, d), del)
 		results <- batchResult{i: i, res: res, err: err}
 	}()
 }
@@ -257,6 +257,11 @@ func (b *batchRun) finish(ctx context.Context, res batchResult) {
 	case r.Status == StatusAbandoned && ctx.Err() != nil:
 		// Cancelled: the dependants are reported as not started, not as
 		// victims of a failure.
+	case runBudgetSpent(ctx):
+		// The run's budget is spent: the dependants start, are refused
+		// their first model call and land a degraded note naming the
+		// budget, as every delegation that did not run does.
+		b.succeeded(res.i)
 	default:
 		b.skipDependants(res.i)
 	}

@@ -77,6 +77,7 @@ func (p *Plan) Validate(env PlanEnv) error {
 	if p.Parallel < 0 {
 		add(p.line("parallel"), "parallel", "%d: want 1 or more (or leave it out for the default)", p.Parallel)
 	}
+	p.checkPlanBudget(add)
 	if p.Merge != "" && p.Merge != MergeManual && p.Merge != MergeAuto {
 		add(p.line("merge"), "merge", "%q: want manual or auto (or leave it out: manual, the changes stay pending on the board)", p.Merge)
 	}
@@ -120,6 +121,7 @@ func (p *Plan) Validate(env PlanEnv) error {
 		if d.MaxSteps < 0 {
 			add(p.line("delegations", i, "max_steps"), at+".max_steps", "%d: want 1 or more (or leave it out for the agent's own)", d.MaxSteps)
 		}
+		p.checkBudget(add, d, i, at)
 		if d.Model != "" && env.Models != nil && !slices.Contains(env.Models, d.Model) {
 			add(p.line("delegations", i, "model"), at+".model", "unknown model %q (configured: %s)", d.Model, strings.Join(env.Models, ", "))
 		}

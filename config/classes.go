@@ -210,6 +210,11 @@ var KeyClasses = map[string]KeyClass{
 	// one keeps a dead coordinator's run from being resumed.
 	"queue.lease": {Class: Exhausts, Harm: AnyChange},
 
+	// A workspace may lower a budget, never raise or lift it (0 = no cap)
+	// unless trusted.
+	"budget.max_cost":   {Class: Exhausts, Harm: ZeroOrLarger},
+	"budget.max_tokens": {Class: Exhausts, Harm: ZeroOrLarger},
+
 	"telemetry.endpoint":         {Class: RoutesData},
 	"telemetry.headers":          {Class: RoutesData},
 	"telemetry.log_content":      {Class: RoutesData},

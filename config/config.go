@@ -39,6 +39,7 @@ type Config struct {
 	MCPServers map[string]MCPServer `yaml:"mcp_servers" json:"mcp_servers"`
 	KB         KB                   `yaml:"kb" json:"kb"`
 	Queue      Queue                `yaml:"queue" json:"queue"`
+	Budget     Budget               `yaml:"budget" json:"budget"`
 	Telemetry  Telemetry            `yaml:"telemetry" json:"telemetry"`
 
 	// ModelAliases maps the model names agent files use (sonnet, opus,

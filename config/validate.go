@@ -110,6 +110,8 @@ func (c *Config) validate(layers []layer) error {
 	check(c.ChatSleep.Tools.BudgetPercent >= 0 && c.ChatSleep.Tools.BudgetPercent <= 100, "chat_sleep.tools.budget_percent", "want a percentage, got %g", c.ChatSleep.Tools.BudgetPercent)
 	check(n.IndexLeaveChars <= n.IndexEnterChars, "notes.index_leave_chars", "must not be above notes.index_enter_chars (%d), or the mode would flip every turn", n.IndexEnterChars)
 	check(n.IndexLeaveNotes <= n.IndexEnterNotes, "notes.index_leave_notes", "must not be above notes.index_enter_notes (%d)", n.IndexEnterNotes)
+	check(c.Budget.MaxCost >= 0, "budget.max_cost", "want US dollars of 0 or more (0 = no cap), got %g", c.Budget.MaxCost)
+	check(c.Budget.MaxTokens >= 0, "budget.max_tokens", "want tokens of 0 or more (0 = no cap), got %d", c.Budget.MaxTokens)
 	for name, m := range c.Models {
 		check(m.Provider == "" || slices.Contains(Providers, m.Provider), "models."+name+".provider", "unknown provider %q: want one of %s, or leave it out to guess from base_url", m.Provider, strings.Join(Providers, ", "))
 		check(slices.Contains(APIs, m.API), "models."+name+".api", "unknown API %q: want chat (Chat Completions) or responses (the Responses API)", m.API)

@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
@@ -224,6 +225,10 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	d.delegator.StartTurn()
 	t := &turnState{fit: d.newFitter(s, "director", "", s.Info().Kind), loaded: &agents.Loaded{}}
 	ctx = withTurn(ctx, t)
+	// Every model call of the turn, its delegations' too, is checked
+	// against the run's budget, summed over the session's turns and
+	// processes in the state database.
+	ctx = app.WithBudget(ctx, budget.SQLite{DB: s.Store().DB.DB}, "session:"+s.ID(), d.app.Budget)
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())

@@ -22,6 +22,9 @@ func (in Info) Text(spend []SpendRow) string {
 	if in.ParentID != "" {
 		fmt.Fprintf(&b, "parent:   %s\n", l(in.ParentID))
 	}
+	if in.CostUSD != nil {
+		fmt.Fprintf(&b, "cost:     $%.4f\n", *in.CostUSD)
+	}
 	b.WriteString("\nspend:\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LABEL\tREQUESTS\tPROMPT\tCACHED\tCOMPLETION")

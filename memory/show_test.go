@@ -25,4 +25,11 @@ func TestInfoText(t *testing.T) {
 	if in.ParentID = "p1"; !strings.Contains(in.Text(nil), "parent:   p1\n") {
 		t.Error("a sub-agent's session does not name its parent")
 	}
+	if strings.Contains(got, "cost:") {
+		t.Error("a session that recorded no spend shows a cost")
+	}
+	cost := 0.01234
+	if in.CostUSD = &cost; !strings.Contains(in.Text(nil), "cost:     $0.0123\n") {
+		t.Errorf("a session's cost is not shown:\n%s", in.Text(nil))
+	}
 }

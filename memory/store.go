@@ -56,6 +56,10 @@ type Info struct {
 	// NextSleepAt is when the session's tool curation is due (nil: never
 	// scheduled).
 	NextSleepAt *time.Time `json:"next_sleep_at"`
+	// CostUSD is what the session's model calls cost at each model's
+	// price, summed by the budget ledger (budget_spend) across its
+	// processes; nil when it recorded none.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // Store keeps sessions: rows in the state database, rollouts under home.
@@ -91,14 +95,19 @@ func NewID(now time.Time) string {
 }
 
 const infoColumns = `id, kind, title, COALESCE(name, ''), cwd, model, COALESCE(parent_id, ''), rollout, created, updated,
-	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, next_sleep_at`
+	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, next_sleep_at,
+	(SELECT sum(cost) FROM budget_spend WHERE scope IN ('session:' || chats.id, 'batch:' || chats.id))`
 
 func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
 	var in Info
 	var created, updated int64
 	var next sql.NullInt64
+	var cost sql.NullFloat64
 	err := row.Scan(&in.ID, &in.Kind, &in.Title, &in.Name, &in.Cwd, &in.Model, &in.ParentID, &in.Rollout, &created, &updated,
-		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto, &next)
+		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto, &next, &cost)
+	if cost.Valid {
+		in.CostUSD = &cost.Float64
+	}
 	in.Created, in.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 	if next.Valid {
 		t := time.UnixMilli(next.Int64).UTC()

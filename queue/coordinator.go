@@ -19,6 +19,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/telemetry"
@@ -241,6 +242,9 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
 		Trace: telemetry.Inject(ctx),
+	}
+	if b := budget.From(ctx); b != nil {
+		args.Budget = b.Scopes
 	}
 	if c.opts.Models != nil {
 		name := def.Model

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/change"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
@@ -49,6 +50,10 @@ type JobArgs struct {
 	// in a worktree of its own checkout at that base and sends its change
 	// back (JobOutput.Patch).
 	Base *change.Base `json:"base,omitempty"`
+	// Budget is the chain of budget scopes the delegation runs under
+	// (the plan's, its entry's): the worker checks and charges them in
+	// the queue database's ledger (spend.go).
+	Budget []budget.Scope `json:"budget,omitempty"`
 }
 
 // ModelSettings say which model a delegation runs on, without secrets

@@ -136,7 +136,7 @@ func (q *Queue) Close() { q.pool.Close() }
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -178,6 +178,9 @@ var migrations = []string{
 		expires timestamptz NOT NULL,
 		PRIMARY KEY (board, digest)
 	);`,
+	// What each budget scope spent, summed by the coordinator and every
+	// worker (spend.go).
+	4: spendSchema,
 }
 
 // migrate brings River's and yagent's schemas up to this build's versions,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/telemetry"
 )
@@ -182,7 +183,7 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		return river.JobSnooze(heldSnooze)
 	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
-	out, err := w.run(telemetry.Extract(ctx, a.Trace), a)
+	out, err := w.run(budget.WithChain(telemetry.Extract(ctx, a.Trace), w.q.Ledger(), a.Budget), a)
 	out.Version, out.Worker = outputVersion, w.opts.Name
 	if err == nil && len(out.Patch) > maxOutputPatch {
 		if err = w.storePatch(ctx, job.ID, out.Patch); err == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -9,8 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/batch"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
@@ -94,6 +97,7 @@ a plan run another batch holds, 130 cancelled.`,
 	}
 	fl := cmd.Flags()
 	opts.Agent.registerIO(fl)
+	opts.Agent.Budget.Register(fl)
 	fl.Lookup("allow-shell").Usage = "let sub-agents use the shell tool without a terminal to ask"
 	fl.Var(&opts.Parallel, "parallel", "sub-agents at once (overrides the plan's parallel; default agents.max_parallel_delegations)")
 	fl.StringVar(&opts.Board, "board", "", "board for the handoffs when the plan names none")
@@ -163,21 +167,22 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		return err
 	}
 	defer s.close()
-	d := s.d
 	parallel := int(opts.Parallel)
-	bopts := batch.Options{Runner: d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
+	bopts := batch.Options{Runner: s.d.SubRunner(), Board: board, Resume: opts.Resume, Events: sink, Now: f.Now}
 	var coord *queue.Coordinator
-	// The run's lease (queue's, else state.db's): lost, the batch stops.
+	// The run's lease (lost, the batch stops) and the ledger its spend is
+	// summed in across processes: queue's, else state.db's.
 	var owner interface{ LeaseErr() error }
+	var ledger budget.Ledger
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	if q != nil {
-		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: d.SubRunner(), Board: board, Plan: opts.PlanFile,
+		coord, err = q.Coordinate(ctx, queue.CoordinatorOptions{Runner: s.d.SubRunner(), Board: board, Plan: opts.PlanFile,
 			Digest: plan.Digest(), Resume: opts.Resume, Events: sink, Models: s.run.Clients.Settings, OnLost: func(error) { stop() }})
 		if err != nil {
 			return err
 		}
-		bopts.Executor, owner = coord, coord
+		bopts.Executor, owner, ledger = coord, coord, q.Ledger()
 	} else {
 		st, err := f.Sessions(ctx)
 		if err != nil {
@@ -189,20 +194,19 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 			return err
 		}
 		defer lease.Release()
-		owner = lease
+		owner, ledger = lease, budget.SQLite{DB: st.DB.DB}
 		if parallel == 0 && plan.Parallel == 0 {
 			parallel = cfg.Agents.MaxParallelDelegations
 		}
 	}
 	bopts.Parallel = parallel
+	ctx = app.WithBudget(ctx, ledger, "batch:"+s.sess.ID(), app.RunBudget(cfg.Budget, opts.Agent.Budget.Limits(), plan.Budget))
 	rep, err := batch.Run(ctx, plan, bopts)
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
 	}
 	leaseErr := owner.LeaseErr() // exit 1, not the cancel it caused
-	if leaseErr != nil {
-		err = leaseErr
-	}
+	err = cmp.Or(leaseErr, err)
 	if rep == nil {
 		if jp, ok := sink.(*printer.JSON); ok {
 			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
@@ -215,7 +219,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		human.Finish(rep)
 	}
-	if err = rep.Err(board, coord != nil, err); leaseErr != nil {
+	if err = app.BudgetStop(ctx, rep.Err(board, coord != nil, err)); leaseErr != nil {
 		err = fmt.Errorf("batch stopped (%s): %w", rep.CountsText(), leaseErr)
 	}
 	if jp, ok := sink.(*printer.JSON); ok {

@@ -122,6 +122,9 @@ func derivedCases(c *cobra.Command, good exitCase) []exitCase {
 		switch {
 		case fl.Value.Type() == "int":
 			bad("malformed --"+fl.Name, fl.Name, `invalid argument "x" for "--`+fl.Name+`" flag`, "x")
+		case fl.Value.Type() == "usd", fl.Value.Type() == "tokens": // --max-cost, --max-tokens
+			bad("malformed --"+fl.Name, fl.Name, `invalid argument "x" for "--`+fl.Name+`" flag: "x" is not `, "x")
+			bad("negative --"+fl.Name, fl.Name, `invalid argument "-1" for "--`+fl.Name+`" flag: -1: want 0 or more`, "-1")
 		case fl.Name == "session":
 			bad("unknown session", "session", `no such session "nosuch"`, "nosuch")
 		case fl.Name == "board" && fl.Value.Type() == "string":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/spf13/pflag"
@@ -23,6 +24,7 @@ type agentFlags struct {
 	Dir        flagvalue.Dir
 	Model      string
 	MaxSteps   flagvalue.Count
+	Budget     flagvalue.Budget
 	Approval   flagvalue.Approval
 	Toolset    string
 	Sandbox    flagvalue.Sandbox
@@ -43,6 +45,7 @@ func (a *agentFlags) registerIO(fl *pflag.FlagSet) {
 // register registers every flag of the commands that run the director.
 func (a *agentFlags) register(fl *pflag.FlagSet) {
 	a.registerIO(fl)
+	a.Budget.Register(fl)
 	fl.StringVar(&a.Model, "model", "", "the default model: a name under models:, else a model id (overrides YAGENT_MODEL)")
 	fl.Var(&a.MaxSteps, "max-steps", "the director's model calls per turn (default agents.max_steps)")
 	fl.Var(&a.Approval, "approval", "untrusted, on-request or never (default agents.approval)")
@@ -81,9 +84,12 @@ type sessionRequest struct {
 	Inspect bool
 }
 
-// runConfig is the app.RunOptions the flags and the request choose,
-// with the printers they print through.
-func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.RunOptions, error) {
+// runConfig starts telemetry and is the app.RunOptions the flags and
+// the request choose, with the printers they print through.
+func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, app.RunOptions, error) {
+	if err := f.StartTelemetry(ctx); err != nil {
+		return nil, app.RunOptions{}, err
+	}
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, app.RunOptions{}, err
@@ -107,12 +113,10 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 			po.Ask = req.Ask
 		}
 	}
-	dir := string(fl.Dir)
-	if dir == "" {
-		dir = f.Dir
-	}
+	dir := workspaceDirFlag(f, fl)
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
-		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps), Board: req.Board, Dir: dir,
+		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps),
+		Budget: fl.Budget.Limits(), Board: req.Board, Dir: dir,
 		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools}
 	return out, o, nil
 }
@@ -120,10 +124,7 @@ func runConfig(f *Factory, fl *agentFlags, req sessionRequest) (*session, app.Ru
 // openRun assembles a run without a session (a queue worker): nothing is
 // persisted by opening it.
 func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.StartTelemetry(ctx); err != nil {
-		return nil, err
-	}
-	out, o, err := runConfig(f, fl, req)
+	out, o, err := runConfig(ctx, f, fl, req)
 	if err != nil {
 		return nil, err
 	}
@@ -136,10 +137,7 @@ func openRun(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest
 // openSession assembles a run over a new or resumed session and its
 // director (director.Open).
 func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionRequest) (*session, error) {
-	if err := f.StartTelemetry(ctx); err != nil {
-		return nil, err
-	}
-	out, o, err := runConfig(f, fl, req)
+	out, o, err := runConfig(ctx, f, fl, req)
 	if err != nil {
 		return nil, err
 	}
@@ -159,12 +157,11 @@ func openSession(ctx context.Context, f *Factory, fl *agentFlags, req sessionReq
 
 // workspaceDir is --cd, else the factory's directory, else ".".
 func workspaceDir(f *Factory, fl *agentFlags) (string, error) {
-	dir := string(fl.Dir)
-	if dir == "" {
-		dir = f.Dir
-	}
-	return app.WorkspaceDir(dir)
+	return app.WorkspaceDir(workspaceDirFlag(f, fl))
 }
+
+// workspaceDirFlag is --cd, else the factory's directory (unresolved).
+func workspaceDirFlag(f *Factory, fl *agentFlags) string { return cmp.Or(string(fl.Dir), f.Dir) }
 
 // turn runs one turn and prints its end.
 func (s *session) turn(ctx context.Context, prompt string) (*agents.Outcome, error) {

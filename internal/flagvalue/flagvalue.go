@@ -13,6 +13,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/demo"
 	"github.com/yagent/yagent/llm/llmtest"
 	"github.com/yagent/yagent/sandbox"
@@ -122,3 +123,42 @@ var (
 	_ pflag.Value = (*Scenario)(nil)
 	_ pflag.Value = (*Status)(nil)
 )
+
+// Cost is --max-cost: US dollars of 0 or more ("0.50" or "$0.50").
+type Cost float64
+
+func (c *Cost) String() string { return strconv.FormatFloat(float64(*c), 'f', -1, 64) }
+func (c *Cost) Type() string   { return "usd" }
+func (c *Cost) Set(s string) error {
+	v, err := budget.ParseCost(s)
+	*c = Cost(v)
+	return err
+}
+
+// Tokens is --max-tokens: a count of tokens of 0 or more.
+type Tokens int64
+
+func (t *Tokens) String() string { return strconv.FormatInt(int64(*t), 10) }
+func (t *Tokens) Type() string   { return "tokens" }
+func (t *Tokens) Set(s string) error {
+	v, err := budget.ParseTokens(s)
+	*t = Tokens(v)
+	return err
+}
+
+// Budget is --max-cost and --max-tokens (run, chat, resume, batch).
+type Budget struct {
+	MaxCost   Cost
+	MaxTokens Tokens
+}
+
+// Register registers both flags on fl.
+func (b *Budget) Register(fl *pflag.FlagSet) {
+	fl.Var(&b.MaxCost, "max-cost", "stop starting model calls once the run spent this many US dollars at models.<name>.price (default budget.max_cost)")
+	fl.Var(&b.MaxTokens, "max-tokens", "stop starting model calls once the run spent this many tokens (default budget.max_tokens)")
+}
+
+// Limits are the flags' caps (zero: not given).
+func (b *Budget) Limits() budget.Limits {
+	return budget.Limits{MaxCost: float64(b.MaxCost), MaxTokens: int64(b.MaxTokens)}
+}

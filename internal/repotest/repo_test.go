@@ -227,6 +227,7 @@ var layering = map[string][]string{
 	"demo":       {"agents", "director", "memory", "app", "blackboard", "kb", "mcp", "tui", "webui"},
 	"event":      {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "internal", "change", "chat", "complete", "demo"},
 	"printer":    {"director", "memory", "notebook", "sleep", "kb", "mcp", "queue", "tui", "webui", "app", "chat", "sandbox", "change"},
+	"budget":     {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "change", "chat", "complete", "demo", "event", "printer"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 

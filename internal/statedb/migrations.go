@@ -133,4 +133,15 @@ CREATE TABLE batch_leases (
 	PRIMARY KEY (board, digest)
 );
 `,
+	// 6: budgets (budget): what each scope — a session, a plan run, a
+	// batch entry — spent on models, summed by every process.
+	`
+CREATE TABLE budget_spend (
+	scope   TEXT PRIMARY KEY,
+	cost    REAL NOT NULL DEFAULT 0,
+	tokens  INTEGER NOT NULL DEFAULT 0,
+	calls   INTEGER NOT NULL DEFAULT 0,
+	updated INTEGER NOT NULL
+);
+`,
 }
