@@ -208,6 +208,16 @@ for pkg in "${pkgs[@]}"; do
   out="$scratch/.gremlins-$(echo "${pkg#./}" | tr / _).json"
   killed=0 lived=0 notcov=0 timedout=0 nonviable=0
   mutants() { sed -nE "s/^ *($1) ([A-Z_]+) at ([^:]+):([0-9]+):([0-9]+).*/\2 \3 \4 \5/p" "$out.log"; }
+  # in_order: a file's mutants from its top down, the files in the order
+  # MUTATION_FILES names them (a run stopped early has judged whole files
+  # and the top of one: MUTATION_FROM goes on from there).
+  in_order() {
+    local all f
+    all=$(mutants "$1")
+    for f in ${MUTATION_FILES:-$(awk '{print $2}' <<<"$all" | sort -u)}; do
+      awk -v f="$f" '$2 == f' <<<"$all" | sort -s -k3,3n -k4,4n
+    done
+  }
   if [ "$parts" = hand ]; then
     : # no gremlins mutant
   elif [ -n "${MUTATION_APPLY:-}" ] || [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
@@ -229,7 +239,7 @@ for pkg in "${pkgs[@]}"; do
         killed=$((killed + 1))
       fi
       git checkout -q -- "$pkg/$file"
-    done < <(mutants 'RUNNABLE|NOT COVERED')
+    done < <(in_order 'RUNNABLE|NOT COVERED')
   else
     with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
