@@ -93,3 +93,41 @@ func TestProbeRemembered(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeKey pins what the key holds of the switches over user
+// namespaces: each one's value as the kernel gives it, "-" for one this
+// kernel lacks, so that a changed switch means another key.
+func TestProbeKey(t *testing.T) {
+	key := probeKey()
+	if key == "" {
+		t.Skip("no boot id or kernel release readable here")
+	}
+	for _, s := range probeSwitches {
+		want := filepath.Base(s) + " -\n"
+		if v, err := os.ReadFile(s); err == nil {
+			want = filepath.Base(s) + " " + strings.TrimSpace(string(v)) + "\n"
+		}
+		if !strings.Contains(key, want) {
+			t.Errorf("the key lacks %q:\n%s", want, key)
+		}
+	}
+}
+
+// TestProbeRecordNotWritten: a record that cannot replace what is at its
+// path (here a directory) is an error and leaves no temp file behind.
+func TestProbeRecordNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, probeCacheName)
+	if err := os.MkdirAll(filepath.Join(path, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeProbeRecord(path, "key"); err == nil {
+		t.Error("writeProbeRecord over a directory: no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != probeCacheName {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
