@@ -13,9 +13,7 @@ import (
 // matches this system; a failure is never remembered; a view command that
 // cannot start drops the record.
 func TestProbeRemembered(t *testing.T) {
-	if probeKey() == "" {
-		t.Skip("no boot id or kernel release readable here")
-	}
+	needKey(t)
 	var calls int
 	var answer error
 	saved := runProbe
@@ -98,10 +96,8 @@ func TestProbeRemembered(t *testing.T) {
 // namespaces: each one's value as the kernel gives it, "-" for one this
 // kernel lacks, so that a changed switch means another key.
 func TestProbeKey(t *testing.T) {
+	needKey(t)
 	key := probeKey()
-	if key == "" {
-		t.Skip("no boot id or kernel release readable here")
-	}
 	for _, s := range probeSwitches {
 		want := filepath.Base(s) + " -\n"
 		if v, err := os.ReadFile(s); err == nil {
@@ -129,5 +125,19 @@ func TestProbeRecordNotWritten(t *testing.T) {
 		if e.Name() != probeCacheName {
 			t.Errorf("left behind: %s", e.Name())
 		}
+	}
+}
+
+// needKey skips a test where the key's parts cannot be read, and fails it
+// where they can but there is no key (nothing would ever be remembered).
+func needKey(t *testing.T) {
+	t.Helper()
+	for _, f := range []string{"/proc/sys/kernel/random/boot_id", "/proc/sys/kernel/osrelease", selfExe} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("%s cannot be read here: %v", f, err)
+		}
+	}
+	if probeKey() == "" {
+		t.Fatal("probeKey() = \"\" on a system whose boot id, kernel release and binary can be read")
 	}
 }
