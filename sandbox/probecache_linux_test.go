@@ -13,9 +13,7 @@ import (
 // matches this system; a failure is never remembered; a view command that
 // cannot start drops the record.
 func TestProbeRemembered(t *testing.T) {
-	if probeKey() == "" {
-		t.Skip("no boot id or kernel release readable here")
-	}
+	needKey(t)
 	var calls int
 	var answer error
 	saved := runProbe
@@ -91,5 +89,55 @@ func TestProbeRemembered(t *testing.T) {
 		if strings.Contains(e.Name(), probeCacheName) {
 			t.Errorf("left in the cache dir: %s", e.Name())
 		}
+	}
+}
+
+// TestProbeKey pins what the key holds of the switches over user
+// namespaces: each one's value as the kernel gives it, "-" for one this
+// kernel lacks, so that a changed switch means another key.
+func TestProbeKey(t *testing.T) {
+	needKey(t)
+	key := probeKey()
+	for _, s := range probeSwitches {
+		want := filepath.Base(s) + " -\n"
+		if v, err := os.ReadFile(s); err == nil {
+			want = filepath.Base(s) + " " + strings.TrimSpace(string(v)) + "\n"
+		}
+		if !strings.Contains(key, want) {
+			t.Errorf("the key lacks %q:\n%s", want, key)
+		}
+	}
+}
+
+// TestProbeRecordNotWritten: a record that cannot replace what is at its
+// path (here a directory) is an error and leaves no temp file behind.
+func TestProbeRecordNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, probeCacheName)
+	if err := os.MkdirAll(filepath.Join(path, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeProbeRecord(path, "key"); err == nil {
+		t.Error("writeProbeRecord over a directory: no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != probeCacheName {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// needKey skips a test where the key's parts cannot be read, and fails it
+// where they can but there is no key (nothing would ever be remembered).
+func needKey(t *testing.T) {
+	t.Helper()
+	for _, f := range []string{"/proc/sys/kernel/random/boot_id", "/proc/sys/kernel/osrelease", selfExe} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("%s cannot be read here: %v", f, err)
+		}
+	}
+	if probeKey() == "" {
+		t.Fatal("probeKey() = \"\" on a system whose boot id, kernel release and binary can be read")
 	}
 }

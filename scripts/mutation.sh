@@ -21,7 +21,9 @@
 # judged too, and MUTATION_LOG=FILE records for each mutant its verdict
 # and the tests that failed (a kill by an unrelated or timing-sensitive
 # test is worth a look: a flaky failure would count a mutant as killed).
-# The line printed then names the part measured. MUTATION_FROM=FILE:LINE
+# The line printed then names the part measured. MUTATION_HAND=GLOB (with
+# MUTATION_PARTS=hand) runs only the hand-written mutants whose file name
+# matches it ("view-*"). MUTATION_FROM=FILE:LINE
 # (with MUTATION_APPLY=1) skips FILE's mutants above LINE: the rest of a
 # file whose first part an earlier run judged.
 #
@@ -37,6 +39,14 @@
 # packages whose tests judge its mutants (tests=A,B in mutation.conf):
 # coverage cannot see a child's code, so every mutant gremlins finds there
 # is applied here and those packages' tests run.
+#
+# A package whose tests must run in another build names its environment
+# (env=NAME=VALUE,... in mutation.conf): the baseline, gremlins, each
+# mutant's build and its tests run with it. ./sandbox/helper has
+# env=CGO_ENABLED=0: with cgo the C helper (nsexec.c) takes every command
+# and a mutant of the Go helper never runs. Its hand-written mutants of
+# the C helper (c-*.patch) are judged with CGO_ENABLED=1, the only build
+# that compiles nsexec.c.
 #
 # It changes nothing in your checkout: it works in a scratch worktree of
 # HEAD (commit what you want measured).
@@ -104,16 +114,19 @@ for pkg in "${pkgs[@]}"; do
     echo "mutation.sh: $pkg is not in scripts/mutation.conf" >&2
     exit 2
   fi
-  files="" testpkgs=("$pkg")
+  files="" testpkgs=("$pkg") pkgenv=()
   read -r -a words <<<"$line" # (no glob: "*" stays itself)
   for w in "${words[@]}"; do
     case "$w" in
       tests=*) IFS=, read -r -a testpkgs <<<"${w#tests=}" ;;
       first=*) ;; # read by run_tests
+      env=*) IFS=, read -r -a pkgenv <<<"${w#env=}" ;;
       *) files="$files $w" ;;
     esac
   done
   files="${files# }"
+  # with_env CMD...: CMD in the package's environment (env= above).
+  with_env() { env ${pkgenv[@]+"${pkgenv[@]}"} "$@"; }
   if [ -n "${MUTATION_FILES:-}" ]; then
     for f in $MUTATION_FILES; do
       if [ "$files" != "*" ] && [[ " $files " != *" $f "* ]]; then
@@ -126,7 +139,7 @@ for pkg in "${pkgs[@]}"; do
   # gremlins walks the package's directory and its subdirectories, and
   # matches --exclude-files against paths relative to the package: keep
   # the files listed ("*": those built on this system) and nothing below.
-  built=" $(go list -f '{{join .GoFiles " "}}' "$pkg") "
+  built=" $(with_env go list -f '{{join .GoFiles " "}}' "$pkg") "
   excludes=(--exclude-files /)
   for f in "$pkg"/*.go; do
     base=$(basename "$f")
@@ -140,7 +153,7 @@ for pkg in "${pkgs[@]}"; do
   done
   # Test timeout: ten times (GREMLINS_TIMEOUT) a clean run, which must pass.
   start=$(date +%s)
-  if ! go test -count=1 "${testpkgs[@]}" >"$scratch/baseline.log" 2>&1; then
+  if ! with_env go test -count=1 "${testpkgs[@]}" >"$scratch/baseline.log" 2>&1; then
     echo "mutation.sh: the tests of ${testpkgs[*]} fail without a mutant:" >&2
     cat "$scratch/baseline.log" >&2
     exit 1
@@ -154,7 +167,7 @@ for pkg in "${pkgs[@]}"; do
     # Each judging package's test binary, built once (vet off: a vet
     # complaint is no behaviour).
     for t in "${testpkgs[@]}"; do
-      if ! go test -c -vet=off -o "$scratch/judge$i.test" "$t" >"$scratch/run.log" 2>&1; then
+      if ! with_env go test -c -vet=off -o "$scratch/judge$i.test" "$t" >"$scratch/run.log" 2>&1; then
         echo "killed $1 by $t: its tests do not build: $(head -c 300 "$scratch/run.log" | tr '\n' ' ')" >>"$log"
         return 1
       fi
@@ -166,7 +179,7 @@ for pkg in "${pkgs[@]}"; do
     judge() {
       local t=${testpkgs[$2]}
       rc=0
-      (cd "$t" && timeout "$limit" "${bins[$2]}" -test.count=1 -test.failfast -test.timeout=0 "${@:3}") >"$scratch/run.log" 2>&1 || rc=$?
+      (cd "$t" && with_env timeout "$limit" "${bins[$2]}" -test.count=1 -test.failfast -test.timeout=0 "${@:3}") >"$scratch/run.log" 2>&1 || rc=$?
       [ "$rc" -eq 0 ] && return 0
       echo "killed $mutant by $t ($1): $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .*' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
       return 1
@@ -190,16 +203,26 @@ for pkg in "${pkgs[@]}"; do
     echo "lived $mutant" >>"$log"
   }
   # viable: the mutated package still compiles.
-  viable() { go build "$pkg" >/dev/null 2>&1; }
+  viable() { with_env go build "$pkg" >/dev/null 2>&1; }
 
   out="$scratch/.gremlins-$(echo "${pkg#./}" | tr / _).json"
   killed=0 lived=0 notcov=0 timedout=0 nonviable=0
   mutants() { sed -nE "s/^ *($1) ([A-Z_]+) at ([^:]+):([0-9]+):([0-9]+).*/\2 \3 \4 \5/p" "$out.log"; }
+  # in_order: a file's mutants from its top down, the files in the order
+  # MUTATION_FILES names them (a run stopped early has judged whole files
+  # and the top of one: MUTATION_FROM goes on from there).
+  in_order() {
+    local all f
+    all=$(mutants "$1")
+    for f in ${MUTATION_FILES:-$(awk '{print $2}' <<<"$all" | sort -u)}; do
+      awk -v f="$f" '$2 == f' <<<"$all" | sort -s -k3,3n -k4,4n
+    done
+  }
   if [ "$parts" = hand ]; then
     : # no gremlins mutant
   elif [ -n "${MUTATION_APPLY:-}" ] || [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
     # Every mutant, covered or not, applied here and judged by testpkgs.
-    "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     while read -r typ file ln col; do
       if [ -n "${MUTATION_FROM:-}" ] && [ "$file" = "${MUTATION_FROM%%:*}" ] && [ "$ln" -lt "${MUTATION_FROM##*:}" ]; then
         continue # judged in an earlier part
@@ -216,9 +239,9 @@ for pkg in "${pkgs[@]}"; do
         killed=$((killed + 1))
       fi
       git checkout -q -- "$pkg/$file"
-    done < <(mutants 'RUNNABLE|NOT COVERED')
+    done < <(in_order 'RUNNABLE|NOT COVERED')
   else
-    "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
     killed=$(num Killed) lived=$(num Lived) timedout=$(num 'Timed out')
     grep -E '^ *(LIVED|TIMED OUT)' "$out.log" | sed "s|^|  $pkg |" >&2 || true
@@ -254,6 +277,8 @@ for pkg in "${pkgs[@]}"; do
   if [ -d "$dir" ] && [ "$parts" != gremlins ]; then
     for patch in "$dir"/*.patch; do
       [ -e "$patch" ] || continue
+      # shellcheck disable=SC2254 # a glob, on purpose
+      case "$(basename "$patch")" in ${MUTATION_HAND:-*}) ;; *) continue ;; esac
       if ! git apply "$patch" 2>/dev/null; then
         # A stale mutant counts as a survivor (it no longer guards
         # anything); internal/repotest's TestMutantsApply fails on it.
@@ -261,7 +286,12 @@ for pkg in "${pkgs[@]}"; do
         echo "  survived: $patch (no longer applies: regenerate it)" >&2
         continue
       fi
-      if run_tests "$patch"; then
+      saved=(${pkgenv[@]+"${pkgenv[@]}"})
+      case "$(basename "$patch")" in c-*) pkgenv+=(CGO_ENABLED=1) ;; esac
+      rc=0
+      run_tests "$patch" || rc=$?
+      pkgenv=(${saved[@]+"${saved[@]}"})
+      if [ "$rc" -eq 0 ]; then
         hs=$((hs + 1))
         echo "  survived: $patch" >&2
       else

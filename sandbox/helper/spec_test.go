@@ -61,6 +61,10 @@ func TestParseRefuses(t *testing.T) {
 	if s, err := Parse([]string{"-m", "probe", "--"}); err != nil || s.Mechanism != Probe {
 		t.Errorf("probe: %+v, %v", s, err)
 	}
+	// The most instructions a program may have is taken.
+	if s, err := Parse([]string{"-m", "view", "-bpf", strings.Repeat("00", 8*maxFilter), "--", "sh"}); err != nil || len(s.Filter) != 8*maxFilter {
+		t.Errorf("a program of maxFilter instructions: %v", err)
+	}
 }
 
 // FuzzParse: never panics; what parses re-encodes to the same spec.
