@@ -57,7 +57,7 @@ type Coordinator struct {
 	opts   CoordinatorOptions
 	client *river.Client[pgx.Tx]
 	run    string
-	lease  *lease
+	lease  *runLease
 	// onBoard are notes of this run found on the board when it was
 	// reattached (their landing may not have been recorded).
 	onBoard map[string]blackboard.NoteMeta

@@ -40,11 +40,11 @@ func (e *BusyError) Error() string {
 
 func (e *BusyError) Unwrap() error { return ErrRunBusy }
 
-// lease is a coordinator's ownership of a plan run: the row of
+// runLease is a coordinator's ownership of a plan run: the row of
 // yagent_run_lease for its board and plan digest, with a fencing token
 // that grows with each new holder. The lease is time-based (the
 // database's clock), not a session's: a restart of PostgreSQL keeps it.
-type lease struct {
+type runLease struct {
 	q             *Queue
 	board, digest string
 	token         int64
@@ -66,7 +66,7 @@ type lease struct {
 
 // acquireLease takes the lease of board and digest, refusing with a
 // *BusyError while another holder's lease has not expired.
-func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, onLost func(error)) (*lease, error) {
+func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, onLost func(error)) (*runLease, error) {
 	dur := q.opts.Lease
 	host, _ := os.Hostname()
 	sent := time.Now()
@@ -90,7 +90,7 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: take the lease of %s on board %s: %w", q.addr, plan, board, err)
 	}
-	l := &lease{q: q, board: board, digest: digest, token: token, dur: dur, onLost: onLost, until: sent.Add(dur)}
+	l := &runLease{q: q, board: board, digest: digest, token: token, dur: dur, onLost: onLost, until: sent.Add(dur)}
 	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	l.stop, l.done = stop, make(chan struct{})
 	go l.keep(kctx)
@@ -101,7 +101,7 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 // lost. A renewal that finds another holder loses it at once; one that
 // fails (the database is down) is retried until the lease would have
 // ended by the local clock.
-func (l *lease) keep(ctx context.Context) {
+func (l *runLease) keep(ctx context.Context) {
 	defer close(l.done)
 	t := time.NewTicker(max(l.dur/6, time.Millisecond))
 	defer t.Stop()
@@ -139,14 +139,14 @@ func (l *lease) keep(ctx context.Context) {
 	}
 }
 
-func (l *lease) untilTime() time.Time {
+func (l *runLease) untilTime() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.until
 }
 
 // lose marks the lease lost, once, and tells onLost.
-func (l *lease) lose(err error) {
+func (l *runLease) lose(err error) {
 	l.mu.Lock()
 	first := l.err == nil
 	if first {
@@ -160,7 +160,7 @@ func (l *lease) lose(err error) {
 
 // check returns the error of a lost lease, marking it lost when its time
 // ran out without a renewal.
-func (l *lease) check() error {
+func (l *runLease) check() error {
 	l.mu.Lock()
 	err, until, released := l.err, l.until, l.released
 	l.mu.Unlock()
@@ -177,7 +177,7 @@ func (l *lease) check() error {
 // fence locks the lease row for share inside tx, so no other coordinator
 // takes it until tx ends, and fails with ErrLeaseLost when this
 // coordinator no longer holds it.
-func (l *lease) fence(ctx context.Context, tx pgx.Tx) error {
+func (l *runLease) fence(ctx context.Context, tx pgx.Tx) error {
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (l *lease) fence(ctx context.Context, tx pgx.Tx) error {
 // release stops renewing and ends the lease at once (when still held), so
 // the next coordinator need not wait for it to expire; the row stays, and
 // with it the token the next holder increments.
-func (l *lease) release() {
+func (l *runLease) release() {
 	l.stop()
 	<-l.done
 	if l.check() != nil {

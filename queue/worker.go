@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,10 +71,18 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return err
 	}
-	client, err := q.client(workerConfig(opts, workers, time.Now()))
+	cfg := workerConfig(opts, workers, time.Now())
+	client, err := q.client(cfg)
 	if err != nil {
 		return fmt.Errorf("start the worker on %s: %w", q.addr, err)
 	}
+	// The heartbeat first: a job this worker runs always has its row.
+	if w.beat, err = q.startHeartbeat(ctx, cfg.ID, opts.Name, w.notice); err != nil {
+		return err
+	}
+	w.quit = make(chan struct{})
+	defer close(w.quit)
+	defer w.beat.stop()
 	var pauseCtx context.Context
 	pauseCtx, w.endPauses = context.WithCancel(context.WithoutCancel(ctx))
 	w.pause = func() {
@@ -115,12 +124,13 @@ func workerConfig(opts WorkerOptions, workers *river.Workers, now time.Time) *ri
 	if cooldown <= 0 {
 		cooldown = 5 * time.Millisecond
 	}
-	id := ""
-	if opts.Name != "" {
-		id = fmt.Sprintf("%.60s-%d", opts.Name, now.UnixNano())
+	name := opts.Name
+	if name == "" {
+		name = "worker"
 	}
 	return &river.Config{
-		ID:                id,
+		// The heartbeat's row is keyed by it (river_job.attempted_by).
+		ID:                fmt.Sprintf("%.60s-%d", name, now.UnixNano()),
 		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: opts.Concurrency}},
 		Workers:           workers,
 		FetchCooldown:     cooldown,
@@ -165,6 +175,10 @@ type delegationWorker struct {
 	hold      holdOff
 	pause     func()
 	endPauses context.CancelFunc
+	// beat is the worker's heartbeat; quit closes when Serve returns
+	// (a stale attempt parks until then).
+	beat *heartbeat
+	quit chan struct{}
 }
 
 func (w *delegationWorker) notice(text string) {
@@ -182,7 +196,16 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		return river.JobSnooze(heldSnooze)
 	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
-	out, err := w.run(telemetry.Extract(ctx, a.Trace), a)
+	att, err := w.q.startAttempt(ctx, job.ID, w.opts.Name, job.Attempt)
+	if err != nil {
+		return err
+	}
+	w.beat.running(job.ID, true)
+	defer w.beat.running(job.ID, false)
+	out, err := w.run(telemetry.Extract(ctx, a.Trace), a, att)
+	if serr := att.check(context.WithoutCancel(ctx)); serr != nil || errors.Is(err, errStale) {
+		return w.dropStale(ctx, job)
+	}
 	out.Version, out.Worker = outputVersion, w.opts.Name
 	if err == nil && len(out.Patch) > maxOutputPatch {
 		if err = w.storePatch(ctx, job.ID, out.Patch); err == nil {
@@ -204,6 +227,9 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		w.notice(fmt.Sprintf("job %d: %s handed back (this worker is stopping)", job.ID, a.Delegation))
 		return river.JobSnooze(0)
 	case err != nil:
+		if att.check(context.WithoutCancel(ctx)) != nil {
+			return w.dropStale(ctx, job)
+		}
 		w.notice(fmt.Sprintf("job %d: %s failed: %v", job.ID, a.Delegation, err))
 		var me *modelError
 		if errors.As(err, &me) {
@@ -215,8 +241,31 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	if out.Handoff != nil {
 		status = string(out.Handoff.Status)
 	}
+	if err := w.complete(ctx, job, att); errors.Is(err, errStale) {
+		return w.dropStale(ctx, job)
+	}
 	w.notice(fmt.Sprintf("job %d: %s %s", job.ID, a.Delegation, status))
-	return w.complete(ctx, job)
+	return nil
+}
+
+// dropStale drops the outcome of an attempt another worker holds the job
+// for now (this one missed its heartbeats): nothing is recorded, and Work
+// returns only once the job is finalized, so River writes nothing of it.
+func (w *delegationWorker) dropStale(ctx context.Context, job *river.Job[JobArgs]) error {
+	w.notice(fmt.Sprintf("job %d: %s attempt %d is stale (this worker missed its heartbeats and the job went to another worker): its outcome is dropped",
+		job.ID, job.Args.Delegation, job.Attempt))
+	w.q.park(job.ID, w.quit)
+	// River merges a returning job's recorded output into its row even
+	// when finalized: record the output it holds, so nothing changes.
+	var current []byte
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = w.q.pool.QueryRow(qctx, `SELECT metadata->'output' FROM river_job WHERE id = $1`, job.ID).Scan(&current)
+	if current == nil {
+		current = []byte("null")
+	}
+	_ = river.RecordOutput(ctx, json.RawMessage(current))
+	return nil
 }
 
 // holdOff stops this worker from fetching jobs for opts.HoldOff after its
@@ -233,15 +282,24 @@ func (w *delegationWorker) holdOff(me *modelError) {
 	}
 }
 
-// complete marks the job completed, with its output, at once: River's
-// batch completer would flush it up to 250 ms later, and the coordinator
-// waits for it. Should this fail, returning nil leaves it to the completer.
-func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs]) error {
+// complete marks the job completed, with its output, at once, fenced:
+// in one transaction that locks the job and its attempt row and finds
+// this attempt's token (errStale otherwise). River's batch completer
+// would flush it up to 250 ms later, and the coordinator waits for it.
+// Should the transaction fail otherwise, returning nil leaves it to the
+// completer.
+func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs], att *attempt) error {
 	tx, err := w.q.pool.Begin(ctx)
 	if err != nil {
 		return nil
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := att.fence(ctx, tx); err != nil {
+		if errors.Is(err, errStale) {
+			return err
+		}
+		return nil
+	}
 	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
 		return nil
 	}
@@ -263,8 +321,19 @@ func (w *delegationWorker) storePatch(ctx context.Context, job int64, patch []by
 
 // run runs the delegation with this host's runner; the note is captured
 // instead of written.
-func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error) {
+func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (JobOutput, error) {
 	var out JobOutput
+	// A stale attempt stops at its next model call, tool call, landing or
+	// spend: each checks the attempt's token first.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	fenced := func(ctx context.Context) error {
+		if err := att.check(ctx); err != nil {
+			stop(err)
+			return err
+		}
+		return nil
+	}
 	base := w.opts.Runner
 	if missing := missingTools(base.Registry, a.Tools); len(missing) > 0 {
 		return out, fmt.Errorf("cannot run agent %s: this worker has no tool %s (configure it here, or run the job on a worker that has it)",
@@ -298,13 +367,17 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 			}
 			return nil, "", err
 		}
-		return watchedClient{Client: cl, record: func(err error) {
+		return watchedClient{Client: cl, check: fenced, record: func(err error) {
 			mu.Lock()
 			modelErr = err
 			mu.Unlock()
 		}}, id, nil
 	}
+	r.Registry = base.Registry.Guarded(func(ctx context.Context, _ string) error { return fenced(ctx) })
 	r.Land = func(_ string, n blackboard.NewNote) (blackboard.NoteMeta, error) {
+		if err := fenced(ctx); err != nil {
+			return blackboard.NoteMeta{}, err
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		h := n.Handoff
@@ -322,6 +395,9 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		}
 		onResp := hooks.OnResponse
 		hooks.OnResponse = func(resp llm.Response) {
+			if fenced(ctx) != nil {
+				return // a stale attempt's spend is not its job's
+			}
 			mu.Lock()
 			out.Responses = append(out.Responses, resp.Usage)
 			mu.Unlock()
@@ -346,6 +422,9 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 	res, err := r.Run(ctx, d)
 	mu.Lock()
 	defer mu.Unlock()
+	if cause := context.Cause(ctx); errors.Is(cause, errStale) {
+		return out, cause
+	}
 	out.Usage, out.ElapsedMS = res.Usage, res.Elapsed.Milliseconds()
 	if err != nil {
 		return out, err
@@ -386,10 +465,14 @@ func (w *delegationWorker) modelLabel(s *ModelSettings, name string) string {
 // a call the delegation's own context cut short is not the model's.
 type watchedClient struct {
 	llm.Client
+	check  func(context.Context) error // before each call: the attempt is current
 	record func(error)
 }
 
 func (c watchedClient) Stream(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := c.check(ctx); err != nil {
+		return llm.Response{}, err
+	}
 	resp, err := c.Client.Stream(ctx, req)
 	if ctx.Err() == nil {
 		c.record(err)

@@ -45,7 +45,7 @@ refusing this host (401/403) or missing here (not configured, or under
 another model id: a job never runs on another model), or a tool this host
 lacks. After a model failure the worker says so once and takes no job for
 30 seconds. A task that fails otherwise (its tools) lands its error note.
-A worker killed mid-job has its jobs retried after queue.rescue_after;
+A worker killed mid-job has its jobs handed over after queue.worker_timeout;
 Ctrl-C hands the running jobs back without spending an attempt, then exits.
 
 --drain exits (0) once the queue has no job left to run, for one-off hosts
