@@ -1,10 +1,11 @@
 package queue
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // TestRescueSilentWorker: a running job whose worker's last heartbeat is
@@ -12,7 +13,7 @@ import (
 // attempt error names the worker) and its fencing token grows; a job of a
 // worker that beats stays running; the last attempt is discarded.
 func TestRescueSilentWorker(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{WorkerTimeout: 3 * time.Second})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{WorkerTimeout: 3 * time.Second})
 	ctx := t.Context()
 	db := e.q.pool
 	for _, s := range []string{

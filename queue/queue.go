@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/lease"
 	"github.com/yagent/yagent/internal/redact"
 )
 
@@ -27,8 +28,9 @@ var (
 	ErrUnreachable = errors.New("queue database unreachable")
 	// ErrSchemaNewer: the database was migrated by a newer yagent.
 	ErrSchemaNewer = errors.New("queue schema is newer than this yagent")
-	// ErrRunBusy: another coordinator holds the plan run.
-	ErrRunBusy = errors.New("plan run is coordinated by another process")
+	// ErrRunBusy: another coordinator holds the plan run (the one
+	// sentinel of in-process batches too).
+	ErrRunBusy = lease.ErrBusy
 )
 
 // Options are the resolved queue settings (config's queue: section).

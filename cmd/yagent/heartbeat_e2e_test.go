@@ -48,26 +48,7 @@ func newCluster(t *testing.T, n int, latency time.Duration) *cluster {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
 	dsn := pgtest.New(t)
-	sc, err := llmtest.Parse([]byte(fmt.Sprintf(`name: heartbeat
-steps:
-  - id: item
-    repeat: true
-    latency: %s
-    capture: {item: 'Task:\n(item-[0-9]+)'}
-    reply:
-      text: "Result of ${item}: done."
-      tool_calls:
-        - name: agent_exit
-          arguments: {status: ok, conclusion: "${item} done"}
-`, latency)), "heartbeat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := llmtest.NewHandOverServer(t, latency)
 	root := t.TempDir()
 	var plan strings.Builder
 	plan.WriteString("parallel: 16\ndelegations:\n")

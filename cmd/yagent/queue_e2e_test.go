@@ -57,26 +57,7 @@ func TestBatchAcrossHosts(t *testing.T) {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
 	dsn := pgtest.New(t)
-	sc, err := llmtest.Parse([]byte(fmt.Sprintf(`name: hosts
-steps:
-  - id: item
-    repeat: true
-    latency: %s
-    capture: {item: 'Task:\n(item-[0-9]+)'}
-    reply:
-      text: "Result of ${item}: done."
-      tool_calls:
-        - name: agent_exit
-          arguments: {status: ok, conclusion: "${item} done"}
-`, hostsLatency)), "hosts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := llmtest.NewHandOverServer(t, hostsLatency)
 
 	root := t.TempDir()
 	var plan strings.Builder

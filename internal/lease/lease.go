@@ -102,7 +102,7 @@ func (k *Keeper) keep(ctx context.Context) {
 // Lose marks the lease lost with err, once, and tells OnLost.
 func (k *Keeper) Lose(err error) {
 	k.mu.Lock()
-	first := k.err == nil && !k.released
+	first := k.err == nil
 	if first {
 		k.err = err
 	}
@@ -179,3 +179,18 @@ func (e *BusyError) Error() string {
 }
 
 func (e *BusyError) Unwrap() error { return ErrBusy }
+
+// Halt stops renewing and leaves the lease to expire, as a killed holder
+// would (tests).
+func (k *Keeper) Halt() {
+	k.stop()
+	<-k.done
+}
+
+// SetUntil sets when the lease ends by the local clock (tests: a holder
+// whose clock says its lease still runs).
+func (k *Keeper) SetUntil(t time.Time) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.until = t
+}
