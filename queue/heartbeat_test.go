@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -49,5 +50,25 @@ func TestRescueSilentWorker(t *testing.T) {
 	var token int64
 	if err := db.QueryRow(ctx, `SELECT token FROM yagent_job_attempt WHERE job_id = 1`).Scan(&token); err != nil || token != 6 {
 		t.Errorf("job 1's token is %d (%v); want 6: the silent attempt is stale", token, err)
+	}
+}
+
+// TestTimeLimitSaysRescueAfter: a delegation still running after
+// rescue_after is stopped, and its degraded note says so with the
+// configured value, not "abandoned: cancelled".
+func TestTimeLimitSaysRescueAfter(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("30s"), Options{RescueAfter: 2 * time.Second, MaxAttempts: 1})
+	e.serve(t, e.runner, "slow")
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != blackboard.StatusDegraded || !strings.Contains(res.Reason, "stopped after rescue_after (2s)") {
+		t.Errorf("result %+v; want degraded, stopped after rescue_after (2s)", res)
+	}
+	if d := shortDuration(time.Hour); d != "1h" {
+		t.Errorf("shortDuration(1h) = %q", d)
 	}
 }

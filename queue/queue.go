@@ -58,6 +58,9 @@ type Options struct {
 	// its running jobs are handed to another worker (queue.worker_timeout;
 	// 0: DefaultWorkerTimeout); it must be below RescueAfter.
 	WorkerTimeout time.Duration
+	// Concurrency is how many jobs a worker runs at once unless told
+	// (queue.concurrency).
+	Concurrency int
 	// Log receives River's own warnings (nil: discarded).
 	Log io.Writer
 }
@@ -67,7 +70,7 @@ type Options struct {
 // when neither names one.
 func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 	o := Options{DSN: c.DSN, Source: "queue.dsn", RescueAfter: c.RescueAfter.D(), MaxAttempts: c.MaxAttempts,
-		PollInterval: 50 * time.Millisecond, Lease: c.Lease.D(), WorkerTimeout: c.WorkerTimeout.D(), Log: log}
+		PollInterval: 50 * time.Millisecond, Lease: c.Lease.D(), WorkerTimeout: c.WorkerTimeout.D(), Concurrency: c.Concurrency, Log: log}
 	if flag != "" {
 		o.DSN, o.Source = flag, "--queue"
 	}
@@ -140,6 +143,14 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// Concurrency is flag when set (--concurrency), else queue.concurrency.
+func (q *Queue) Concurrency(flag int) int {
+	if flag > 0 {
+		return flag
+	}
+	return q.opts.Concurrency
 }
 
 // Close releases the connections.

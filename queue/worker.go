@@ -374,6 +374,10 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		}}, id, nil
 	}
 	r.Registry = base.Registry.Guarded(func(ctx context.Context, _ string) error { return fenced(ctx) })
+	stems := base.Board
+	if stems == nil {
+		stems = blackboard.Open("") // names only: nothing is written
+	}
 	r.Land = func(_ string, n blackboard.NewNote) (blackboard.NoteMeta, error) {
 		if err := fenced(ctx); err != nil {
 			return blackboard.NoteMeta{}, err
@@ -381,8 +385,12 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		mu.Lock()
 		defer mu.Unlock()
 		h := n.Handoff
-		out.Handoff, out.Body, out.Observed, out.Patch = &h, n.Body, n.ObservedArtifacts, n.Patch
-		return blackboard.NoteMeta{Agent: h.Agent, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
+		out.Handoff, out.Body, out.Observed, out.Patch, out.Stem = &h, n.Body, n.ObservedArtifacts, n.Patch, n.Stem
+		if out.Stem == "" {
+			out.Stem = stems.NewStem()
+		}
+		ref := blackboard.Ref{Agent: blackboard.NormalizeAgent(h.Agent), Stem: out.Stem}.String()
+		return blackboard.NoteMeta{Ref: ref, Agent: h.Agent, Stem: out.Stem, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
 	}
 	inner := base.Recorder
 	r.Recorder = func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
@@ -436,6 +444,10 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		}
 	}
 	if res.Abandoned {
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return out, fmt.Errorf("stopped after rescue_after (%s): the delegation ran longer than queue.rescue_after; raise it above your longest delegation",
+				shortDuration(w.q.opts.RescueAfter))
+		}
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("abandoned: %s", res.Reason)
 		}
@@ -502,4 +514,16 @@ func missingTools(reg *agents.Registry, want []string) []string {
 	}
 	slices.Sort(missing)
 	return missing
+}
+
+// shortDuration spells d as a person would set it: 1h, 90m → 1h30m, 10s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -69,6 +69,16 @@ func newCluster(t *testing.T, n int, latency time.Duration) *cluster {
 // tests' configuration.
 func (c *cluster) start(args ...string) *worker {
 	c.t.Helper()
+	w := c.command(args...)
+	if err := w.cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	return w
+}
+
+// command is a yagent process on a host of its own, not started yet.
+func (c *cluster) command(args ...string) *worker {
+	c.t.Helper()
 	c.seq++
 	name := fmt.Sprintf("host%d", c.seq)
 	dir := filepath.Join(c.root, name)
@@ -81,9 +91,6 @@ func (c *cluster) start(args ...string) *worker {
 	w := &worker{name: name, cmd: exec.CommandContext(c.ctx, c.bin, append(args, "--cd", ws)...)}
 	w.cmd.Env = append(slices.Clone(c.base), "HOME="+filepath.Join(dir, "home"), "YAGENT_HOME="+filepath.Join(dir, "home", ".yagent"))
 	w.cmd.Stderr = &w.log
-	if err := w.cmd.Start(); err != nil {
-		c.t.Fatal(err)
-	}
 	return w
 }
 
@@ -152,6 +159,9 @@ func TestWorkerKilledHandsJobsOver(t *testing.T) {
 		victim, survivor := c.worker(), c.worker()
 		b := c.start("batch", c.plan, "--queue", c.dsn, "--board", board, "--json")
 		victim.waitFor(t, regexp.QuoteMeta("attempt 1 of 3"), 60*time.Second)
+		if i == 0 {
+			c.checkWorkers(victim, survivor)
+		}
 		if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -179,6 +189,31 @@ func TestWorkerKilledHandsJobsOver(t *testing.T) {
 	slices.Sort(took)
 	t.Logf("recovery after a worker SIGKILL (worker_timeout %s, %d runs): median %s, min %s, max %s",
 		testWorkerTimeout, len(took), took[len(took)/2].Round(10*time.Millisecond), took[0].Round(10*time.Millisecond), took[len(took)-1].Round(10*time.Millisecond))
+}
+
+// checkWorkers runs `yagent workers` while busy runs a job: every
+// worker is listed live under its host:pid, busy with a job line naming
+// its delegation, agent, board and attempt.
+func (c *cluster) checkWorkers(busy *worker, all ...*worker) {
+	c.t.Helper()
+	w := c.command("workers", "--queue", c.dsn)
+	w.cmd.Args = w.cmd.Args[:len(w.cmd.Args)-2] // no --cd
+	var out strings.Builder
+	w.cmd.Stdout = &out
+	if err := w.cmd.Run(); err != nil {
+		c.t.Fatalf("yagent workers: %v\n%s", err, w.log.String())
+	}
+	s := out.String()
+	c.t.Logf("yagent workers:\n%s", s)
+	for _, p := range all {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\S+:%d\s+\d{4}-\d\d-\d\d \S+\s+[0-9.]+m?s ago\s+live\s+\d`, p.cmd.Process.Pid)).MatchString(s) {
+			c.t.Errorf("yagent workers does not list worker pid %d as live:\n%s", p.cmd.Process.Pid, s)
+		}
+	}
+	job := fmt.Sprintf(`(?m)^\S+:%d\s.*\n(  job \d+\s+item-\d{3} \(worker\) on board killed0\s+attempt 1 of 3\s+running \d+s\s*\n)+`, busy.cmd.Process.Pid)
+	if !regexp.MustCompile(job).MatchString(s) {
+		c.t.Errorf("yagent workers does not show the jobs of worker pid %d:\n%s", busy.cmd.Process.Pid, s)
+	}
 }
 
 // TestStaleAttemptDropped: a worker stopped (SIGSTOP) in the middle of a
