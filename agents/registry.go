@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -108,4 +109,25 @@ func (r *Registry) Reachable(g Gates) []*Tool {
 	}
 	slices.SortFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// Guarded returns a registry of the same tools, each running before(ctx,
+// name) first: a non-nil error aborts the call as an infrastructure
+// failure (a queue worker's attempt that is no longer current).
+func (r *Registry) Guarded(before func(ctx context.Context, name string) error) *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	g := &Registry{tools: make(map[string]*Tool, len(r.tools))}
+	for name, t := range r.tools {
+		c := *t
+		run := t.run
+		c.run = func(ctx context.Context, call *Call) (Result, error) {
+			if err := before(ctx, c.Name); err != nil {
+				return Result{}, err
+			}
+			return run(ctx, call)
+		}
+		g.tools[name] = &c
+	}
+	return g
 }

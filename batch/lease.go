@@ -6,16 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
+
+	"github.com/yagent/yagent/internal/lease"
 )
 
 // Errors of an in-process batch's lease (the state database's
 // batch_leases); a distributed batch's coordinator has the queue's own.
 var (
 	// ErrRunBusy: another yagent batch holds the lease of the same plan
-	// and board (exit 2).
-	ErrRunBusy = errors.New("plan run is coordinated by another process")
+	// and board (exit 2); the queue's ErrRunBusy is the same error.
+	ErrRunBusy = lease.ErrBusy
 	// ErrLeaseLost: the batch could not renew its lease in time; it
 	// stopped (exit 1).
 	ErrLeaseLost = errors.New("lost the plan run's lease")
@@ -23,22 +24,7 @@ var (
 
 // BusyError is a refused batch: it names the holder and when to try
 // again. It wraps ErrRunBusy.
-type BusyError struct {
-	Board, Plan string
-	Host        string
-	PID         int
-	Since       time.Time
-	Expires     time.Time
-	Left        time.Duration
-}
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("%v: %s on board %s is held by %s pid %d since %s (lease renewed until %s); if that process is gone, try again after %s (in %s)",
-		ErrRunBusy, e.Plan, e.Board, e.Host, e.PID, e.Since.UTC().Format(time.RFC3339), e.Expires.UTC().Format(time.RFC3339),
-		e.Expires.UTC().Format(time.RFC3339), e.Left.Round(time.Second))
-}
-
-func (e *BusyError) Unwrap() error { return ErrRunBusy }
+type BusyError = lease.BusyError
 
 // DefaultLease is the lease of LeaseOptions.Duration 0 (queue.lease's
 // default).
@@ -56,19 +42,10 @@ type LeaseOptions struct {
 
 // Lease is an in-process batch's ownership of its plan run, a row of the
 // state database's batch_leases (a time, not a connection: a process
-// that dies leaves it to expire).
+// that dies leaves it to expire), renewed by internal/lease.
 type Lease struct {
-	db    *sql.DB
-	opts  LeaseOptions
-	token int64
-
-	mu       sync.Mutex
-	until    time.Time
-	err      error
-	released bool
-
-	stop context.CancelFunc
-	done chan struct{}
+	token  int64 // grows with each holder
+	keeper *lease.Keeper
 }
 
 // AcquireLease takes the lease of opts' board and plan digest in db (the
@@ -108,92 +85,40 @@ func AcquireLease(ctx context.Context, db *sql.DB, opts LeaseOptions) (_ *Lease,
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("take the lease of %s on board %s: %w", opts.Plan, opts.Board, err)
 	}
-	l := &Lease{db: db, opts: opts, token: token, until: now.Add(opts.Duration)}
-	kctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	l.stop, l.done = stop, make(chan struct{})
-	go l.keep(kctx)
-	return l, nil
-}
-
-// keep renews the lease until stopped or lost.
-func (l *Lease) keep(ctx context.Context) {
-	defer close(l.done)
-	t := time.NewTicker(max(l.opts.Duration/6, time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		now := time.Now()
-		rctx, cancel := context.WithTimeout(ctx, max(l.opts.Duration/3, time.Millisecond))
-		res, err := l.db.ExecContext(rctx, `UPDATE batch_leases SET expires = ? WHERE board = ? AND digest = ? AND token = ? AND expires > ?`,
-			now.Add(l.opts.Duration).UnixMilli(), l.opts.Board, l.opts.Digest, l.token, now.UnixMilli())
-		cancel()
-		var n int64
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err == nil && n == 1:
-			l.mu.Lock()
-			l.until = now.Add(l.opts.Duration)
-			l.mu.Unlock()
-		case err == nil:
-			l.lose(fmt.Errorf("%w: it expired and another yagent batch took the run over; this one stopped", ErrLeaseLost))
-			return
-		default:
-			if l.LeaseErr() != nil {
-				return
+	l := &Lease{token: token}
+	l.keeper = lease.Keep(ctx, now, lease.Options{
+		Duration: opts.Duration,
+		Renew: func(ctx context.Context) (bool, error) {
+			now := time.Now()
+			res, err := db.ExecContext(ctx, `UPDATE batch_leases SET expires = ? WHERE board = ? AND digest = ? AND token = ? AND expires > ?`,
+				now.Add(opts.Duration).UnixMilli(), opts.Board, opts.Digest, token, now.UnixMilli())
+			var n int64
+			if err == nil {
+				n, err = res.RowsAffected()
 			}
-		}
-	}
-}
-
-func (l *Lease) lose(err error) {
-	l.mu.Lock()
-	first := l.err == nil && !l.released
-	if first {
-		l.err = err
-	}
-	l.mu.Unlock()
-	if first && l.opts.OnLost != nil {
-		l.opts.OnLost(err)
-	}
+			return n == 1, err
+		},
+		Taken: func() error {
+			return fmt.Errorf("%w: it expired and another yagent batch took the run over; this one stopped", ErrLeaseLost)
+		},
+		Expired: func(error) error {
+			return fmt.Errorf("%w: the state database could not be written for longer than the lease (%s); this one stopped, run the batch again with --resume", ErrLeaseLost, opts.Duration)
+		},
+		OnLost: opts.OnLost,
+		// Ended at once so the next batch of the plan need not wait; the
+		// row and its token stay.
+		End: func(ctx context.Context) {
+			_, _ = db.ExecContext(ctx, `UPDATE batch_leases SET expires = ? WHERE board = ? AND digest = ? AND token = ?`,
+				time.Now().UnixMilli(), opts.Board, opts.Digest, token)
+		},
+	})
+	return l, nil
 }
 
 // LeaseErr is ErrLeaseLost once the lease is lost (taken, or not renewed in
 // time), else nil.
-func (l *Lease) LeaseErr() error {
-	l.mu.Lock()
-	err, until, released := l.err, l.until, l.released
-	l.mu.Unlock()
-	if err != nil || released {
-		return err
-	}
-	if time.Now().After(until) {
-		l.lose(fmt.Errorf("%w: the state database could not be written for longer than the lease (%s); this one stopped, run the batch again with --resume", ErrLeaseLost, l.opts.Duration))
-		return l.LeaseErr()
-	}
-	return nil
-}
+func (l *Lease) LeaseErr() error { return l.keeper.Err() }
 
 // Release ends the lease at once (when still held) so the next batch of
 // the plan need not wait; the row and its token stay.
-func (l *Lease) Release() {
-	l.stop()
-	<-l.done
-	if l.LeaseErr() != nil {
-		return
-	}
-	l.mu.Lock()
-	l.released = true
-	l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, _ = l.db.ExecContext(ctx, `UPDATE batch_leases SET expires = ? WHERE board = ? AND digest = ? AND token = ?`,
-		time.Now().UnixMilli(), l.opts.Board, l.opts.Digest, l.token)
-}
+func (l *Lease) Release() { l.keeper.Stop() }

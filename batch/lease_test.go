@@ -56,8 +56,7 @@ func TestLease(t *testing.T) {
 		t.Fatalf("after 1.5s of renewals: %v; want refused", err)
 	}
 	// Killed: no more renewals.
-	held.stop()
-	<-held.done
+	held.keeper.Halt()
 	time.Sleep(1100 * time.Millisecond)
 	next, err := AcquireLease(t.Context(), db.DB, opts)
 	if err != nil {

@@ -209,6 +209,10 @@ var KeyClasses = map[string]KeyClass{
 	// A shorter lease stops a batch on a brief database outage, a longer
 	// one keeps a dead coordinator's run from being resumed.
 	"queue.lease": {Class: Exhausts, Harm: AnyChange},
+	// A shorter timeout hands a slow but living worker's jobs to another
+	// (the work is done twice), a longer one leaves a dead worker's jobs
+	// waiting.
+	"queue.worker_timeout": {Class: Exhausts, Harm: AnyChange},
 
 	// A workspace may lower a budget, never raise or lift it (0 = no cap)
 	// unless trusted.

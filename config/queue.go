@@ -19,6 +19,9 @@ type Queue struct {
 	// Lease is how long a batch's coordinator owns its plan run without
 	// renewing it (in-process batches too).
 	Lease Duration `yaml:"lease" json:"lease"`
+	// WorkerTimeout is how long a worker may miss its heartbeats before
+	// its running jobs are handed to another worker (below RescueAfter).
+	WorkerTimeout Duration `yaml:"worker_timeout" json:"worker_timeout"`
 }
 
 // MarshalYAML masks the DSN's password: `config show` never prints it.

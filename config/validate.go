@@ -144,6 +144,10 @@ func (c *Config) validate(layers []layer) error {
 	check(c.Queue.RescueAfter.D() > 0, "queue.rescue_after", "want a duration above 0 (longer than your longest delegation), got %s", c.Queue.RescueAfter)
 	check(c.Queue.MaxAttempts >= 1, "queue.max_attempts", "want 1 or more, got %d", c.Queue.MaxAttempts)
 	check(c.Queue.Lease.D() >= time.Second, "queue.lease", "want a duration of 1s or more (30s is the default), got %s", c.Queue.Lease)
+	check(c.Queue.WorkerTimeout.D() >= time.Second, "queue.worker_timeout", "want a duration of 1s or more (30s is the default), got %s", c.Queue.WorkerTimeout)
+	check(c.Queue.WorkerTimeout.D() < c.Queue.RescueAfter.D(), "queue.worker_timeout",
+		"%s is not below queue.rescue_after (%s): worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout (30s is the default) or raise rescue_after",
+		c.Queue.WorkerTimeout, c.Queue.RescueAfter)
 	check(c.Queue.Concurrency >= 1, "queue.concurrency", "want 1 or more, got %d", c.Queue.Concurrency)
 	tel := c.Telemetry
 	if tel.Endpoint != "" {

@@ -58,7 +58,7 @@ type Coordinator struct {
 	opts   CoordinatorOptions
 	client *river.Client[pgx.Tx]
 	run    string
-	lease  *lease
+	lease  *runLease
 	// onBoard are notes of this run found on the board when it was
 	// reattached (their landing may not have been recorded).
 	onBoard map[string]blackboard.NoteMeta
@@ -334,6 +334,9 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 		return res, nil
 	case row.State == rivertype.JobStateCompleted && outErr == nil && out.Handoff != nil:
 		note = blackboard.NewNote{Handoff: *out.Handoff, Body: out.Body, ObservedArtifacts: out.Observed}
+		if blackboard.IsNoteStem(out.Stem) {
+			note.Stem = out.Stem // the worker's spans name the note by it
+		}
 		note.Handoff.Change = nil
 		if out.Handoff.Change != nil {
 			c.importChange(ctx, d, row.ID, args.Base, out, &note)
@@ -450,7 +453,10 @@ func (c *Coordinator) importChange(ctx context.Context, d agents.Delegation, job
 	}
 	r := c.opts.Runner
 	board := blackboard.SanitizeBoardID(d.BoardID)
-	stem := r.Board.NewStem()
+	stem := note.Stem
+	if stem == "" {
+		stem = r.Board.NewStem()
+	}
 	ch, err := change.Import(context.WithoutCancel(ctx), r.Workspace.Dir(), change.BranchName(board, stem), base.Snapshot, patch, dir,
 		fmt.Sprintf("yagent: %s's change (%s/%s, worker %s)", d.Agent, board, stem, out.Worker))
 	if err != nil {

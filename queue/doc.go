@@ -25,9 +25,14 @@
 //     its note landed. A coordinator killed between writing the note and
 //     recording it finds the note by its key when it resumes, records it,
 //     and writes nothing again.
-//   - A worker killed mid-job leaves the job running in the database; River's
-//     rescuer (on whichever client leads) retries it after rescue_after, up
-//     to max_attempts; the last failure lands as one degraded note carrying
+//   - Workers heartbeat (yagent_worker, every sixth of worker_timeout); a
+//     worker killed or frozen mid-job has its running jobs handed to
+//     another worker once it missed its heartbeats for worker_timeout
+//     (any worker's beat rescues them), whatever rescue_after, which stays
+//     the longest a delegation may run (River's rescuer still retries a job
+//     past it), up to max_attempts. Each attempt holds a fencing token
+//     (yagent_job_attempt): a stale attempt is stopped at its next model
+//     call, tool call, landing or spend, and its outcome is dropped; the last failure lands as one degraded note carrying
 //     every attempt's error and the last output. A worker that cannot run a
 //     job (a tool it lacks) fails the job with the reason, which the
 //     coordinator shows; a worker stopped by a signal hands its jobs back

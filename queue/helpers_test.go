@@ -18,20 +18,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
-// handOver answers every sub-agent with its item, after latency.
-const handOver = `name: hand-over
-steps:
-  - id: item
-    repeat: true
-    latency: %s
-    capture: {item: 'Task:\n(item-[0-9]+)'}
-    reply:
-      text: "Result of ${item}: done."
-      tool_calls:
-        - name: agent_exit
-          arguments: {status: ok, conclusion: "${item} done"}
-`
-
 // env is a queue database with a board, a scripted model and runners over
 // them: the coordinator's (its board) and a worker's.
 type env struct {

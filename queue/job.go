@@ -88,6 +88,9 @@ type JobOutput struct {
 	Handoff  *blackboard.Handoff `json:"handoff,omitempty"`
 	Body     string              `json:"body,omitempty"`
 	Observed []string            `json:"observed,omitempty"`
+	// Stem is the note's file name the worker reserved (its spans name
+	// the note by it); the coordinator lands the note under it.
+	Stem string `json:"stem,omitempty"`
 	// Abandoned is set when a gate stopped the delegation (its token
 	// budget): nothing lands.
 	Abandoned string `json:"abandoned,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/pgtest"
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // busy asserts err is a refusal naming this process as the holder.
@@ -59,7 +60,7 @@ func landedOnce(t *testing.T, e *env, n int) {
 // (A session-level advisory lock let the second one in: issue 29.)
 func TestLeaseSurvivesRestart(t *testing.T) {
 	const n = 24
-	e := newEnv(t, fmt.Sprintf(handOver, "150ms"), Options{Lease: 5 * time.Second})
+	e := newEnv(t, llmtest.HandOver("150ms"), Options{Lease: 5 * time.Second})
 	e.serve(t, e.runner, "w1")
 	c1 := e.coordinate(t, false)
 	type out struct {
@@ -98,7 +99,7 @@ func TestLeaseSurvivesRestart(t *testing.T) {
 func TestTwoCoordinatorsAtOnce(t *testing.T) {
 	for _, resume := range []bool{false, true} {
 		t.Run(fmt.Sprintf("resume=%v", resume), func(t *testing.T) {
-			e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+			e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 			var wg sync.WaitGroup
 			cs, errs := make([]*Coordinator, 4), make([]error, 4)
 			for i := range cs {
@@ -133,15 +134,14 @@ func TestTwoCoordinatorsAtOnce(t *testing.T) {
 // back, lands nothing (fenced by the token) and says it lost the lease.
 func TestExpiredLeaseTakenOver(t *testing.T) {
 	const lease = 1500 * time.Millisecond
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{Lease: lease})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{Lease: lease})
 	e.serve(t, e.runner, "w1")
 	c1 := e.coordinate(t, false)
 	if _, errs := runEach(t, c1, 2); errors.Join(errs...) != nil {
 		t.Fatal(errs)
 	}
 	// Killed: no more renewals, nothing released.
-	c1.lease.stop()
-	<-c1.lease.done
+	c1.lease.keeper.Halt()
 	_, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1", Resume: true})
 	busy(t, "a coordinator before the lease expired", err)
 	time.Sleep(lease + 200*time.Millisecond)
@@ -150,9 +150,7 @@ func TestExpiredLeaseTakenOver(t *testing.T) {
 		t.Fatalf("took over run %s; want %s", c2.RunID(), c1.RunID())
 	}
 	// The old holder, back, may land nothing.
-	c1.lease.mu.Lock()
-	c1.lease.until = time.Now().Add(time.Hour) // as if its clock said the lease still runs
-	c1.lease.mu.Unlock()
+	c1.lease.keeper.SetUntil(time.Now().Add(time.Hour)) // as if its clock said the lease still runs
 	if _, err := c1.Run(t.Context(), item(3)); !errors.Is(err, ErrLeaseLost) {
 		t.Errorf("the old holder's Run: %v; want ErrLeaseLost", err)
 	}
@@ -172,7 +170,7 @@ func TestExpiredLeaseTakenOver(t *testing.T) {
 // TestLeaseReleasedAtTheEnd: a run that ends releases its lease at once:
 // the next coordinator of the same plan need not wait for it to expire.
 func TestLeaseReleasedAtTheEnd(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{Lease: time.Hour})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{Lease: time.Hour})
 	c1 := e.coordinate(t, false)
 	c1.Close(true)
 	c2, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1"})

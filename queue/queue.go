@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/internal/lease"
 	"github.com/yagent/yagent/internal/redact"
 )
 
@@ -27,8 +28,9 @@ var (
 	ErrUnreachable = errors.New("queue database unreachable")
 	// ErrSchemaNewer: the database was migrated by a newer yagent.
 	ErrSchemaNewer = errors.New("queue schema is newer than this yagent")
-	// ErrRunBusy: another coordinator holds the plan run.
-	ErrRunBusy = errors.New("plan run is coordinated by another process")
+	// ErrRunBusy: another coordinator holds the plan run (the one
+	// sentinel of in-process batches too).
+	ErrRunBusy = lease.ErrBusy
 )
 
 // Options are the resolved queue settings (config's queue: section).
@@ -52,6 +54,13 @@ type Options struct {
 	// second coordinator of the same plan and board is refused until it
 	// expires.
 	Lease time.Duration
+	// WorkerTimeout is how long a worker may miss its heartbeats before
+	// its running jobs are handed to another worker (queue.worker_timeout;
+	// 0: DefaultWorkerTimeout); it must be below RescueAfter.
+	WorkerTimeout time.Duration
+	// Concurrency is how many jobs a worker runs at once unless told
+	// (queue.concurrency).
+	Concurrency int
 	// Log receives River's own warnings (nil: discarded).
 	Log io.Writer
 }
@@ -61,7 +70,7 @@ type Options struct {
 // when neither names one.
 func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 	o := Options{DSN: c.DSN, Source: "queue.dsn", RescueAfter: c.RescueAfter.D(), MaxAttempts: c.MaxAttempts,
-		PollInterval: 50 * time.Millisecond, Lease: c.Lease.D(), Log: log}
+		PollInterval: 50 * time.Millisecond, Lease: c.Lease.D(), WorkerTimeout: c.WorkerTimeout.D(), Concurrency: c.Concurrency, Log: log}
 	if flag != "" {
 		o.DSN, o.Source = flag, "--queue"
 	}
@@ -98,6 +107,13 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	if opts.Lease <= 0 {
 		opts.Lease = DefaultLease
 	}
+	if opts.WorkerTimeout <= 0 {
+		opts.WorkerTimeout = min(DefaultWorkerTimeout, opts.RescueAfter/2)
+	}
+	if opts.WorkerTimeout >= opts.RescueAfter {
+		return nil, fmt.Errorf("%s: worker_timeout %s is not below rescue_after %s: worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout or raise rescue_after",
+			opts.Source, opts.WorkerTimeout, opts.RescueAfter)
+	}
 	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
@@ -129,6 +145,14 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	return q, nil
 }
 
+// Concurrency is flag when set (--concurrency), else queue.concurrency.
+func (q *Queue) Concurrency(flag int) int {
+	if flag > 0 {
+		return flag
+	}
+	return q.opts.Concurrency
+}
+
 // Close releases the connections.
 func (q *Queue) Close() { q.pool.Close() }
 
@@ -136,7 +160,7 @@ func (q *Queue) Close() { q.pool.Close() }
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -178,9 +202,31 @@ var migrations = []string{
 		expires timestamptz NOT NULL,
 		PRIMARY KEY (board, digest)
 	);`,
+	// Workers' heartbeats (one row per River client: its id is what
+	// river_job.attempted_by names) and each running job's attempt with
+	// its fencing token, which grows with each attempt and with each
+	// hand-over: only the attempt holding the current token completes,
+	// fails or returns anything.
+	4: `CREATE TABLE yagent_worker (
+		id text PRIMARY KEY,
+		name text NOT NULL,
+		host text NOT NULL,
+		pid int NOT NULL,
+		started timestamptz NOT NULL,
+		last_beat timestamptz NOT NULL,
+		timeout_ms bigint NOT NULL,
+		jobs bigint[] NOT NULL DEFAULT '{}'
+	);
+	CREATE TABLE yagent_job_attempt (
+		job_id bigint PRIMARY KEY,
+		token bigint NOT NULL,
+		worker text NOT NULL,
+		attempt int NOT NULL,
+		started timestamptz NOT NULL
+	);`,
 	// What each budget scope spent, summed by the coordinator and every
 	// worker (spend.go).
-	4: spendSchema,
+	5: spendSchema,
 }
 
 // migrate brings River's and yagent's schemas up to this build's versions,

@@ -18,6 +18,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // TestOpenRefusesBadInput: an address that does not answer or parse is
@@ -90,7 +91,7 @@ func TestOpenRefusesBadInput(t *testing.T) {
 //   - b: its job was enqueued, and finished while no coordinator ran;
 //   - c: its job was enqueued and is still queued when the run resumes.
 func TestLandsOncePerDelegation(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "10ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("10ms"), Options{})
 	stopWorker := e.serve(t, e.runner, "w1")
 	c1 := e.coordinate(t, false)
 	res, err := c1.Run(t.Context(), item(1))
@@ -179,7 +180,7 @@ func waitJobs(t *testing.T, e *env, state string, n int) {
 // last failure lands as one degraded note listing every attempt. The
 // worker itself keeps serving.
 func TestFailedAttemptsLandOneDegradedNote(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 2})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 2})
 	broken := newRunner(t, e.store, func(string) (llm.Client, string, error) {
 		return nil, "", llm.ErrNoEndpoint
 	})
@@ -222,7 +223,7 @@ func TestFailedAttemptsLandOneDegradedNote(t *testing.T) {
 // TestWorkerLacksTool: an agent whose tool the worker does not have is
 // refused by that worker with the tool's name, never run without it.
 func TestWorkerLacksTool(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 1})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 1})
 	bare := *e.runner
 	bare.Registry = agents.NewRegistry()
 	e.serve(t, &bare, "bare")
@@ -244,7 +245,7 @@ func TestWorkerLacksTool(t *testing.T) {
 // running jobs are cancelled in River, the delegations are abandoned, and
 // nothing is written.
 func TestCancelCancelsJobs(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "30s"), Options{})
+	e := newEnv(t, llmtest.HandOver("30s"), Options{})
 	e.serve(t, e.runner, "slow") // 4 at once: 4 running, 2 queued
 	c := e.coordinate(t, false)
 	defer c.Close(false)
@@ -300,7 +301,7 @@ func totalJobs(byState map[string]int) int {
 // (A job whose insert was reported failed because ctx ended, though it
 // committed, was left available, and a worker ran it to completion.)
 func TestCancelWhileEnqueueing(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "30s"), Options{})
+	e := newEnv(t, llmtest.HandOver("30s"), Options{})
 	c := e.coordinate(t, false)
 	defer c.Close(false)
 	const rounds, per = 20, 8
@@ -345,7 +346,7 @@ func TestCancelWhileEnqueueing(t *testing.T) {
 // refused (one writer per board); once the first is gone, --resume
 // reattaches to the same run.
 func TestOneCoordinatorPerRun(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	c1 := e.coordinate(t, false)
 	for _, resume := range []bool{true, false} {
 		_, err := e.q.Coordinate(t.Context(), CoordinatorOptions{Runner: e.runner, Board: "b", Plan: "plan.yaml", Digest: "d1", Resume: resume})
@@ -402,7 +403,7 @@ func TestConcurrentOpen(t *testing.T) {
 // the job back without spending an attempt; another worker runs it and it
 // lands once.
 func TestStoppingWorkerHandsJobsBack(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "500ms"), Options{MaxAttempts: 1})
+	e := newEnv(t, llmtest.HandOver("500ms"), Options{MaxAttempts: 1})
 	stop := e.serve(t, e.runner, "leaving")
 	c := e.coordinate(t, false)
 	defer c.Close(true)
@@ -465,7 +466,7 @@ func TestOpenSettings(t *testing.T) {
 // is recorded without a warning, the worker says how each job ended, and
 // a closed coordinator stops watching the queue.
 func TestDrainingWorker(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "300ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("300ms"), Options{})
 	c := e.coordinate(t, false)
 	for i := 1; i <= 2; i++ {
 		if _, err := c.enqueue(t.Context(), item(i)); err != nil {
@@ -510,7 +511,7 @@ func TestDrainingWorker(t *testing.T) {
 // TestLandedNeverTwice: a delegation recorded as landed whose note is gone
 // from the board by the time the run resumes is not run or landed again.
 func TestLandedNeverTwice(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	e.serve(t, e.runner, "w1")
 	c1 := e.coordinate(t, false)
 	res, err := c1.Run(t.Context(), item(1))
@@ -539,7 +540,7 @@ func TestLandedNeverTwice(t *testing.T) {
 // agent) is an error, not an abandon; a cancelled one is abandoned before
 // anything is enqueued.
 func TestRunRefusals(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	c := e.coordinate(t, false)
 	defer c.Close(true)
 	d := item(1)
@@ -561,7 +562,7 @@ func TestRunRefusals(t *testing.T) {
 // token budget ran out) completes its job with the reason; the coordinator
 // abandons it too and writes nothing.
 func TestAbandonedOnWorkerLandsNothing(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	tight := *e.runner
 	tight.TokenBudget = 1
 	e.serve(t, &tight, "tight")
@@ -579,7 +580,7 @@ func TestAbandonedOnWorkerLandsNothing(t *testing.T) {
 // TestLandingBooksSpend: the coordinator's Recorder books each landed
 // delegation: every model response the worker saw, then the result.
 func TestLandingBooksSpend(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	e.serve(t, e.runner, "w1")
 	var mu sync.Mutex
 	var responses int

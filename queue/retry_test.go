@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // failingRunner is a runner whose model endpoint answers every request
@@ -105,7 +106,7 @@ func TestModelFailureRetriedElsewhere(t *testing.T) {
 		{http.StatusUnauthorized, "unusable here"},
 	} {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
-			e := newEnv(t, fmt.Sprintf(handOver, "20ms"), Options{MaxAttempts: 2})
+			e := newEnv(t, llmtest.HandOver("20ms"), Options{MaxAttempts: 2})
 			bad, hits := failingRunner(t, e, tc.status)
 			e.serveWith(t, WorkerOptions{Runner: bad, Name: "bad", HoldOff: time.Minute})
 			c := e.coordinate(t, false)
@@ -148,7 +149,7 @@ func TestModelFailureRetriedElsewhere(t *testing.T) {
 // is tried max_attempts times and lands one degraded note listing every
 // attempt with its worker and error.
 func TestOnlyBadWorkersLandDegraded(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 2})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 2})
 	bad1, _ := failingRunner(t, e, http.StatusUnauthorized)
 	bad2, _ := failingRunner(t, e, http.StatusUnauthorized)
 	e.serveWith(t, WorkerOptions{Runner: bad1, Name: "bad1", HoldOff: 300 * time.Millisecond})
@@ -181,7 +182,7 @@ func TestOnlyBadWorkersLandDegraded(t *testing.T) {
 // configured, or another model id under that name) fails that attempt
 // there and runs on a worker that has it, never on another model.
 func TestWorkerLacksModel(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(handOver, "1ms"), Options{MaxAttempts: 2})
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 2})
 	client, err := llm.NewOpenAI(llm.EndpointConfig{BaseURL: e.srv.URL(), Model: "scripted", MaxRetries: 0, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

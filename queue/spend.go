@@ -7,7 +7,7 @@ import (
 	"github.com/yagent/yagent/budget"
 )
 
-// spendSchema is yagent_budget_spend (schema version 4): what each budget
+// spendSchema is yagent_budget_spend (schema version 5): what each budget
 // scope spent, one row per scope, summed by every worker of a run.
 const spendSchema = `CREATE TABLE yagent_budget_spend (
 		scope text PRIMARY KEY,

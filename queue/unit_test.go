@@ -29,7 +29,7 @@ func TestRiverConfigs(t *testing.T) {
 		wantCooldown time.Duration
 	}{
 		{WorkerOptions{Concurrency: 3, Name: "host:7"}, "host:7-42", 5 * time.Millisecond},
-		{WorkerOptions{Concurrency: 1, FetchCooldown: 7 * time.Millisecond}, "", 7 * time.Millisecond},
+		{WorkerOptions{Concurrency: 1, FetchCooldown: 7 * time.Millisecond}, "worker-42", 7 * time.Millisecond},
 		{WorkerOptions{Concurrency: 2, FetchCooldown: -1, Name: strings.Repeat("h", 70)}, strings.Repeat("h", 60) + "-42", 5 * time.Millisecond},
 	} {
 		cfg := workerConfig(tt.opts, nil, now)

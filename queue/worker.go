@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -71,10 +72,18 @@ func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
 	if err := river.AddWorkerSafely(workers, w); err != nil {
 		return err
 	}
-	client, err := q.client(workerConfig(opts, workers, time.Now()))
+	cfg := workerConfig(opts, workers, time.Now())
+	client, err := q.client(cfg)
 	if err != nil {
 		return fmt.Errorf("start the worker on %s: %w", q.addr, err)
 	}
+	// The heartbeat first: a job this worker runs always has its row.
+	if w.beat, err = q.startHeartbeat(ctx, cfg.ID, opts.Name, w.notice); err != nil {
+		return err
+	}
+	w.quit = make(chan struct{})
+	defer close(w.quit)
+	defer w.beat.stop()
 	var pauseCtx context.Context
 	pauseCtx, w.endPauses = context.WithCancel(context.WithoutCancel(ctx))
 	w.pause = func() {
@@ -116,12 +125,13 @@ func workerConfig(opts WorkerOptions, workers *river.Workers, now time.Time) *ri
 	if cooldown <= 0 {
 		cooldown = 5 * time.Millisecond
 	}
-	id := ""
-	if opts.Name != "" {
-		id = fmt.Sprintf("%.60s-%d", opts.Name, now.UnixNano())
+	name := opts.Name
+	if name == "" {
+		name = "worker"
 	}
 	return &river.Config{
-		ID:                id,
+		// The heartbeat's row is keyed by it (river_job.attempted_by).
+		ID:                fmt.Sprintf("%.60s-%d", name, now.UnixNano()),
 		Queues:            map[string]river.QueueConfig{QueueName: {MaxWorkers: opts.Concurrency}},
 		Workers:           workers,
 		FetchCooldown:     cooldown,
@@ -166,6 +176,10 @@ type delegationWorker struct {
 	hold      holdOff
 	pause     func()
 	endPauses context.CancelFunc
+	// beat is the worker's heartbeat; quit closes when Serve returns
+	// (a stale attempt parks until then).
+	beat *heartbeat
+	quit chan struct{}
 }
 
 func (w *delegationWorker) notice(text string) {
@@ -183,7 +197,16 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		return river.JobSnooze(heldSnooze)
 	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
-	out, err := w.run(budget.WithChain(telemetry.Extract(ctx, a.Trace), w.q.Ledger(), a.Budget), a)
+	att, err := w.q.startAttempt(ctx, job.ID, w.opts.Name, job.Attempt)
+	if err != nil {
+		return err
+	}
+	w.beat.running(job.ID, true)
+	defer w.beat.running(job.ID, false)
+	out, err := w.run(budget.WithChain(telemetry.Extract(ctx, a.Trace), w.q.Ledger(), a.Budget), a, att)
+	if serr := att.check(context.WithoutCancel(ctx)); serr != nil || errors.Is(err, errStale) {
+		return w.dropStale(ctx, job)
+	}
 	out.Version, out.Worker = outputVersion, w.opts.Name
 	if err == nil && len(out.Patch) > maxOutputPatch {
 		if err = w.storePatch(ctx, job.ID, out.Patch); err == nil {
@@ -205,6 +228,9 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		w.notice(fmt.Sprintf("job %d: %s handed back (this worker is stopping)", job.ID, a.Delegation))
 		return river.JobSnooze(0)
 	case err != nil:
+		if att.check(context.WithoutCancel(ctx)) != nil {
+			return w.dropStale(ctx, job)
+		}
 		w.notice(fmt.Sprintf("job %d: %s failed: %v", job.ID, a.Delegation, err))
 		var me *modelError
 		if errors.As(err, &me) {
@@ -216,8 +242,31 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	if out.Handoff != nil {
 		status = string(out.Handoff.Status)
 	}
+	if err := w.complete(ctx, job, att); errors.Is(err, errStale) {
+		return w.dropStale(ctx, job)
+	}
 	w.notice(fmt.Sprintf("job %d: %s %s", job.ID, a.Delegation, status))
-	return w.complete(ctx, job)
+	return nil
+}
+
+// dropStale drops the outcome of an attempt another worker holds the job
+// for now (this one missed its heartbeats): nothing is recorded, and Work
+// returns only once the job is finalized, so River writes nothing of it.
+func (w *delegationWorker) dropStale(ctx context.Context, job *river.Job[JobArgs]) error {
+	w.notice(fmt.Sprintf("job %d: %s attempt %d is stale (this worker missed its heartbeats and the job went to another worker): its outcome is dropped",
+		job.ID, job.Args.Delegation, job.Attempt))
+	w.q.park(job.ID, w.quit)
+	// River merges a returning job's recorded output into its row even
+	// when finalized: record the output it holds, so nothing changes.
+	var current []byte
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = w.q.pool.QueryRow(qctx, `SELECT metadata->'output' FROM river_job WHERE id = $1`, job.ID).Scan(&current)
+	if current == nil {
+		current = []byte("null")
+	}
+	_ = river.RecordOutput(ctx, json.RawMessage(current))
+	return nil
 }
 
 // holdOff stops this worker from fetching jobs for opts.HoldOff after its
@@ -234,15 +283,24 @@ func (w *delegationWorker) holdOff(me *modelError) {
 	}
 }
 
-// complete marks the job completed, with its output, at once: River's
-// batch completer would flush it up to 250 ms later, and the coordinator
-// waits for it. Should this fail, returning nil leaves it to the completer.
-func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs]) error {
+// complete marks the job completed, with its output, at once, fenced:
+// in one transaction that locks the job and its attempt row and finds
+// this attempt's token (errStale otherwise). River's batch completer
+// would flush it up to 250 ms later, and the coordinator waits for it.
+// Should the transaction fail otherwise, returning nil leaves it to the
+// completer.
+func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs], att *attempt) error {
 	tx, err := w.q.pool.Begin(ctx)
 	if err != nil {
 		return nil
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := att.fence(ctx, tx); err != nil {
+		if errors.Is(err, errStale) {
+			return err
+		}
+		return nil
+	}
 	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
 		return nil
 	}
@@ -264,8 +322,19 @@ func (w *delegationWorker) storePatch(ctx context.Context, job int64, patch []by
 
 // run runs the delegation with this host's runner; the note is captured
 // instead of written.
-func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error) {
+func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (JobOutput, error) {
 	var out JobOutput
+	// A stale attempt stops at its next model call, tool call, landing or
+	// spend: each checks the attempt's token first.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	fenced := func(ctx context.Context) error {
+		if err := att.check(ctx); err != nil {
+			stop(err)
+			return err
+		}
+		return nil
+	}
 	base := w.opts.Runner
 	if missing := missingTools(base.Registry, a.Tools); len(missing) > 0 {
 		return out, fmt.Errorf("cannot run agent %s: this worker has no tool %s (configure it here, or run the job on a worker that has it)",
@@ -299,18 +368,30 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 			}
 			return nil, "", err
 		}
-		return watchedClient{Client: cl, record: func(err error) {
+		return watchedClient{Client: cl, check: fenced, record: func(err error) {
 			mu.Lock()
 			modelErr = err
 			mu.Unlock()
 		}}, id, nil
 	}
+	r.Registry = base.Registry.Guarded(func(ctx context.Context, _ string) error { return fenced(ctx) })
+	stems := base.Board
+	if stems == nil {
+		stems = blackboard.Open("") // names only: nothing is written
+	}
 	r.Land = func(_ string, n blackboard.NewNote) (blackboard.NoteMeta, error) {
+		if err := fenced(ctx); err != nil {
+			return blackboard.NoteMeta{}, err
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		h := n.Handoff
-		out.Handoff, out.Body, out.Observed, out.Patch = &h, n.Body, n.ObservedArtifacts, n.Patch
-		return blackboard.NoteMeta{Agent: h.Agent, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
+		out.Handoff, out.Body, out.Observed, out.Patch, out.Stem = &h, n.Body, n.ObservedArtifacts, n.Patch, n.Stem
+		if out.Stem == "" {
+			out.Stem = stems.NewStem()
+		}
+		ref := blackboard.Ref{Agent: blackboard.NormalizeAgent(h.Agent), Stem: out.Stem}.String()
+		return blackboard.NoteMeta{Ref: ref, Agent: h.Agent, Stem: out.Stem, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
 	}
 	inner := base.Recorder
 	r.Recorder = func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
@@ -323,6 +404,9 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		}
 		onResp := hooks.OnResponse
 		hooks.OnResponse = func(resp llm.Response) {
+			if fenced(ctx) != nil {
+				return // a stale attempt's spend is not its job's
+			}
 			mu.Lock()
 			out.Responses = append(out.Responses, resp.Usage)
 			mu.Unlock()
@@ -347,6 +431,9 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 	res, err := r.Run(ctx, d)
 	mu.Lock()
 	defer mu.Unlock()
+	if cause := context.Cause(ctx); errors.Is(cause, errStale) {
+		return out, cause
+	}
 	out.Usage, out.ElapsedMS = res.Usage, res.Elapsed.Milliseconds()
 	if err != nil {
 		return out, err
@@ -358,6 +445,10 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs) (JobOutput, error
 		}
 	}
 	if res.Abandoned {
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return out, fmt.Errorf("stopped after rescue_after (%s): the delegation ran longer than queue.rescue_after; raise it above your longest delegation",
+				shortDuration(w.q.opts.RescueAfter))
+		}
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("abandoned: %s", res.Reason)
 		}
@@ -387,10 +478,14 @@ func (w *delegationWorker) modelLabel(s *ModelSettings, name string) string {
 // a call the delegation's own context cut short is not the model's.
 type watchedClient struct {
 	llm.Client
+	check  func(context.Context) error // before each call: the attempt is current
 	record func(error)
 }
 
 func (c watchedClient) Stream(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if err := c.check(ctx); err != nil {
+		return llm.Response{}, err
+	}
 	resp, err := c.Client.Stream(ctx, req)
 	if ctx.Err() == nil {
 		c.record(err)
@@ -420,4 +515,16 @@ func missingTools(reg *agents.Registry, want []string) []string {
 	}
 	slices.Sort(missing)
 	return missing
+}
+
+// shortDuration spells d as a person would set it: 1h, 90m → 1h30m, 10s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

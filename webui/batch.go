@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -34,10 +35,12 @@ type node struct {
 	Ref    string   `json:"ref"`
 	Href   string   `json:"href"`
 	// Resumed: the note came from an earlier run of the plan (--resume).
-	Resumed bool    `json:"resumed"`
-	X       float64 `json:"-"`
-	Y       float64 `json:"-"`
-	TextX   float64 `json:"-"`
+	Resumed bool `json:"resumed"`
+	// Worker runs the delegation now (a --queue batch's River worker).
+	Worker string  `json:"worker,omitempty"`
+	X      float64 `json:"-"`
+	Y      float64 `json:"-"`
+	TextX  float64 `json:"-"`
 }
 
 type edge struct{ X1, Y1, X2, Y2, C float64 }
@@ -75,15 +78,22 @@ func planOf(in memory.Info) (string, *batch.Plan, error) {
 // batchState is the plan's delegations with their state now
 // (batch.StateFromRollout over the session's rollout and the notes an
 // earlier run left), placed for the page.
-func (s *Server) batchState(in memory.Info, p *batch.Plan, landed map[string]batch.LandedNote) (batchData, error) {
+func (s *Server) batchState(ctx context.Context, in memory.Info, p *batch.Plan, landed map[string]batch.LandedNote) (batchData, error) {
 	d := batchData{Info: in}
 	ro, err := memory.LoadRolloutBounded(in.Rollout, MaxShown)
 	if err != nil {
 		return d, err
 	}
 	st := batch.StateFromRollout(p, ro.Items, landed, runnerAlive(in.Rollout))
+	var workers map[string]string // a --queue batch's running jobs
+	if !st.Done {
+		workers = s.runningWorkers(ctx, in.BoardID)
+	}
 	for _, n := range st.Nodes {
 		nd := node{ID: n.ID, Agent: n.Agent, Task: n.Task, Deps: n.Deps, Status: n.Status, Ref: n.Ref, Resumed: n.Resumed}
+		if w, ok := workers[n.ID]; ok && (n.Status == "pending" || n.Status == "running") {
+			nd.Status, nd.Worker = "running", w
+		}
 		if n.Ref != "" {
 			nd.Href = noteHref(in.BoardID, n.Ref)
 		}
@@ -205,7 +215,7 @@ func (s *Server) batchPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d, err := s.batchState(in, p, s.landedNotes(in, p))
+	d, err := s.batchState(r.Context(), in, p, s.landedNotes(in, p))
 	if err != nil {
 		s.fail(w, "batch "+in.ID, err)
 		return
@@ -242,7 +252,7 @@ func (s *Server) batchEvents(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	var last []byte
 	for {
-		d, err := s.batchState(in, p, landed)
+		d, err := s.batchState(r.Context(), in, p, landed)
 		if err != nil {
 			fmt.Fprintf(w, "event: failure\ndata: %q\n\n", err.Error())
 			flusher.Flush()

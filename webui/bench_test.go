@@ -49,7 +49,7 @@ func BenchmarkBatchState(b *testing.B) {
 	in := s.Info()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := srv.batchState(in, p, nil); err != nil {
+		if _, err := srv.batchState(b.Context(), in, p, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -425,13 +425,13 @@ func (d batchData) write(w *pageWriter) {
 		}
 		x, y, tx := num(n.X), num(n.Y), num(n.TextX)
 		w.raw(` data-node="`, id, `"><g class="node status-`, st, `" data-node="`, id, `" data-status="`, st, "\">\n",
-			`<rect x="`, x, `" y="`, y, `" width="180" height="48" rx="6"><title>`, esc(n.Agent), `: `, esc(n.Task), "</title></rect>\n",
+			`<rect x="`, x, `" y="`, y, `" width="180" height="48" rx="6"><title>`, esc(n.Agent), `: `, esc(n.Task), esc(onWorker(n.Worker)), "</title></rect>\n",
 			`<text class="id" x="`, tx, `" y="`, y, `" dy="19">`, esc(short(n.ID, 22)), "</text>\n",
 			`<text class="st" x="`, tx, `" y="`, y, `" dy="37">`, esc(n.Agent), ` · <tspan class="state">`, st)
 		if n.Resumed {
 			w.raw(` (resumed)`)
 		}
-		w.raw("</tspan></text>\n</g></a>\n")
+		w.raw(esc(onWorker(n.Worker)), "</tspan></text>\n</g></a>\n")
 	}
 	w.raw("</svg>\n", `<ul class="legend"><li class="status-pending">pending</li><li class="status-running">running</li><li class="status-ok">ok</li><li class="status-partial">partial</li><li class="status-error">error</li><li class="status-skipped">skipped</li><li class="status-abandoned">abandoned</li></ul>`, "\n")
 }
@@ -461,4 +461,12 @@ func (d notebookData) write(w *pageWriter) {
 		w.raw(`<details class="booknote"><summary>`, esc(n.Name), ` — `, esc(n.Description), `</summary><div class="md">`, string(n.HTML), `</div></details>`)
 	}
 	w.raw("\n</div>\n")
+}
+
+// onWorker names the River worker running a delegation, "" for none.
+func onWorker(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " on " + name
 }

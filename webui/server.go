@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/blackboard"
@@ -41,12 +42,45 @@ type Options struct {
 	// Poll is how often a live batch is re-read (0: 250ms).
 	Poll time.Duration
 	Now  func() time.Time
+	// Running, when set, reads the workers running a board's delegations
+	// now, by delegation id (queue.RunningReader over queue.dsn): a live
+	// --queue batch's running jobs show with their worker.
+	Running func(ctx context.Context, board string) (map[string]string, error)
 }
 
 // Server serves the pages.
 type Server struct {
 	o   Options
 	mux *http.ServeMux
+	// Options.Running is read at most once a second per board.
+	runMu   sync.Mutex
+	runSeen map[string]runningAt
+}
+
+type runningAt struct {
+	at      time.Time
+	workers map[string]string
+}
+
+// runningWorkers returns the workers running board's delegations by id,
+// nil without a queue or when it cannot be read.
+func (s *Server) runningWorkers(ctx context.Context, board string) map[string]string {
+	if s.o.Running == nil {
+		return nil
+	}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	if r, ok := s.runSeen[board]; ok && time.Since(r.at) < time.Second {
+		return r.workers
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	m, _ := s.o.Running(ctx, board)
+	if s.runSeen == nil {
+		s.runSeen = map[string]runningAt{}
+	}
+	s.runSeen[board] = runningAt{time.Now(), m}
+	return m
 }
 
 // New builds a server over opts.
@@ -80,6 +114,34 @@ func New(opts Options) (*Server, error) {
 
 // Handler is the server behind its guard.
 func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+
+// Announce prints the address to open (with its token) on out, warns on
+// errOut when it is reachable from other machines, then serves on ln until
+// ctx ends or timeout (0: none) has passed; a cancelled ctx is an error
+// (yagent ui stopped). addr is what ln was asked for.
+func (s *Server) Announce(ctx context.Context, ln net.Listener, addr string, timeout time.Duration, out, errOut io.Writer) error {
+	hosts, token := s.o.Hosts, s.o.Token
+	shown := ln.Addr().String()
+	if !IsLoopback(shown) {
+		fmt.Fprintf(errOut, "warning: %s is reachable from other machines over plain HTTP: anyone who sees the address with its token can read your sessions; prefer the default 127.0.0.1\n", shown)
+		shown = ShownAddr(addr, shown, hosts)
+	}
+	fmt.Fprintf(out, "http://%s/?token=%s\n", shown, token)
+	fmt.Fprintln(errOut, "yagent ui: open the address above in a browser (read-only); Ctrl-C stops")
+	sctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if err := s.Serve(sctx, ln); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("yagent ui stopped: %w", err)
+	}
+	return nil
+}
 
 // Serve answers on ln until ctx ends, then shuts down (open event streams
 // end with ctx too).

@@ -441,7 +441,7 @@ func TestBatchProcessGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := fx.srv.batchState(in, p, nil)
+	d, err := fx.srv.batchState(t.Context(), in, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,4 +563,37 @@ func FuzzTimeline(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBatchRunningOnWorker: a --queue batch's delegation that River runs
+// now shows as running with its worker (read from the queue's job table),
+// though the rollout has not recorded its start.
+func TestBatchRunningOnWorker(t *testing.T) {
+	fx := newFixture(t)
+	fx.srv.o.Running = func(_ context.Context, board string) (map[string]string, error) {
+		if board != fx.batch.Info().BoardID {
+			t.Errorf("read the running jobs of board %s", board)
+		}
+		return map[string]string{"summary": "db-host:4242"}, nil
+	}
+	in := fx.batch.Info()
+	_, p, err := planOf(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fx.srv.batchState(t.Context(), in, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range d.Nodes {
+		got = append(got, n.ID+"="+n.Status+onWorker(n.Worker))
+	}
+	if want := "packages=ok deps=running summary=running on db-host:4242"; strings.Join(got, " ") != want {
+		t.Errorf("batch state %v; want %s", got, want)
+	}
+	_, body := get(t, fx.client(t), fx.ts.URL+"/s/"+in.ID+"/batch")
+	if !strings.Contains(body, "running on db-host:4242") {
+		t.Errorf("the batch page does not name the worker:\n%s", body)
+	}
 }

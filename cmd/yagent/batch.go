@@ -66,8 +66,8 @@ Ctrl-C cancels the queued and running jobs, and --resume reattaches to the
 unfinished run of the same plan and board and collects what finished
 meanwhile. A job whose worker's model fails (a 5xx, a timeout, a bad key)
 or lacks the delegation's model is retried on another worker, one killed
-mid-job after queue.rescue_after, up to queue.max_attempts; the last
-failure lands as one degraded note listing every attempt and its worker.
+mid-job after queue.worker_timeout without heartbeats, up to max_attempts;
+the last failure lands as one degraded note listing every attempt and its worker.
 
 One yagent batch owns a plan run at a time: another of the same plan and
 board (with or without --resume, queued or not) is refused (exit 2), naming

@@ -65,26 +65,7 @@ func TestBatchLease(t *testing.T) {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
 	dsn := pgtest.New(t)
-	sc, err := llmtest.Parse([]byte(fmt.Sprintf(`name: lease
-steps:
-  - id: item
-    repeat: true
-    latency: %s
-    capture: {item: 'Task:\n(item-[0-9]+)'}
-    reply:
-      text: "Result of ${item}: done."
-      tool_calls:
-        - name: agent_exit
-          arguments: {status: ok, conclusion: "${item} done"}
-`, leaseLatency)), "lease")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := llmtest.NewHandOverServer(t, leaseLatency)
 	root := t.TempDir()
 	var plan strings.Builder
 	plan.WriteString("parallel: 4\ndelegations:\n")

@@ -47,8 +47,8 @@ const (
 // times on three boards:
 //  1. one worker — the baseline wall time;
 //  2. three workers — at least 2.5× faster than one, measured in this run;
-//  3. three workers, one SIGKILLed mid-run: River rescues its jobs after
-//     queue.rescue_after and another worker finishes them.
+//  3. three workers, one SIGKILLed mid-run: its heartbeat goes silent and
+//     after queue.worker_timeout another worker takes its jobs over.
 //
 // Every run lands all 200 notes exactly once (one note per delegation key).
 func TestBatchAcrossHosts(t *testing.T) {
@@ -57,26 +57,7 @@ func TestBatchAcrossHosts(t *testing.T) {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
 	dsn := pgtest.New(t)
-	sc, err := llmtest.Parse([]byte(fmt.Sprintf(`name: hosts
-steps:
-  - id: item
-    repeat: true
-    latency: %s
-    capture: {item: 'Task:\n(item-[0-9]+)'}
-    reply:
-      text: "Result of ${item}: done."
-      tool_calls:
-        - name: agent_exit
-          arguments: {status: ok, conclusion: "${item} done"}
-`, hostsLatency)), "hosts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := llmtest.NewHandOverServer(t, hostsLatency)
 
 	root := t.TempDir()
 	var plan strings.Builder
@@ -87,7 +68,7 @@ steps:
 	planFile := filepath.Join(root, "plan.yaml")
 	mkfile(t, planFile, plan.String())
 	notesRoot := filepath.Join(root, "notes")
-	config := fmt.Sprintf("queue:\n  rescue_after: 3s\n  max_attempts: 3\n  concurrency: %d\n", workerConcurrency)
+	config := fmt.Sprintf("queue:\n  worker_timeout: 3s\n  max_attempts: 3\n  concurrency: %d\n", workerConcurrency)
 	// host returns the environment and workspace of one "host".
 	host := func(name string) ([]string, string) {
 		dir := filepath.Join(root, name)
@@ -176,8 +157,8 @@ steps:
 		t.Errorf("3 workers: jobs ran on %d of them, at most %d at once; want all 3, more than %d at once", workers, peak, workerConcurrency)
 	}
 
-	// A worker dies mid-run: its running jobs stay "running" until River's
-	// rescuer (on the leading worker) retries them.
+	// A worker dies mid-run: its running jobs stay "running" until another
+	// worker's heartbeat finds it silent and hands them over.
 	killed := startWorkers(3)
 	cmd, stderr := batch("killed")
 	start := time.Now()

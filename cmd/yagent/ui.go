@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/queue"
 	"github.com/yagent/yagent/webui"
 )
 
@@ -84,10 +84,8 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	if err != nil {
 		return err
 	}
-	token := webui.NewToken()
-	hosts := webui.Hosts(addr)
 	srv, err := webui.New(webui.Options{Sessions: st, Board: board, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
-		Notes: cfg.Notes, Cwd: cwd, All: opts.All, Token: token, Hosts: hosts, Now: f.Now})
+		Notes: cfg.Notes, Cwd: cwd, All: opts.All, Token: webui.NewToken(), Hosts: webui.Hosts(addr), Now: f.Now, Running: queue.RunningReader(cfg.Queue.DSN)})
 	if err != nil {
 		return err
 	}
@@ -95,26 +93,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	if err != nil {
 		return usagef("--addr %s: %v", addr, err)
 	}
-	shown := ln.Addr().String()
-	if !webui.IsLoopback(shown) {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s is reachable from other machines over plain HTTP: anyone who sees the address with its token can read your sessions; prefer the default 127.0.0.1\n", shown)
-		shown = webui.ShownAddr(addr, shown, hosts)
-	}
-	fmt.Fprintf(f.IO.Out, "http://%s/?token=%s\n", shown, token)
-	fmt.Fprintln(f.IO.ErrOut, "yagent ui: open the address above in a browser (read-only); Ctrl-C stops")
-	sctx := ctx
-	if opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer cancel()
-	}
-	if err := srv.Serve(sctx, ln); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("yagent ui stopped: %w", err)
-	}
-	return nil
+	return srv.Announce(ctx, ln, addr, opts.Timeout, f.IO.Out, f.IO.ErrOut)
 }
 
 // uiAddr reads --addr: PORT and :PORT mean 127.0.0.1:PORT.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +44,7 @@ refusing this host (401/403) or missing here (not configured, or under
 another model id: a job never runs on another model), or a tool this host
 lacks. After a model failure the worker says so once and takes no job for
 30 seconds. A task that fails otherwise (its tools) lands its error note.
-A worker killed mid-job has its jobs retried after queue.rescue_after;
+A worker killed mid-job has its jobs handed over after queue.worker_timeout;
 Ctrl-C hands the running jobs back without spending an attempt, then exits.
 
 --drain exits (0) once the queue has no job left to run, for one-off hosts
@@ -74,26 +73,17 @@ unreachable queue database, 130 stopped (Ctrl-C).`,
 }
 
 func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	qo := queue.OptionsFromConfig(cfg.Queue, opts.Queue, f.IO.ErrOut)
-	if qo.DSN == "" {
-		return usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
-	}
 	var sink agents.Sink = printer.NoticeLog(f.IO.ErrOut)
 	if opts.Agent.JSON {
 		sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
 	}
 	notices := printer.OnlyNotices(sink)
-	q, err := queue.Open(ctx, qo)
+	q, err := openQueue(ctx, f, opts.Queue)
 	if err != nil {
 		return err
 	}
 	defer q.Close()
-	host, _ := os.Hostname()
-	name := fmt.Sprintf("%s:%d", host, os.Getpid())
+	name := queue.WorkerName()
 	// The worker's runtime is assembled without a session (nothing is
 	// persisted by a worker that finds no job) and without a model
 	// endpoint checked up front: a job names its model, and one this host
@@ -104,12 +94,44 @@ func workerRun(ctx context.Context, f *Factory, opts *workerOptions) error {
 	}
 	defer s.close()
 	runner := s.run.JobRunner()
-	concurrency := int(opts.Concurrency)
-	if concurrency == 0 {
-		concurrency = cfg.Queue.Concurrency
-	}
+	concurrency := q.Concurrency(int(opts.Concurrency))
 	sink.Emit(agents.Event{Type: agents.EventNotice, Time: f.Now(), Agent: "worker",
 		Text: fmt.Sprintf("worker %s on %s: %d at once, workspace %s", name, q.Addr(), concurrency, runner.Workspace.Dir())})
 	return q.Serve(ctx, queue.WorkerOptions{Runner: runner, Concurrency: concurrency, Name: name, Events: notices, Drain: opts.Drain,
 		Models: s.run.Clients.Settings})
+}
+
+// openQueue opens the queue flag names, else queue.dsn (exit 2 without one).
+func openQueue(ctx context.Context, f *Factory, flag string) (*queue.Queue, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	if qo := queue.OptionsFromConfig(cfg.Queue, flag, f.IO.ErrOut); qo.DSN != "" {
+		return queue.Open(ctx, qo)
+	}
+	return nil, usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
+}
+
+// NewCmdWorkers builds `yagent workers`.
+func NewCmdWorkers(f *Factory) *cobra.Command {
+	var flag string
+	cmd := &cobra.Command{
+		Use:   "workers [--queue postgres://…]",
+		Short: "List a River queue's workers, their heartbeats and running jobs",
+		Long: `List the workers with a heartbeat on the queue (--queue, else queue.dsn), their last
+beat and running jobs; one silent past queue.worker_timeout is marked so.
+Exit codes: 0 listed, 1 a failure, 2 usage error or an unreachable queue database.`,
+		Example: "  # The workers of queue.dsn, each with its jobs\n  yagent workers",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			q, err := openQueue(cmd.Context(), f, flag)
+			if err != nil {
+				return err
+			}
+			defer q.Close()
+			return q.PrintWorkers(cmd.Context(), f.IO.Out, f.Now())
+		},
+	}
+	cmd.Flags().StringVar(&flag, "queue", "", "the PostgreSQL database of the queue (default queue.dsn)")
+	return cmd
 }

@@ -1,6 +1,6 @@
 // yagent ui: follow a live batch over server-sent events. No framework,
 // no build step. The server sends "state" events ({nodes: [{id, status,
-// ref, href, resumed}], done}) whenever the run changes, and ends the
+// ref, href, resumed, worker}], done}) whenever the run changes, and ends the
 // stream once it is done.
 (function () {
   "use strict";
@@ -18,7 +18,7 @@
       g.setAttribute("class", "node status-" + n.status);
       g.dataset.status = n.status;
       var st = g.querySelector("tspan.state");
-      if (st) st.textContent = n.status + (n.resumed ? " (resumed)" : "");
+      if (st) st.textContent = n.status + (n.resumed ? " (resumed)" : "") + (n.worker ? " on " + n.worker : "");
       if (n.href) g.parentNode.setAttribute("href", n.href);
     });
     if (msg.done) {
