@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,11 +35,43 @@ import (
 // the model's latency, not that CPU, bounds a worker: at 200 ms per answer
 // three workers measured 1.8× (under other test load), at 400 ms the CPU
 // share halves.
-const (
+// YAGENT_SCALE=N:LATENCY:CONCURRENCY:W1,W2,… measures instead of
+// testing (README "Scaling out"): the plan of N delegations at LATENCY per
+// answer on W1, then W2, … workers running CONCURRENCY at once each,
+// logging each run's time and its speed-up over the first.
+var (
 	hostsDelegations  = 200
 	hostsLatency      = 400 * time.Millisecond
 	workerConcurrency = 2
 )
+
+// scaleMode reads YAGENT_SCALE; nil when it is not set.
+func scaleMode(t *testing.T) []int {
+	spec := os.Getenv("YAGENT_SCALE")
+	if spec == "" {
+		return nil
+	}
+	parts := strings.Split(spec, ":")
+	if len(parts) != 4 {
+		t.Fatalf("YAGENT_SCALE=%q: want N:LATENCY:CONCURRENCY:W1,W2,…", spec)
+	}
+	var err error
+	var counts []int
+	if hostsDelegations, err = strconv.Atoi(parts[0]); err == nil {
+		if hostsLatency, err = time.ParseDuration(parts[1]); err == nil {
+			workerConcurrency, err = strconv.Atoi(parts[2])
+		}
+	}
+	for w := range strings.SplitSeq(parts[3], ",") {
+		n, cerr := strconv.Atoi(w)
+		err = cmp.Or(err, cerr)
+		counts = append(counts, n)
+	}
+	if err != nil {
+		t.Fatalf("YAGENT_SCALE=%q: %v", spec, err)
+	}
+	return counts
+}
 
 // TestBatchAcrossHosts is the distributed batch end to end, with real
 // processes of the yagent binary on one throwaway PostgreSQL: a coordinator
@@ -56,6 +90,7 @@ func TestBatchAcrossHosts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
+	scale := scaleMode(t)
 	dsn := pgtest.New(t)
 	srv := llmtest.NewHandOverServer(t, hostsLatency)
 
@@ -80,7 +115,7 @@ func TestBatchAcrossHosts(t *testing.T) {
 		return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "YAGENT_HOME="+filepath.Join(dir, "home", ".yagent"),
 			"YAGENT_NOTES_ROOT="+notesRoot, "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=scripted", "TERM=dumb"), ws
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), cmp.Or(time.Duration(len(scale))*10*time.Minute, 4*time.Minute))
 	defer cancel()
 	seq := 0
 	startWorkers := func(n int) []*worker {
@@ -137,6 +172,19 @@ func TestBatchAcrossHosts(t *testing.T) {
 		}
 		assertLandedOnce(t, notesRoot, board)
 		return elapsed
+	}
+
+	if scale != nil {
+		var first time.Duration
+		for _, n := range scale {
+			ws := startWorkers(n)
+			took := run(fmt.Sprintf("scale-%d", n))
+			stopWorkers(ws)
+			first = cmp.Or(first, took)
+			t.Logf("scale: %d delegations, %s per answer, %d at once per worker: %d workers %s, %.2f× the first",
+				hostsDelegations, hostsLatency, workerConcurrency, n, took.Round(time.Millisecond), float64(first)/float64(took))
+		}
+		return
 	}
 
 	one := startWorkers(1)
