@@ -159,6 +159,7 @@ func TestWorkerKilledHandsJobsOver(t *testing.T) {
 		victim, survivor := c.worker(), c.worker()
 		b := c.start("batch", c.plan, "--queue", c.dsn, "--board", board, "--json")
 		victim.waitFor(t, regexp.QuoteMeta("attempt 1 of 3"), 60*time.Second)
+		c.freezeBusy(victim)
 		if i == 0 {
 			c.checkWorkers(victim, survivor)
 		}
@@ -191,9 +192,43 @@ func TestWorkerKilledHandsJobsOver(t *testing.T) {
 		testWorkerTimeout, len(took), took[len(took)/2].Round(10*time.Millisecond), took[0].Round(10*time.Millisecond), took[len(took)-1].Round(10*time.Millisecond))
 }
 
-// checkWorkers runs `yagent workers` while busy runs a job: every
-// worker is listed live under its host:pid, busy with a job line naming
-// its delegation, agent, board and attempt.
+// freezeBusy stops w (SIGSTOP) at an instant when River has jobs running
+// on it: on a loaded machine its one-second jobs could all have finished
+// between its "attempt 1 of 3" line and the kill, leaving nothing to hand
+// over (seen once in a full -race run). A frozen worker finishes nothing.
+func (c *cluster) freezeBusy(w *worker) {
+	c.t.Helper()
+	conn, err := pgx.Connect(c.t.Context(), c.dsn)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for try := 0; ; try++ {
+		if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			c.t.Fatal(err)
+		}
+		var n int
+		if err := conn.QueryRow(c.t.Context(), `SELECT count(*) FROM river_job j JOIN yagent_worker w
+			ON w.id = j.attempted_by[array_length(j.attempted_by, 1)] WHERE j.state = 'running' AND w.pid = $1`,
+			w.cmd.Process.Pid).Scan(&n); err != nil {
+			c.t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if err := w.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			c.t.Fatal(err)
+		}
+		if try == 100 {
+			c.t.Fatalf("%s never held a running job when stopped:\n%s", w.name, tail(w.log.String(), 2000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkWorkers runs `yagent workers` while busy (stopped by freezeBusy)
+// holds jobs: the others are listed live under their host:pid, busy with
+// a job line naming its delegation, agent, board and attempt.
 func (c *cluster) checkWorkers(busy *worker, all ...*worker) {
 	c.t.Helper()
 	w := c.command("workers", "--queue", c.dsn)
