@@ -80,7 +80,7 @@ func (h *heartbeat) beatOnce(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	slices.Sort(jobs)
-	if _, err := h.q.pool.Exec(ctx, `UPDATE yagent_worker SET last_beat = now(), jobs = $2 WHERE id = $1`, h.id, jobs); err != nil {
+	if _, err := h.q.live.Exec(ctx, `UPDATE yagent_worker SET last_beat = now(), jobs = $2 WHERE id = $1`, h.id, jobs); err != nil {
 		return err
 	}
 	rescued, err := h.q.rescueSilent(ctx)

@@ -71,7 +71,7 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 		// that fails (the database is down) is retried until the lease
 		// would have ended by the local clock.
 		Renew: func(ctx context.Context) (bool, error) {
-			tag, err := q.pool.Exec(ctx, `UPDATE yagent_run_lease SET expires = now() + $4 * interval '1 millisecond'
+			tag, err := q.live.Exec(ctx, `UPDATE yagent_run_lease SET expires = now() + $4 * interval '1 millisecond'
 				WHERE board = $1 AND digest = $2 AND token = $3 AND expires > now()`, board, digest, token, dur.Milliseconds())
 			return err == nil && tag.RowsAffected() == 1, err
 		},

@@ -79,8 +79,14 @@ func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 
 // Queue is an open connection to the queue database.
 type Queue struct {
-	opts   Options
-	pool   *pgxpool.Pool
+	opts Options
+	pool *pgxpool.Pool
+	// live renews the coordinator's lease and the worker's heartbeat on
+	// connections of their own: in the shared pool they waited behind a
+	// thousand enqueues and landings, and a coordinator lost its lease to
+	// a busy pool (1000 delegations on a loaded machine: no renewal in
+	// 30 s, the run stopped).
+	live   *pgxpool.Pool
 	driver *riverpgxv5.Driver
 	addr   string // the DSN with its password masked
 	logger *slog.Logger
@@ -118,15 +124,22 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
 	}
-	cfg.MaxConns = 8
+	liveCfg := cfg.Copy()
+	cfg.MaxConns, liveCfg.MaxConns = 8, 2
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %v", opts.Source, addr, ErrUnreachable, scrub(err, opts.DSN))
+	}
+	live, err := pgxpool.NewWithConfig(ctx, liveCfg)
+	if err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("%s %s: %w: %v", opts.Source, addr, ErrUnreachable, scrub(err, opts.DSN))
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
+		live.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -136,10 +149,10 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	if opts.Log != nil {
 		out = opts.Log
 	}
-	q := &Queue{opts: opts, pool: pool, driver: riverpgxv5.New(pool), addr: addr,
+	q := &Queue{opts: opts, pool: pool, live: live, driver: riverpgxv5.New(pool), addr: addr,
 		logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if err := q.migrate(ctx); err != nil {
-		pool.Close()
+		q.Close()
 		return nil, err
 	}
 	return q, nil
@@ -154,7 +167,10 @@ func (q *Queue) Concurrency(flag int) int {
 }
 
 // Close releases the connections.
-func (q *Queue) Close() { q.pool.Close() }
+func (q *Queue) Close() {
+	q.pool.Close()
+	q.live.Close()
+}
 
 // Addr is the DSN with its password masked, for messages.
 func (q *Queue) Addr() string { return q.addr }
