@@ -23,7 +23,7 @@
 # Each mutant runs the tests as scripts/mutation.sh does: the quick tests
 # first (first= of mutation.conf, one by one in its order), then the
 # rest, each test once, the first failure ending the run; past
-# MUTATION_TIMEOUT seconds (default: ten times the clean run) a mutant
+# MUTATION_TIMEOUT seconds (default: three times the clean run) a mutant
 # counts as killed, and its log line says "timed out". Mutant 0 (none)
 # runs first and must pass. A mutant that does not compile (a string's +
 # turned into -) is no mutant and is not counted; one that cannot be a
@@ -100,8 +100,21 @@ select_mutant() {
     i=$((i + 1))
   done
 }
-# judge N WHAT: the tests of every judging package pass under the
-# current binaries; on a failure, a line in the log and false.
+# judge: the tests of every judging package pass under the current
+# binaries; on a failure, a line in the log and false. The test that
+# killed the last mutant runs first (a file's mutants are mostly killed
+# by the same few tests), then the order above.
+# reap: end what a timed-out mutant left running (a helper that did not
+# take over runs the tests again, and starts helpers in its turn): every
+# process whose program is one of the judging binaries, by its id.
+reap() {
+  local p exe
+  for p in /proc/[0-9]*; do
+    exe=$(readlink "$p/exe" 2>/dev/null) || continue
+    case "$exe" in "$scratch"/judge*.test*) kill -9 "${p#/proc/}" 2>/dev/null || true ;; esac
+  done
+}
+lastkill="" # I TEST: the judging package's index and the test
 judge() {
   local i=0 t first f rc
   local deadline=$(($(date +%s) + limit))
@@ -111,9 +124,20 @@ judge() {
     rc=0
     (cd "$dir/$t" && nice -n 10 timeout "$left" "$scratch/judge$i.test" -test.count=1 -test.failfast -test.timeout=0 "${@:2}") >"$scratch/run.log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] && return 0
-    echo "killed $what by $t ($1): $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .*' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
+    [ "$rc" -ne 124 ] || reap
+    echo "killed $what by $t ($1): $([ "$rc" -ne 124 ] || echo 'timed out ')$(grep -oE -- '--- FAIL: [^ ]+|panic: .{0,160}' "$scratch/run.log" | head -3 | tr '\n' ' ')" >>"$log"
+    local k
+    k=$(grep -oE -- '--- FAIL: [^ /]+' "$scratch/run.log" | head -1 | sed 's/--- FAIL: //')
+    lastkill=""
+    [ -z "$k" ] || lastkill="$i $k"
     return 1
   }
+  if [ -n "$lastkill" ]; then
+    i=${lastkill%% *}
+    t=$(awk -v n="$i" '{if (NR == n + 1) print}' <<<"${testpkgs// /$'\n'}")
+    run last -test.run "^${lastkill#* }\$" || return 1
+    i=0
+  fi
   for t in $testpkgs; do
     first=$(awk -v p="$t" '$1 == p {for (i = 2; i <= NF; i++) if ($i ~ /^first=/) print substr($i, 7)}' scripts/mutation.conf)
     if [ -z "$first" ]; then
@@ -138,7 +162,7 @@ if ! judge; then
   cat "$scratch/run.log" >&2
   exit 1
 fi
-limit=${MUTATION_TIMEOUT:-$((($(date +%s) - start + 10) * 10))}
+limit=${MUTATION_TIMEOUT:-$((($(date +%s) - start + 10) * 3))}
 echo "baseline $(($(date +%s) - start)) s; timeout $limit s a mutant" >>"$log"
 
 # mutate_at FILE LINE COL TYPE: as scripts/mutation.sh's.
