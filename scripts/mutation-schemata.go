@@ -180,10 +180,9 @@ func rewrite(dir, list string) error {
 				if m.line != p.Line || m.col != p.Column || to[m.typ][op] == "" {
 					continue
 				}
+				// (gremlins' INVERT_NEGATIVES turns a binary - into + too,
+				// as ARITHMETIC_BASE does: the same mutant twice.)
 				found[m.id] = true
-				if _, un := n.(*ast.UnaryExpr); un != (m.typ == "INVERT_NEGATIVES") {
-					continue
-				}
 				if b, ok := n.(*ast.BinaryExpr); ok && op == "+" {
 					if t, ok := info.Types[b].Type.Underlying().(*types.Basic); ok && t.Info()&types.IsString != 0 {
 						fmt.Printf("skip %d nonviable\n", m.id)
