@@ -19,6 +19,7 @@
 #   MUTATION_FILES="spec.go caps_linux.go" scripts/mutation-schemata.sh
 #   MUTATION_IDS="3 17" scripts/mutation-schemata.sh   # those mutants only
 #   MUTATION_LOG=FILE                             # a verdict a line
+#   MUTATION_OLDWAY=1 MUTATION_IDS="1 3"          # the old way: a build each
 #
 # Each mutant runs the tests as scripts/mutation.sh does: the quick tests
 # first (first= of mutation.conf, one by one in its order), then the
@@ -28,7 +29,8 @@
 # runs first and must pass. A mutant that does not compile (a string's +
 # turned into -) is no mutant and is not counted; one that cannot be a
 # schema (in a constant declaration: a call cannot stand there) is
-# judged the old way, its own build. Mutant numbers are the order of
+# judged the old way, its own build (MUTATION_OLDWAY=1 judges every
+# mutant so: the check that the schemata give the same verdicts). Mutant numbers are the order of
 # the files (MUTATION_FILES), then line and column; the log names each
 # mutant's type and position, and `MUTATION_SHOW=N` prints N's diff
 # (the mutated line) instead of running anything.
@@ -206,7 +208,7 @@ while read -r id typ file ln col; do
     nonviable=$((nonviable + 1))
     echo "nonviable $what" >>"$log"
     continue
-  elif [ "$why" = const ]; then
+  elif [ "$why" = const ] || [ -n "${MUTATION_OLDWAY:-}" ]; then
     # The old way: this mutant alone, its own build.
     mutate_at "$old/$pkg/$file" "$ln" "$col" "$typ"
     if ! build "$old" >"$scratch/build.log" 2>&1; then
