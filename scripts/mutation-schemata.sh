@@ -65,7 +65,7 @@ done
 "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$scratch/dry.log" 2>&1 || true
 all=$(sed -nE 's/^ *(RUNNABLE|NOT COVERED) ([A-Z_]+) at ([^:]+):([0-9]+):([0-9]+).*/\2 \3 \4 \5/p' "$scratch/dry.log")
 for f in $files; do
-  awk -v f="$f" '$2 == f' <<<"$all" | sort -s -k3,3n -k4,4n
+  awk -v f="$f" '$2 == f' <<<"$all" | sort -k3,3n -k4,4n -k1,1
 done | awk '{print NR, $0}' >"$scratch/mutants"
 if [ ! -s "$scratch/mutants" ]; then
   echo "mutation-schemata.sh: gremlins found no mutant:" >&2
