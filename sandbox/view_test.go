@@ -664,6 +664,14 @@ func TestAbstractSocket(t *testing.T) {
 				t.Errorf("%s: a command could not use an abstract socket of its own: %q", mode, out)
 			}
 		}
+		// At ABI 6, the first that scopes them, as at this kernel's.
+		if mech == LandlockOnly {
+			p := b.policy(t, WorkspaceWrite)
+			p.ABI = func() int { return 6 }
+			if out, ok := tryNet(t, p, b.ws, "abstract "+name); ok {
+				t.Errorf("at Landlock ABI 6: connected to @%s served outside (%q)", name, out)
+			}
+		}
 		select {
 		case <-accepted:
 			t.Error("a confined command reached an abstract socket outside")
