@@ -68,6 +68,12 @@ func TestInheritedSocket(t *testing.T) {
 		if out, ok := try(b.policy(t, WorkspaceWrite)); ok || !strings.Contains(out, "permission denied") {
 			t.Errorf("an inherited socket connected out: ok = %v, %q", ok, out)
 		}
+		// At ABI 4, the first with TCP rules, as at this kernel's.
+		p := b.policy(t, WorkspaceWrite)
+		p.ABI = func() int { return 4 }
+		if out, ok := try(p); ok || !strings.Contains(out, "permission denied") {
+			t.Errorf("at Landlock ABI 4, an inherited socket connected out: ok = %v, %q", ok, out)
+		}
 		if got := host.reached(); len(got) > 0 {
 			t.Errorf("reached the host: %q", got)
 		}

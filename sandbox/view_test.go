@@ -176,14 +176,22 @@ func TestPlaceholderHolds(t *testing.T) {
 	defer func(d time.Duration) { placeholderLinger = d }(placeholderLinger)
 	placeholderLinger = 0
 	yagent := filepath.Join(b.ws, ".yagent")
-	r1, err := p.hold([]string{yagent})
-	if err != nil {
-		t.Fatal(err)
+	// Each hold and release takes the marker directory's flock: one left
+	// held (a release that never unlocks) blocks the next for ever, so
+	// each step has a deadline that fails saying what it waited on.
+	lock := filepath.Join(p.markerDir(yagent), "lock")
+	hold := func(what string) func() {
+		t.Helper()
+		var r func()
+		var err error
+		stepWithin(t, what+" (takes "+lock+")", func() { r, err = p.hold([]string{yagent}) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() { t.Helper(); stepWithin(t, "release of "+what+" (takes "+lock+")", r) }
 	}
-	r2, err := p.hold([]string{yagent})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r1 := hold("the first hold")
+	r2 := hold("the second hold")
 	r1()
 	if _, err := os.Stat(yagent); err != nil {
 		t.Errorf("released once of two holds, the placeholder went: %v", err)
@@ -199,10 +207,7 @@ func TestPlaceholderHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
-	r3, err := p.hold([]string{yagent})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r3 := hold("a hold after both were released")
 	otherMarker := filepath.Join(p.markerDir(yagent), fmt.Sprint(other.Process.Pid))
 	mustWrite(t, otherMarker, yagent+"\n")
 	r3()
@@ -211,16 +216,47 @@ func TestPlaceholderHolds(t *testing.T) {
 	}
 	other.Process.Kill()
 	other.Wait()
-	r4, err := p.hold([]string{yagent})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r4 := hold("a hold after the other process ended")
 	r4()
 	if _, err := os.Stat(yagent); err == nil {
 		t.Error("the marker of a process that ended keeps the placeholder")
 	}
 	if _, err := os.Stat(otherMarker); err == nil {
 		t.Error("the marker of a process that ended stays")
+	}
+}
+
+// placeholderDeadline bounds one step of TestPlaceholderHolds.
+var placeholderDeadline = 30 * time.Second
+
+// stepWithin runs f and fails the test when it has not returned within
+// placeholderDeadline, naming what it waited on and where f is blocked.
+// f stays blocked (a flock cannot be interrupted), holding the
+// placeholders' mutex that every later hold and the test's own cleanup
+// wait on: neither t.Fatal nor a panic would end the run (the cleanup
+// would hang in its turn), so the failure is written to stderr and the
+// test binary exits.
+func stepWithin(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(placeholderDeadline):
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		var stuck []string
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "sandbox.lockDir") || strings.Contains(g, "syscall.Flock") {
+				stuck = append(stuck, g)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "--- FAIL: %s\n    %s: still waiting after %s (a lock left held?); blocked in:\n%s\n",
+			t.Name(), what, placeholderDeadline, strings.Join(stuck, "\n\n"))
+		os.Exit(1)
 	}
 }
 
@@ -626,6 +662,14 @@ func TestAbstractSocket(t *testing.T) {
 			}
 			if out, ok := tryNet(t, p, b.ws, "abstract-self"); !ok {
 				t.Errorf("%s: a command could not use an abstract socket of its own: %q", mode, out)
+			}
+		}
+		// At ABI 6, the first that scopes them, as at this kernel's.
+		if mech == LandlockOnly {
+			p := b.policy(t, WorkspaceWrite)
+			p.ABI = func() int { return 6 }
+			if out, ok := tryNet(t, p, b.ws, "abstract "+name); ok {
+				t.Errorf("at Landlock ABI 6: connected to @%s served outside (%q)", name, out)
 			}
 		}
 		select {

@@ -151,3 +151,42 @@ func TestFilter(t *testing.T) {
 		}
 	}
 }
+
+// A jump reaches as far as BPF lets it (255 instructions forward, its
+// offset counted from the next instruction) and no farther; a jump back
+// or to an unknown label is refused. filter's own jumps are all shorter,
+// so only this test sees the bounds.
+func TestJumpReach(t *testing.T) {
+	prog := func(skip int, label string) ([]sockFilter, error) {
+		a := &asm{labels: map[string]int{}}
+		a.ld(offNr)
+		a.label("back")
+		a.jump(bpfJeq, 1, label, "")
+		for range skip {
+			a.ret(retAllow)
+		}
+		a.label("there")
+		a.ret(retErrno)
+		return a.link()
+	}
+	for _, skip := range []int{0, 1, 255} {
+		p, err := prog(skip, "there")
+		if err != nil {
+			t.Fatalf("a jump over %d instructions: %v", skip, err)
+		}
+		if got := p[1].jt; int(got) != skip {
+			t.Errorf("a jump over %d instructions: offset %d", skip, got)
+		}
+		if p[1].jf != 0 {
+			t.Errorf("a jump to the next instruction: offset %d", p[1].jf)
+		}
+	}
+	for _, c := range []struct {
+		skip  int
+		label string
+	}{{256, "there"}, {0, "back"}, {0, "nowhere"}} {
+		if _, err := prog(c.skip, c.label); err == nil {
+			t.Errorf("a jump to %q over %d instructions: linked", c.label, c.skip)
+		}
+	}
+}

@@ -100,3 +100,42 @@ func TestItoaAtoi(t *testing.T) {
 		}
 	}
 }
+
+// The edges of the digits: every hex digit and its neighbours in ASCII,
+// atoi's longest number and the characters around '0'..'9', itoa's
+// negatives.
+func TestDigitEdges(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		want := strings.IndexByte(hexDigits, byte(c))
+		if got := unhex(byte(c)); got != want {
+			t.Errorf("unhex(%q) = %d; want %d", rune(c), got, want)
+		}
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	if got, ok := fromHex(toHex(all)); !ok || !slices.Equal(got, all) {
+		t.Errorf("fromHex(toHex(every byte)) = %x, %v", got, ok)
+	}
+	for _, s := range []string{"0", "abc", "0/", "/0", ":0", "0:", "`0", "0g", "G0"} {
+		if b, ok := fromHex(s); ok {
+			t.Errorf("fromHex(%q) = %x; want a refusal", s, b)
+		}
+	}
+	for s, want := range map[string]int{"0": 0, "9": 9, "09": 9, "999999999": 999999999, "100": 100} {
+		if got, ok := atoi(s); !ok || got != want {
+			t.Errorf("atoi(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"/", ":", "1/", "1:", "1000000000"} {
+		if n, ok := atoi(s); ok {
+			t.Errorf("atoi(%q) = %d; want a refusal", s, n)
+		}
+	}
+	for n, want := range map[int]string{1: "1", -1: "-1", 9: "9", 10: "10", -10: "-10", 1024: "1024", -987654321: "-987654321"} {
+		if got := itoa(n); got != want {
+			t.Errorf("itoa(%d) = %q; want %q", n, got, want)
+		}
+	}
+}
