@@ -37,6 +37,15 @@ func (g Guard) Stream(ctx context.Context, req llm.Request) (llm.Response, error
 	return resp, err
 }
 
+// CallCost is what usage cost at the guard's price, the figure the ledger
+// is charged; ok is false when the model has no price.
+func (g Guard) CallCost(u llm.Usage) (usd float64, ok bool) {
+	if g.Price == (Price{}) {
+		return 0, false
+	}
+	return g.Price.Charge(u).Cost, true
+}
+
 // Profile is the wrapped client's provider profile (spans name it).
 func (g Guard) Profile() llm.Profile {
 	if p, ok := g.Client.(interface{ Profile() llm.Profile }); ok {

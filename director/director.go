@@ -206,6 +206,13 @@ func turnOf(ctx context.Context) *turnState {
 	return t
 }
 
+// withBudget is ctx under the run's budget, keyed by the session in the
+// state database's ledger.
+func (d *Director) withBudget(ctx context.Context) context.Context {
+	s := d.opts.Session
+	return app.WithBudget(ctx, budget.SQLite{DB: s.Store().DB.DB}, "session:"+s.ID(), d.app.Budget)
+}
+
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every
 // message is recorded as it happens; the turn's start and end are synced.
@@ -228,7 +235,7 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	// Every model call of the turn, its delegations' too, is checked
 	// against the run's budget, summed over the session's turns and
 	// processes in the state database.
-	ctx = app.WithBudget(ctx, budget.SQLite{DB: s.Store().DB.DB}, "session:"+s.ID(), d.app.Budget)
+	ctx = d.withBudget(ctx)
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())

@@ -152,6 +152,12 @@ func (r *Run) TurnError(out *agents.Outcome, err error, allowTruncated bool) err
 	return nil
 }
 
+// MeterSpend starts measuring what the session's turns cost from now on
+// (app.MeterSpend): the ledger's figure for the result event.
+func (r *Run) MeterSpend(ctx context.Context) func(context.Context) *float64 {
+	return app.MeterSpend(r.Director.withBudget(ctx))
+}
+
 // Result is how a headless turn ended, for the --json stream (the
 // printer adds the usage: its sum of every request, sub-agents included).
 func (r *Run) Result(out *agents.Outcome, err error, elapsed time.Duration) agents.ResultEvent {

@@ -201,6 +201,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	bopts.Parallel = parallel
 	ctx = app.WithBudget(ctx, ledger, "batch:"+s.sess.ID(), app.RunBudget(cfg.Budget, opts.Agent.Budget.Limits(), plan.Budget))
+	spent := app.MeterSpend(ctx)
 	rep, err := batch.Run(ctx, plan, bopts)
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
@@ -209,7 +210,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	err = cmp.Or(leaseErr, err)
 	if rep == nil {
 		if jp, ok := sink.(*printer.JSON); ok {
-			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
+			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), spent(ctx))
 		}
 		return err
 	}
@@ -223,7 +224,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		err = fmt.Errorf("batch stopped (%s): %w", rep.CountsText(), leaseErr)
 	}
 	if jp, ok := sink.(*printer.JSON); ok {
-		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
+		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), spent(ctx))
 	}
 	return err
 }
