@@ -21,7 +21,7 @@ func (g Guard) Stream(ctx context.Context, req llm.Request) (llm.Response, error
 	if b == nil {
 		return g.Client.Stream(ctx, req)
 	}
-	if err := b.Check(ctx); err != nil {
+	if err := b.Admit(ctx); err != nil {
 		return llm.Response{}, err
 	}
 	resp, err := g.Client.Stream(ctx, req)

@@ -74,6 +74,11 @@ type Director struct {
 	book *notebook.Book
 
 	cur curation // tool curation ("sleep"); zero when chat_sleep is off
+
+	// raise asks the person to raise a spent budget (interactive
+	// sessions; raiser).
+	raise     *budget.Raiser
+	raiseOnce sync.Once
 }
 
 // New builds a session's director over a: it registers the notebook and
@@ -206,13 +211,6 @@ func turnOf(ctx context.Context) *turnState {
 	return t
 }
 
-// withBudget is ctx under the run's budget, keyed by the session in the
-// state database's ledger.
-func (d *Director) withBudget(ctx context.Context) context.Context {
-	s := d.opts.Session
-	return app.WithBudget(ctx, budget.SQLite{DB: s.Store().DB.DB}, "session:"+s.ID(), d.app.Budget)
-}
-
 // Turn runs one master turn: the person's input, the director's work, its
 // answer. Before it, history over the compaction budget is compacted; every
 // message is recorded as it happens; the turn's start and end are synced.
@@ -236,6 +234,9 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	// against the run's budget, summed over the session's turns and
 	// processes in the state database.
 	ctx = d.withBudget(ctx)
+	if r := d.raiser(); r != nil {
+		r.Forget() // a refusal of the last turn is asked again
+	}
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())
