@@ -6,7 +6,6 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/budget"
-	"github.com/yagent/yagent/memory"
 )
 
 // withBudget is ctx under the run's budget, keyed by the session in the
@@ -23,11 +22,12 @@ func (d *Director) withBudget(ctx context.Context) context.Context {
 }
 
 // raiser is the session's Raiser, made at the first turn: nil for a
-// headless session (run, resume, a batch) or when nobody can be asked.
+// headless run (run, resume — of a chat's session too —, a batch) or
+// when nobody can be asked.
 func (d *Director) raiser() *budget.Raiser {
 	d.raiseOnce.Do(func() {
 		ask := d.app.Policy.Ask
-		if ask == nil || d.opts.Session.Info().Kind != memory.KindInteractive {
+		if ask == nil || !d.opts.Interactive {
 			return
 		}
 		d.raise = budget.NewRaiser(func(ctx context.Context, ex *budget.Exceeded, to budget.Limits) bool {

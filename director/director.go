@@ -25,6 +25,9 @@ type Options struct {
 	// Session is the conversation: its history, rollout and spend. Each
 	// delegation gets a sub-agent session of its own under it.
 	Session *memory.Session
+	// Interactive is a person's session (yagent chat, the TUI): a spent
+	// budget asks to be raised; a headless one (run, resume, batch) stops.
+	Interactive bool
 	// BoardID is the session's board ("" = the session's own; see
 	// agents.SetBoardScope).
 	BoardID string

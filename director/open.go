@@ -99,7 +99,8 @@ func Open(ctx context.Context, o OpenOptions) (_ *Run, err error) {
 	for _, w := range sess.Warnings {
 		r.Notice("warning: " + w)
 	}
-	d, err := New(r.App, Options{BoardID: sess.BoardID(), Session: sess, Toolset: o.Toolset, Model: o.Run.Model})
+	d, err := New(r.App, Options{BoardID: sess.BoardID(), Session: sess, Toolset: o.Toolset, Model: o.Run.Model,
+		Interactive: o.Kind == memory.KindInteractive})
 	if err != nil {
 		return nil, err
 	}
