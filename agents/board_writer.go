@@ -63,6 +63,12 @@ func handoffFromOutcome(agent, task string, out *Outcome, runErr error, maxSteps
 		ObservedArtifacts: out.Artifacts,
 	}
 	h := &n.Handoff
+	if u := out.Usage; u.Requests > 0 {
+		// What its own model calls used and cost, for board show and the
+		// web view (its sub-delegations have notes of their own).
+		h.Usage = &blackboard.NoteUsage{Requests: u.Requests, PromptTokens: u.PromptTokens, CachedTokens: u.CachedTokens,
+			CompletionTokens: u.CompletionTokens, CostUSD: u.CostUSD}
+	}
 	switch {
 	case errors.Is(runErr, budget.ErrExceeded):
 		// Not the task's failure: the run's money or tokens ran out

@@ -229,7 +229,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		if err != nil {
 			break
 		}
-		out.Usage.Add(usageOf(resp.Usage))
+		out.Usage.Add(l.usageOf(resp.Usage))
 		out.LastPrompt = resp.Usage.PromptTokens
 		msg := resp.Message
 		msg.Role = llm.RoleAssistant
@@ -393,7 +393,7 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, built *st
 	sp.Chat(resp.Model, resp.FinishReason, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.Usage.CachedTokens, resp.Usage.ReasoningTokens)
 	sp.Content(telemetry.KeyOutputMessages, func() string { return messagesJSON([]llm.Message{resp.Message}) })
 	sp.End(nil)
-	u := usageOf(resp.Usage)
+	u := l.usageOf(resp.Usage)
 	u.ElapsedMS = time.Since(t0).Milliseconds()
 	l.emit(a, Event{Type: EventUsage, Step: step, Usage: &u})
 	if l.OnResponse != nil {
@@ -402,9 +402,19 @@ func (l *Loop) call(ctx context.Context, a *Agent, msgs []llm.Message, built *st
 	return resp, nil
 }
 
-// usageOf is one response's usage as an event.
-func usageOf(u llm.Usage) UsageEvent {
-	return UsageEvent{Requests: 1, Usage: u}
+// usageOf is one response's usage as an event, with its cost when the
+// client prices its model (budget.Guard: the figure its ledger is
+// charged).
+func (l *Loop) usageOf(u llm.Usage) UsageEvent {
+	e := UsageEvent{Requests: 1, Usage: u}
+	if p, ok := l.Client.(interface {
+		CallCost(llm.Usage) (float64, bool)
+	}); ok {
+		if c, priced := p.CallCost(u); priced {
+			e.CostUSD = &c
+		}
+	}
+	return e
 }
 
 // stallCheck counts identical consecutive calls.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/event"
 )
 
 // RunBudget is a run's budget: each cap from its flag (--max-cost,
@@ -81,4 +82,26 @@ func BudgetStop(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w (%v)", cerr, err)
+}
+
+// MeterSpend starts measuring what ctx's run budget (the first scope of
+// its chain) is charged from now on, and returns what reads it: the
+// run's cost for its result event, from the ledger — every model call at
+// its own model's price, delegations, sub-agents and workers included.
+// The reader returns nil when ctx has no budget or its ledger cannot be
+// read.
+func MeterSpend(ctx context.Context) func(context.Context) *float64 {
+	b := budget.From(ctx)
+	start, err := b.Spent(ctx)
+	if b == nil || err != nil {
+		return func(context.Context) *float64 { return nil }
+	}
+	return func(ctx context.Context) *float64 {
+		end, err := b.Spent(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil
+		}
+		cost := event.RoundCost(end.Cost - start.Cost)
+		return &cost
+	}
 }

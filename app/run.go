@@ -73,8 +73,6 @@ type Run struct {
 	Model string
 	// Dir is the workspace directory, resolved.
 	Dir string
-	// Price is the lead's model's price, nil when none is configured.
-	Price *config.Price
 	// Budget is the run's budget (RunBudget), without its key.
 	Budget budget.Scope
 
@@ -131,7 +129,6 @@ func Prepare(o RunOptions) (_ *Run, err error) {
 		cfg = &c
 	}
 	r.Config = cfg
-	r.Price = ModelPrice(cfg, o.Model)
 	r.Budget = RunBudget(cfg.Budget, o.Budget, nil)
 	if o.Board != "" {
 		if err := blackboard.CheckBoardID(o.Board); err != nil {

@@ -20,6 +20,7 @@ import (
 var handoffKeys = map[string]bool{
 	"version": true, "status": true, "agent": true, "task": true, "conclusion": true, "reason": true,
 	"facts": true, "artifacts": true, "created": true, "key": true, "summary": true, "change": true,
+	"usage": true,
 }
 
 // Fields are front matter keys kept verbatim: the key and value nodes of a

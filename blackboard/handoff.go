@@ -69,6 +69,10 @@ type Handoff struct {
 	// Change is what an isolated delegation changed (issue 28): its
 	// branch, diffstat and state; the diff is the note's patch.
 	Change *NoteChange `yaml:"change,omitempty" json:"change,omitempty"`
+	// Usage is what the delegation's own model calls used and cost
+	// (issue 29 item 4); absent from notes written before it, by hand or
+	// without a model call.
+	Usage *NoteUsage `yaml:"usage,omitempty" json:"usage,omitempty"`
 	// Extra are front matter keys the handoff does not own (a person's
 	// tags, aliases, …), kept verbatim and in order; they never make a
 	// note degraded.
@@ -148,6 +152,7 @@ func salvageHandoff(raw map[string]any) *Handoff {
 	h.Reason = str(raw["reason"])
 	h.Key = str(raw["key"])
 	h.Facts = strs(raw["facts"])
+	h.Usage = usageField(raw["usage"])
 	h.Artifacts = strs(raw["artifacts"])
 	switch c := raw["created"].(type) {
 	case time.Time:
@@ -170,6 +175,38 @@ func salvageHandoff(raw map[string]any) *Handoff {
 		}
 	}
 	return h
+}
+
+// usageField salvages a usage mapping: its numbers that read as numbers;
+// nil when nothing does.
+func usageField(v any) *NoteUsage {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	num := func(k string) (float64, bool) {
+		switch n := m[k].(type) {
+		case int:
+			return float64(n), true
+		case float64:
+			return n, true
+		}
+		return 0, false
+	}
+	var u NoteUsage
+	found := false
+	for k, p := range map[string]*int{"requests": &u.Requests, "prompt_tokens": &u.PromptTokens, "cached_tokens": &u.CachedTokens, "completion_tokens": &u.CompletionTokens} {
+		if n, ok := num(k); ok && n >= 0 && n < 1<<53 {
+			*p, found = int(n), true
+		}
+	}
+	if c, ok := num("cost_usd"); ok && c >= 0 {
+		u.CostUSD, found = &c, true
+	}
+	if !found {
+		return nil
+	}
+	return &u
 }
 
 func str(v any) string {

@@ -91,6 +91,60 @@ func TestParseHandoffTiers(t *testing.T) {
 	}
 }
 
+// TestParseHandoffUsage: a note's usage (issue 29 item 4) is read in
+// the strict tier and salvaged in the next; a note without one, written
+// before it, still parses strictly; usage that is not a mapping of
+// numbers degrades the note, never fails it.
+func TestParseHandoffUsage(t *testing.T) {
+	const head = "---\nversion: 2\nstatus: ok\nagent: a\ntask: t\nconclusion: c\nfacts: []\nartifacts: []\ncreated: 2026-11-29T10:00:00Z\n"
+	tests := []struct {
+		name, usage  string
+		wantDegraded Degraded
+		want         string // NoteUsage.String, "" for none
+	}{
+		{"priced", "usage: {requests: 2, prompt_tokens: 1000, cached_tokens: 200, completion_tokens: 30, cost_usd: 0.0123}\n", DegradedNone, "2 requests · prompt 1000 (cached 200) · completion 30 · $0.0123"},
+		{"unpriced", "usage: {requests: 1, prompt_tokens: 5, cached_tokens: 0, completion_tokens: 1}\n", DegradedNone, "1 requests · prompt 5 (cached 0) · completion 1"},
+		{"written before usage", "", DegradedNone, ""},
+		{"salvaged", "facts: one\nusage: {requests: 3, cost_usd: 0.5, prompt_tokens: lots}\n", DegradedPartial, "3 requests · prompt 0 (cached 0) · completion 0 · $0.5000"},
+		{"not a mapping", "usage: lots\n", DegradedPartial, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := head + tt.usage + "---\nbody\n"
+			if strings.HasPrefix(tt.usage, "facts:") {
+				in = strings.Replace(in, "facts: []\n", "", 1)
+			}
+			h := ParseHandoff([]byte(in))
+			got := ""
+			if h.Usage != nil {
+				got = h.Usage.String()
+			}
+			if h.Degraded != tt.wantDegraded || got != tt.want || h.Conclusion != "c" {
+				t.Errorf("ParseHandoff: degraded %q, usage %q, conclusion %q; want %q, %q, \"c\"", h.Degraded, got, h.Conclusion, tt.wantDegraded, tt.want)
+			}
+			if h.Extra.Len() != 0 {
+				t.Errorf("usage kept as a person's key: %v", h.Extra.Keys())
+			}
+			if full := h.Full(); (tt.want != "") != strings.Contains(full, "\nusage: "+tt.want) {
+				t.Errorf("Full() = %q; want the usage line %q", full, tt.want)
+			}
+		})
+	}
+	s := newTestStore(t)
+	cost := 0.25
+	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "x", Conclusion: "c", Usage: &NoteUsage{Requests: 1, PromptTokens: 7, CostUSD: &cost}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ReadNote("b", m.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Handoff.Degraded != DegradedNone || n.Handoff.Usage == nil || *n.Handoff.Usage.CostUSD != cost || n.Handoff.Usage.PromptTokens != 7 {
+		t.Errorf("written and read back: degraded %q usage %+v; want the usage written", n.Handoff.Degraded, n.Handoff.Usage)
+	}
+}
+
 // TestStatusVocabulary pins constraint 3: there is no "paused".
 func TestStatusVocabulary(t *testing.T) {
 	for _, s := range []Status{StatusOK, StatusPartial, StatusError, StatusDegraded} {
@@ -114,6 +168,8 @@ func FuzzParseHandoff(f *testing.F) {
 		"---\nversion: 2\nstatus: ok\nconclusion: c\nfacts: [a, b]\n---\nbody",
 		"---\nsummary: s\n---\n", "---\n: :\n---\n", "---\r\nstatus: ok\r\n---\r\n", "", "\x00", "---\n- a\n---\n",
 		"---\ncreated: not-a-time\nfacts: {a: 1}\n---\n",
+		"---\nversion: 2\nstatus: ok\nconclusion: c\nusage: {requests: 2, prompt_tokens: 10, cached_tokens: 0, completion_tokens: 3, cost_usd: 0.01}\n---\n",
+		"---\nstatus: ok\nusage: {requests: x, cost_usd: -1}\n---\n", "---\nusage: [1]\n---\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -126,6 +182,7 @@ func FuzzParseHandoff(f *testing.F) {
 			t.Fatalf("ParseHandoff status %q not in the vocabulary", h.Status)
 		}
 		_ = h.Render(50)
+		_ = h.Full()
 		_ = h.Created.Before(time.Now())
 	})
 }

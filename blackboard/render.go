@@ -66,6 +66,37 @@ func (h *Handoff) render(facts []string, dropped int) string {
 	return b.String()
 }
 
+// NoteUsage is what a delegation's own model calls used: the requests,
+// their tokens and, when its model has a price, their cost in US dollars
+// (the figure the budget ledger was charged).
+type NoteUsage struct {
+	Requests         int      `yaml:"requests" json:"requests"`
+	PromptTokens     int      `yaml:"prompt_tokens" json:"prompt_tokens"`
+	CachedTokens     int      `yaml:"cached_tokens" json:"cached_tokens"`
+	CompletionTokens int      `yaml:"completion_tokens" json:"completion_tokens"`
+	CostUSD          *float64 `yaml:"cost_usd,omitempty" json:"cost_usd,omitempty"`
+}
+
+// String is the usage line of board show and the web view: "3 requests ·
+// prompt 1200 (cached 0) · completion 40 · $0.0123".
+func (u *NoteUsage) String() string {
+	s := fmt.Sprintf("%d requests · prompt %d (cached %d) · completion %d", u.Requests, u.PromptTokens, u.CachedTokens, u.CompletionTokens)
+	if u.CostUSD != nil {
+		s += fmt.Sprintf(" · $%.4f", *u.CostUSD)
+	}
+	return s
+}
+
+// Full is Render(0) for a person: with what the delegation used and cost
+// ("usage: …"), which a model reading the note is not shown.
+func (h *Handoff) Full() string {
+	out := h.Render(0)
+	if h.Usage != nil {
+		out += "\nusage: " + h.Usage.String()
+	}
+	return out
+}
+
 // truncateRunes cuts s to at most n runes, ending with "…" when it cut.
 func truncateRunes(s string, n int) string {
 	if n <= 0 || utf8.RuneCountInString(s) <= n {

@@ -140,12 +140,28 @@ func (b *Budget) Check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("check the budget: %w", err)
 	}
+	r := raiserFrom(ctx)
 	for _, s := range b.Scopes {
+		s.Limits = r.limits(s)
 		if s.Limits.Exceeds(spent[s.Key]) {
 			return &Exceeded{Scope: s, Spent: spent[s.Key]}
 		}
 	}
 	return nil
+}
+
+// Admit is Check before a model call: at a spent budget, ctx's Raiser
+// (an interactive session's) asks the person whether to raise it and
+// the call goes on when they do.
+func (b *Budget) Admit(ctx context.Context) error {
+	for {
+		err := b.Check(ctx)
+		var ex *Exceeded
+		r := raiserFrom(ctx)
+		if r == nil || !errors.As(err, &ex) || !r.raise(ctx, ex) {
+			return err
+		}
+	}
 }
 
 // Capped reports whether a scope of the chain has a cap.

@@ -163,3 +163,72 @@ func TestLedgerDownWithoutCap(t *testing.T) {
 		t.Error("a cap, ledger down: the call ran unaccounted; want an error")
 	}
 }
+
+// TestRaiserAsksAtTheLimit: under a Raiser (an interactive session) a
+// spent budget asks the person once — parallel callers wait for the one
+// answer — and a yes raises the cap and lets the call go on; a no stops
+// it as a headless run stops, and is not asked again until Forget (the
+// next turn); without a Raiser nothing is asked.
+func TestRaiserAsksAtTheLimit(t *testing.T) {
+	ctx := t.Context()
+	led := &budget.Memory{}
+	model := &fixed{u: llm.Usage{PromptTokens: 1000}}
+	// $10 per million: $0.01 a call; the cap is two calls.
+	g := budget.Guard{Client: model, Price: budget.Price{Input: 10}}
+	ctx = budget.With(ctx, led, budget.Scope{Key: "s", Name: "--max-cost", Limits: budget.Limits{MaxCost: 0.02}})
+	var asked []string
+	var mu sync.Mutex
+	answer := true
+	r := budget.NewRaiser(func(_ context.Context, ex *budget.Exceeded, to budget.Limits) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, ex.Question(to))
+		return answer
+	})
+	rctx := budget.WithRaiser(ctx, r)
+	for range 2 {
+		if _, err := g.Stream(rctx, llm.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Spent: two callers at once, one question, both go on.
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for range 2 {
+		wg.Go(func() {
+			_, err := g.Stream(rctx, llm.Request{})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a call after the raise failed: %v", err)
+		}
+	}
+	if want := "--max-cost is spent (max_cost $0.0200; spent $0.0200 and 2000 tokens): raise it to max_cost $0.0400 and go on"; len(asked) != 1 || asked[0] != want {
+		t.Fatalf("asked %q; want once %q", asked, want)
+	}
+	// $0.04 spent of the raised $0.04: asked again; no stops the call.
+	answer = false
+	for range 2 {
+		if _, err := g.Stream(rctx, llm.Request{}); !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "max_cost $0.0400") {
+			t.Fatalf("after no: %v; want the raised budget exhausted", err)
+		}
+	}
+	if len(asked) != 2 {
+		t.Errorf("asked %d times; want 2 (a refusal is not asked again in the same turn)", len(asked))
+	}
+	r.Forget()
+	if _, err := g.Stream(rctx, llm.Request{}); !errors.Is(err, budget.ErrExceeded) || len(asked) != 3 {
+		t.Errorf("after Forget: %v, asked %d times; want asked again (3) and refused", err, len(asked))
+	}
+	// Headless: no Raiser, no question, the original cap.
+	if _, err := g.Stream(ctx, llm.Request{}); !errors.Is(err, budget.ErrExceeded) || !strings.Contains(err.Error(), "max_cost $0.0200") || len(asked) != 3 {
+		t.Errorf("headless: %v (asked %d times); want the original cap exhausted, nothing asked", err, len(asked))
+	}
+	if got := model.calls.Load(); got != 4 {
+		t.Errorf("the model was called %d times; want 4", got)
+	}
+}

@@ -21,7 +21,7 @@ func (g Guard) Stream(ctx context.Context, req llm.Request) (llm.Response, error
 	if b == nil {
 		return g.Client.Stream(ctx, req)
 	}
-	if err := b.Check(ctx); err != nil {
+	if err := b.Admit(ctx); err != nil {
 		return llm.Response{}, err
 	}
 	resp, err := g.Client.Stream(ctx, req)
@@ -35,6 +35,15 @@ func (g Guard) Stream(ctx context.Context, req llm.Request) (llm.Response, error
 		}
 	}
 	return resp, err
+}
+
+// CallCost is what usage cost at the guard's price, the figure the ledger
+// is charged; ok is false when the model has no price.
+func (g Guard) CallCost(u llm.Usage) (usd float64, ok bool) {
+	if g.Price == (Price{}) {
+		return 0, false
+	}
+	return g.Price.Charge(u).Cost, true
 }
 
 // Profile is the wrapped client's provider profile (spans name it).

@@ -25,6 +25,9 @@ type Options struct {
 	// Session is the conversation: its history, rollout and spend. Each
 	// delegation gets a sub-agent session of its own under it.
 	Session *memory.Session
+	// Interactive is a person's session (yagent chat, the TUI): a spent
+	// budget asks to be raised; a headless one (run, resume, batch) stops.
+	Interactive bool
 	// BoardID is the session's board ("" = the session's own; see
 	// agents.SetBoardScope).
 	BoardID string
@@ -74,6 +77,11 @@ type Director struct {
 	book *notebook.Book
 
 	cur curation // tool curation ("sleep"); zero when chat_sleep is off
+
+	// raise asks the person to raise a spent budget (interactive
+	// sessions; raiser).
+	raise     *budget.Raiser
+	raiseOnce sync.Once
 }
 
 // New builds a session's director over a: it registers the notebook and
@@ -228,7 +236,10 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	// Every model call of the turn, its delegations' too, is checked
 	// against the run's budget, summed over the session's turns and
 	// processes in the state database.
-	ctx = app.WithBudget(ctx, budget.SQLite{DB: s.Store().DB.DB}, "session:"+s.ID(), d.app.Budget)
+	ctx = d.withBudget(ctx)
+	if r := d.raiser(); r != nil {
+		r.Forget() // a refusal of the last turn is asked again
+	}
 	if d.compactionDue() {
 		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())

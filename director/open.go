@@ -99,7 +99,8 @@ func Open(ctx context.Context, o OpenOptions) (_ *Run, err error) {
 	for _, w := range sess.Warnings {
 		r.Notice("warning: " + w)
 	}
-	d, err := New(r.App, Options{BoardID: sess.BoardID(), Session: sess, Toolset: o.Toolset, Model: o.Run.Model})
+	d, err := New(r.App, Options{BoardID: sess.BoardID(), Session: sess, Toolset: o.Toolset, Model: o.Run.Model,
+		Interactive: o.Kind == memory.KindInteractive})
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +151,12 @@ func (r *Run) TurnError(out *agents.Outcome, err error, allowTruncated bool) err
 		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", r.Director.Agent(agents.Gates{}).MaxSteps)
 	}
 	return nil
+}
+
+// MeterSpend starts measuring what the session's turns cost from now on
+// (app.MeterSpend): the ledger's figure for the result event.
+func (r *Run) MeterSpend(ctx context.Context) func(context.Context) *float64 {
+	return app.MeterSpend(r.Director.withBudget(ctx))
 }
 
 // Result is how a headless turn ended, for the --json stream (the

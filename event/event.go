@@ -11,6 +11,7 @@ package event
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/yagent/yagent/llm"
@@ -115,19 +116,34 @@ type ToolEvent struct {
 // UsageEvent reports tokens of one request, or totals at turn end: how
 // many requests, their tokens (llm.Usage, embedded: its JSON fields are
 // this event's, between requests and elapsed_ms) and how long. In a
-// rollout, Label is what the request's spend is booked to.
+// rollout, Label is what the request's spend is booked to. CostUSD is
+// what the tokens cost at the price of the model each request ran on
+// (models.<name>.price, the budget ledger's figure), absent when no
+// request was priced.
 type UsageEvent struct {
 	Requests int    `json:"requests"`
 	Label    string `json:"label,omitempty"`
 	llm.Usage
-	ElapsedMS int64 `json:"elapsed_ms,omitempty"`
+	ElapsedMS int64    `json:"elapsed_ms,omitempty"`
+	CostUSD   *float64 `json:"cost_usd,omitempty"`
 }
 
-// Add accumulates u's requests and tokens.
+// Add accumulates u's requests, tokens and cost (priced when either is).
 func (t *UsageEvent) Add(u UsageEvent) {
 	t.Requests += u.Requests
 	t.Usage.Add(u.Usage)
+	if u.CostUSD != nil {
+		c := *u.CostUSD
+		if t.CostUSD != nil {
+			c = RoundCost(c + *t.CostUSD)
+		}
+		t.CostUSD = &c
+	}
 }
+
+// RoundCost rounds a sum of US dollars to a billionth, so that sums of
+// prices read as written ($0.021, not $0.020999999999999998).
+func RoundCost(usd float64) float64 { return math.Round(usd*1e9) / 1e9 }
 
 // DelegationEvent describes a delegation starting or finishing. In a
 // batch plan it is also a row of the report: ID (= CallID) is the plan's

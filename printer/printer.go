@@ -15,7 +15,6 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/agents/eventline"
-	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
@@ -68,19 +67,26 @@ func (p *JSON) Emit(e agents.Event) {
 }
 
 // Result ends the stream with a result event: r with, unless r has them,
-// the tokens of every usage event seen, and their cost at price (nil:
-// unknown).
-func (p *JSON) Result(now time.Time, r agents.ResultEvent, price *config.Price) {
+// the tokens of every usage event seen; its cost is spent, what the
+// budget ledger was charged for the run (nil: not known), unless that is
+// nothing and the usage priced a cost of its own (absent when no model
+// of the run has a price).
+func (p *JSON) Result(now time.Time, r agents.ResultEvent, spent *float64) {
 	p.mu.Lock()
 	if r.Usage == nil {
 		total := p.total
 		r.Usage = &total
 	}
 	p.mu.Unlock()
-	if price != nil {
-		cost := r.Usage.Cost(price.Input, price.CachedInput, price.Output)
-		r.CostUSD = &cost
+	u := *r.Usage
+	switch {
+	case spent != nil && *spent > 0:
+		r.CostUSD = spent
+	case u.CostUSD != nil:
+		r.CostUSD = u.CostUSD
 	}
+	u.CostUSD = nil // the result's own cost_usd says it
+	r.Usage = &u
 	p.Emit(agents.Event{Type: agents.EventResult, Time: now, Agent: "yagent", Result: &r})
 }
 
@@ -275,6 +281,10 @@ func (p *Human) Finish() {
 		completion = fmt.Sprintf("completion %d (reasoning %d)", t.CompletionTokens, t.ReasoningTokens)
 	}
 	line := fmt.Sprintf("── %s · prompt %d (cached %d) · %s · %.2fs", agents.Count(t.Requests, "request", "requests"), t.PromptTokens, t.CachedTokens, completion, float64(t.ElapsedMS)/1000)
+	if t.CostUSD != nil {
+		// At the price of each request's model: the ledger's figure.
+		line += fmt.Sprintf(" · $%.4f", *t.CostUSD)
+	}
 	if len(p.order) > 1 {
 		var parts []string
 		for _, a := range p.order {

@@ -501,6 +501,17 @@ func (c watchedClient) Profile() llm.Profile {
 	return llm.Profile{}
 }
 
+// CallCost is the wrapped client's price of usage (budget.Guard's), so
+// a job's usage carries its cost.
+func (c watchedClient) CallCost(u llm.Usage) (float64, bool) {
+	if p, ok := c.Client.(interface {
+		CallCost(llm.Usage) (float64, bool)
+	}); ok {
+		return p.CallCost(u)
+	}
+	return 0, false
+}
+
 // missingTools returns the names among want that reg lacks (agent_exit is
 // every sub-agent's own).
 func missingTools(reg *agents.Registry, want []string) []string {

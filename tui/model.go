@@ -664,7 +664,11 @@ func (m *model) statusLine() string {
 	}
 	if t := m.usage.PromptTokens + m.usage.CompletionTokens; t > 0 {
 		parts = append(parts, count(t)+" tok")
-		if p := m.status.Price; p != nil {
+		switch p := m.status.Price; {
+		case m.usage.CostUSD != nil:
+			// Each request at its own model's price (the ledger's figure).
+			parts = append(parts, fmt.Sprintf("$%.4f", *m.usage.CostUSD))
+		case p != nil:
 			cost := m.usage.Cost(p.Input, p.Cached, p.Output)
 			parts = append(parts, fmt.Sprintf("$%.4f", cost))
 		}

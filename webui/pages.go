@@ -402,6 +402,7 @@ func handoffFields(h *blackboard.Handoff) []field {
 		out = append(out, field{Key: "change", Value: fmt.Sprintf("%s, %s, %d files +%d -%d", c.State, c.Branch, len(c.Files), c.Insertions, c.Deletions)},
 			field{Key: "files", List: c.Files})
 	}
+	out = append(out, usageFields(h)...)
 	if h.Degraded != blackboard.DegradedNone {
 		out = append(out, field{Key: "degraded (on read)", Value: string(h.Degraded)})
 	}

@@ -222,7 +222,7 @@ func (d transcriptData) write(w *pageWriter) {
 	if in.Kind == "batch" {
 		w.raw(` · <a href="`, sh, `/batch">batch</a>`)
 	}
-	w.raw("</p>\n")
+	w.raw(esc(costText(in)), "</p>\n")
 	for _, warn := range d.Warnings {
 		w.raw(`<p class="warning">`, esc(warn), "</p>\n")
 	}

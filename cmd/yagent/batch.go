@@ -26,6 +26,7 @@ type batchOptions struct {
 	Parallel flagvalue.Count
 	Board    string
 	Resume   bool
+	DryRun   bool
 	Queue    string     // --queue: a PostgreSQL DSN (overrides queue.dsn)
 	Agent    agentFlags // --json, --replay, --allow-shell, --sandbox, --cd
 }
@@ -87,6 +88,9 @@ a plan run another batch holds, 130 cancelled.`,
   # Four delegations at a time, continuing a run that was interrupted
   yagent batch plan.yaml --parallel 4 --resume
 
+  # What it would cost, before it runs
+  yagent batch plan.yaml --dry-run
+
   # Spread the delegations over workers (yagent worker) through PostgreSQL
   yagent batch plan.yaml --queue postgres://yagent@db:5432/yagent`,
 		Args: cobra.ExactArgs(1),
@@ -102,6 +106,7 @@ a plan run another batch holds, 130 cancelled.`,
 	fl.Var(&opts.Parallel, "parallel", "sub-agents at once (overrides the plan's parallel; default agents.max_parallel_delegations)")
 	fl.StringVar(&opts.Board, "board", "", "board for the handoffs when the plan names none")
 	fl.BoolVar(&opts.Resume, "resume", false, "skip delegations whose notes are already on the board")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "check the plan and print an estimate of its tokens and cost (from past runs on the board, else the step budgets); run nothing")
 	fl.StringVar(&opts.Queue, "queue", "", "run the delegations on yagent workers through River on this PostgreSQL database (default queue.dsn)")
 	return cmd
 }
@@ -139,6 +144,9 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	models := slices.Sorted(maps.Keys(cfg.Models))
 	if err := plan.Validate(batch.PlanEnv{Catalog: catalog, Board: store, BoardID: board, Models: models}); err != nil {
 		return err
+	}
+	if opts.DryRun {
+		return plan.Estimate(batch.EstimateEnv{Config: cfg, Catalog: catalog, Board: store, BoardID: board}).Write(f.IO.Out)
 	}
 
 	// A queue is opened before anything else runs: an unreachable one is
@@ -201,6 +209,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	bopts.Parallel = parallel
 	ctx = app.WithBudget(ctx, ledger, "batch:"+s.sess.ID(), app.RunBudget(cfg.Budget, opts.Agent.Budget.Limits(), plan.Budget))
+	spent := app.MeterSpend(ctx)
 	rep, err := batch.Run(ctx, plan, bopts)
 	if coord != nil {
 		coord.Close(err == nil && rep != nil && !rep.Cancelled)
@@ -209,7 +218,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	err = cmp.Or(leaseErr, err)
 	if rep == nil {
 		if jp, ok := sink.(*printer.JSON); ok {
-			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), s.run.Price)
+			jp.Result(f.Now(), (&batch.Report{}).Result(s.sess.ID(), err), spent(ctx))
 		}
 		return err
 	}
@@ -223,7 +232,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		err = fmt.Errorf("batch stopped (%s): %w", rep.CountsText(), leaseErr)
 	}
 	if jp, ok := sink.(*printer.JSON); ok {
-		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), s.run.Price)
+		jp.Result(f.Now(), rep.Result(s.sess.ID(), err), spent(ctx))
 	}
 	return err
 }

@@ -223,7 +223,7 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 			Body    string              `json:"body"`
 		}{n.Meta, n.Handoff, n.Body})
 	}
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), n.Handoff.Shown(termsafe.Text).Render(0), termsafe.Text(n.Body))
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), n.Handoff.Shown(termsafe.Text).Full(), termsafe.Text(n.Body))
 	if !strings.HasSuffix(n.Body, "\n") {
 		fmt.Fprintln(f.IO.Out)
 	}
@@ -241,7 +241,7 @@ func boardShowStream(f *Factory, store *blackboard.Store, opts *boardShowOptions
 		return boardErr(err)
 	}
 	defer r.Close()
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), r.Handoff.Shown(termsafe.Text).Render(0))
+	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), r.Handoff.Shown(termsafe.Text).Full())
 	if _, err := termsafe.Copy(f.IO.Out, r); err != nil {
 		return fmt.Errorf("show note %s: %w", opts.Ref, err)
 	}

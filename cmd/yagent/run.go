@@ -122,7 +122,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 // a goal, turns follow while its check fails. A --json stream ends with
 // the result.
 func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool, goal *app.Goal) error {
-	start := f.Now()
+	start, spent := f.Now(), s.dr.MeterSpend(ctx)
 	var out *agents.Outcome
 	err := s.run.Turns(ctx, goal, prompt, func(ctx context.Context, prompt string) (err error) {
 		out, err = s.turn(ctx, prompt)
@@ -133,7 +133,7 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
 	if jp, ok := s.sink.(*printer.JSON); ok {
-		jp.Result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), s.run.Price)
+		jp.Result(f.Now(), s.dr.Result(out, err, f.Now().Sub(start)), spent(ctx))
 	}
 	return err
 }

@@ -57,6 +57,7 @@ type tuiRigOptions struct {
 	canAsk        bool
 	approval      string // --approval ("" = the configuration's)
 	env           map[string]string
+	config        string // $YAGENT_HOME/config.yaml ("" = none)
 }
 
 // snapMsg asks the program for its current frame (answered by the
@@ -79,6 +80,9 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	}
 	for k, v := range o.env {
 		env[k] = v
+	}
+	if o.config != "" {
+		mkfile(t, filepath.Join(env["YAGENT_HOME"], "config.yaml"), o.config)
 	}
 	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, InTTY: o.canAsk, ErrTTY: o.canAsk})
 	f.Dir = dir
