@@ -152,11 +152,3 @@ func modelKey(cfg *config.Config, name string) string {
 	}
 	return "default"
 }
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
-}
