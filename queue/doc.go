@@ -32,7 +32,8 @@
 //     the longest a delegation may run (River's rescuer still retries a job
 //     past it), up to max_attempts. Each attempt holds a fencing token
 //     (yagent_job_attempt): a stale attempt is stopped at its next model
-//     call, tool call, landing or spend, and its outcome is dropped; the last failure lands as one degraded note carrying
+//     call, tool call, landing or spend, and its outcome is dropped (River's
+//     own write of its end too: fence.go); the last failure lands as one degraded note carrying
 //     every attempt's error and the last output. A worker that cannot run a
 //     job (a tool it lacks) fails the job with the reason, which the
 //     coordinator shows; a worker stopped by a signal hands its jobs back

@@ -87,8 +87,8 @@ type Queue struct {
 	// a busy pool (1000 delegations on a loaded machine: no renewal in
 	// 30 s, the run stopped).
 	live   *pgxpool.Pool
-	driver *riverpgxv5.Driver
-	addr   string // the DSN with its password masked
+	driver *fencedDriver // River's, with the pilot that fences an attempt's end (fence.go)
+	addr   string        // the DSN with its password masked
 	logger *slog.Logger
 }
 
@@ -149,7 +149,7 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	if opts.Log != nil {
 		out = opts.Log
 	}
-	q := &Queue{opts: opts, pool: pool, live: live, driver: riverpgxv5.New(pool), addr: addr,
+	q := &Queue{opts: opts, pool: pool, live: live, driver: newFencedDriver(riverpgxv5.New(pool)), addr: addr,
 		logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if err := q.migrate(ctx); err != nil {
 		q.Close()

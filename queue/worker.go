@@ -191,6 +191,9 @@ func (w *delegationWorker) notice(text string) {
 // Work runs one delegation and records its note as the job's output.
 func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	a := job.Args
+	// However Work ends, River writes it only while the job is still at
+	// this attempt (fence.go).
+	w.q.driver.pilot.working(job.ID, job.Attempt)
 	if w.hold.paused(time.Now()) {
 		// Fetched just before this worker stopped fetching: another
 		// worker takes it, and no attempt is spent.
