@@ -174,7 +174,8 @@ func TestCHelperTakesCommands(t *testing.T) {
 }
 
 // The helper finds a command as a shell does (the first executable
-// regular file in PATH, an empty entry for the current directory), says
+// regular file in PATH, an empty entry — or an empty PATH — for the
+// current directory), says
 // which it could not find (127) or run (126).
 func TestHelperLooksUpCommands(t *testing.T) {
 	eachMechanism(t, func(t *testing.T, mech Mechanism) {
@@ -197,6 +198,7 @@ func TestHelperLooksUpCommands(t *testing.T) {
 		}{
 			{[]string{"tool"}, a + ":" + bin, "b\n", 0},
 			{[]string{"here"}, a + "::" + bin, filepath.Base(b.ws) + "\n", 0},
+			{[]string{"here"}, "", filepath.Base(b.ws) + "\n", 0}, // PATH= is the current directory
 			{[]string{"tool"}, a, "yagent sandbox: tool: command not found\n", 127},
 			{[]string{"./src"}, a, "yagent sandbox: exec ./src: permission denied\n", 126},
 		} {

@@ -55,7 +55,7 @@ func TestWritablePaths(t *testing.T) {
 
 // lookPath finds a command as a shell does: a name with a slash as it
 // is, else the first executable regular file in PATH ("" = the current
-// directory), the usual directories without PATH.
+// directory, and so is an empty PATH), the usual directories without PATH.
 func TestLookPath(t *testing.T) {
 	dir, other := t.TempDir(), t.TempDir()
 	write := func(p string, mode os.FileMode) {
@@ -77,6 +77,7 @@ func TestLookPath(t *testing.T) {
 		{"adir", dir + ":" + other, filepath.Join(other, "adir")},
 		{"tool", dir + "::/nonexistent", "./tool"},
 		{"tool", dir + ":", "./tool"},
+		{"tool", "", "./tool"}, // PATH= is the current directory (dash, bash)
 		{"./x/y", "", "./x/y"},
 		{"/abs/cmd", dir, "/abs/cmd"},
 	} {

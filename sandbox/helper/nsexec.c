@@ -699,13 +699,14 @@ static void confine(void) {
 
 // look_path is lookPath: a name with a slash as it is, else the first
 // executable regular file of that name in PATH (the last PATH= of the
-// environment; the usual directories without one).
+// environment, an empty one the current directory; the usual
+// directories without one).
 static const char *look_path(const char *name, char **envp) {
 	if (strchr(name, '/'))
 		return name;
 	const char *path = "/usr/local/bin:/usr/bin:/bin";
 	for (char **e = envp; e && *e; e++)
-		if (strncmp(*e, "PATH=", 5) == 0 && (*e)[5])
+		if (strncmp(*e, "PATH=", 5) == 0)
 			path = *e + 5;
 	size_t nlen = strlen(name);
 	const char *dir = path;

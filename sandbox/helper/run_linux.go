@@ -79,7 +79,10 @@ func lookPath(name string, env []string) (string, error) {
 	}
 	path := "/usr/local/bin:/usr/bin:/bin"
 	for _, kv := range env {
-		if len(kv) > 5 && kv[:5] == "PATH=" {
+		// An empty PATH is one empty entry, the current directory, as
+		// dash and bash read it; only a missing one means the usual
+		// directories.
+		if len(kv) >= 5 && kv[:5] == "PATH=" {
 			path = kv[5:]
 		}
 	}
