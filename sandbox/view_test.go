@@ -829,6 +829,7 @@ func TestViewAlone(t *testing.T) {
 	mustWrite(t, filepath.Join(b.outside, ".ssh", "known_hosts"), "host key\n")
 	mustMkdir(t, filepath.Join(b.outside, ".aws"))
 	mustWrite(t, filepath.Join(b.outside, ".aws", "config"), "[default]\n")
+	mustWrite(t, filepath.Join(b.outside, ".netrc"), "machine x password y\n")
 	p := b.policy(t, WorkspaceWrite)
 	p.ABI = func() int { return 0 }
 	// One visible path is a hidden one itself, the other inside one.
@@ -841,6 +842,9 @@ func TestViewAlone(t *testing.T) {
 		{".git", "echo x >> .git/config"},
 		{"a new device node's place", "touch /dev/yagent-sandbox-probe-$$ && rm /dev/yagent-sandbox-probe-$$"},
 		{"a hidden directory's mask", "mkdir " + filepath.Join(b.outside, ".ssh", "x")},
+		// (the mask is the host's /dev/null: a write goes nowhere, but its
+		// times and mode are the host's device's)
+		{"a hidden file's mask", "touch -d 2000-01-01 " + filepath.Join(b.outside, ".netrc")},
 		{"a visible path", "echo x >> " + filepath.Join(b.outside, ".aws", "config")},
 		{"a visible path inside a hidden one", "echo x >> " + filepath.Join(b.outside, ".ssh", "known_hosts")},
 		{"the root", "mkdir /yagent-sandbox-probe-$$ && rmdir /yagent-sandbox-probe-$$"},
@@ -854,6 +858,11 @@ func TestViewAlone(t *testing.T) {
 	}
 	if out, ok := run(t, p, b.ws, "echo x > src/ok && cat .git/config "+filepath.Join(b.outside, ".ssh", "known_hosts")); !ok || !strings.Contains(out, "host key") {
 		t.Errorf("the workspace is not writable, or .git or a visible path not readable: %q", out)
+	}
+	// No Landlock means no ruleset at all: one of ABI 1 (the least there
+	// is) would refuse a hard link from one directory to another (EXDEV).
+	if out, ok := run(t, p, b.ws, "mkdir -p src/la src/lb && echo x > src/la/f && ln src/la/f src/lb/f && echo linked"); !ok || !strings.Contains(out, "linked") {
+		t.Errorf("a hard link across workspace directories failed in a view without Landlock: %q", out)
 	}
 	// A workspace under the system temp dir: the directories on the way
 	// to it in the private /tmp are read-only.
@@ -1041,5 +1050,67 @@ func TestLoopback(t *testing.T) {
 	cmd.Env = append(cmd.Env, "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "ok") {
 		t.Errorf("go test in a sandboxed workspace under /tmp: %v\n%s", err, out)
+	}
+}
+
+// A path of the spec gone between the plan and the helper (a writable
+// root, a read-only one, a bind's source) is skipped: nothing to bind,
+// and the command runs in the rest of the view.
+func TestViewSkipsVanishedPaths(t *testing.T) {
+	needView(t)
+	b := newBox(t, View)
+	p := b.policy(t, WorkspaceWrite)
+	cmd, err := p.Command(childCtx(t), b.ws, "sh", "-c", "echo x > ran && cat ran")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(cmd.Args, "--")
+	if i < 0 {
+		t.Fatalf("no -- in %q", cmd.Args)
+	}
+	gone := filepath.Join(b.outside, "gone")
+	extra := []string{"-rw", gone + "-rw", "-ro", gone + "-ro", "-bind", gone + "-bind", filepath.Join(b.ws, "bound")}
+	cmd.Args = slices.Insert(cmd.Args, i, extra...)
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "x\n" {
+		t.Errorf("with vanished paths in the spec: %v, %q; want the command run", err, out)
+	}
+}
+
+// Where the kernel refuses a new proc (a /proc with something mounted over
+// part of it, as in many containers), the command gets an empty read-only
+// /proc, never the host's with its processes and their environments. The
+// test runs itself again in a mount namespace where /proc/version is
+// covered (by a mount the sandbox's user namespace cannot remove: the
+// kernel then refuses it a proc of its own).
+func TestViewWithoutProc(t *testing.T) {
+	needView(t)
+	if os.Getenv("YAGENT_TEST_PROC_COVERED") == "1" {
+		b := newBox(t, View)
+		mustMkdir(t, filepath.Join(b.outside, ".ssh"))
+		p := b.policy(t, WorkspaceWrite)
+		p.ABI = func() int { return 0 } // the view alone: the rest of it is built too
+		out, ok := run(t, p, b.ws, "echo entries $(ls -A /proc | wc -l); cat /proc/self/status || echo no status; mkdir "+filepath.Join(b.outside, ".ssh", "x")+" && echo made; true")
+		if !ok || !strings.Contains(out, "entries 0\n") || !strings.Contains(out, "no status") || strings.Contains(out, "made") {
+			t.Errorf("with proc refused: %v, %q; want an empty /proc, and the rest of the view (a hidden directory's mask read-only)", ok, out)
+		}
+		return
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare (util-linux) to cover part of /proc")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--mount", "--propagation", "private"}
+	if os.Geteuid() != 0 {
+		flags = append([]string{"--user", "--map-root-user"}, flags...)
+	}
+	cmd := exec.CommandContext(childCtx(t), "unshare", append(flags, "--", "sh", "-c", `mount --bind /dev/null /proc/version && exec "$@"`,
+		"sh", self, "-test.run", "^TestViewWithoutProc$", "-test.v", "-test.count=1")...)
+	cmd.Env = append(os.Environ(), "YAGENT_TEST_PROC_COVERED=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestViewWithoutProc") {
+		t.Errorf("in a mount namespace with /proc/version covered: %v\n%s", err, out)
 	}
 }

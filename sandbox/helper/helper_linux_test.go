@@ -136,6 +136,14 @@ func TestMountPoint(t *testing.T) {
 	if made, err := mkdirAll(filepath.Join(root, "a", "b")); err != nil || made != "" {
 		t.Errorf("mkdirAll of an existing directory: %q, %v", made, err)
 	}
+	// A directory that cannot be made (its parent is a file) is an
+	// error, never taken as made.
+	if err := os.WriteFile(filepath.Join(root, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if made, err := mkdirAll(filepath.Join(root, "file", "d")); err != syscall.ENOTDIR {
+		t.Errorf("mkdirAll under a file: %q, %v; want ENOTDIR", made, err)
+	}
 	for _, c := range []struct {
 		path string
 		dir  bool

@@ -58,6 +58,20 @@ func TestParseRefuses(t *testing.T) {
 			t.Errorf("Parse(%q) = %+v; want an error", a, s)
 		}
 	}
+	// What is wrong is named: a flag at the very end lacks its value;
+	// one with its value at the end lacks the command.
+	for _, c := range []struct {
+		a    []string
+		want string
+	}{
+		{[]string{"-m", "view", "-rw"}, "-rw without a value"},
+		{[]string{"-m", "view"}, "no command (want -- ARGV)"},
+		{[]string{"-m", "view", "-rw", "/a"}, "no command (want -- ARGV)"},
+	} {
+		if _, err := Parse(c.a); err == nil || err.Error() != c.want {
+			t.Errorf("Parse(%q): %v; want %q", c.a, err, c.want)
+		}
+	}
 	if s, err := Parse([]string{"-m", "probe", "--"}); err != nil || s.Mechanism != Probe {
 		t.Errorf("probe: %+v, %v", s, err)
 	}
