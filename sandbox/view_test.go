@@ -1110,6 +1110,11 @@ func TestViewWithoutProc(t *testing.T) {
 		"sh", self, "-test.run", "^TestViewWithoutProc$", "-test.v", "-test.count=1")...)
 	cmd.Env = append(os.Environ(), "YAGENT_TEST_PROC_COVERED=1")
 	out, err := cmd.CombinedOutput()
+	if err == nil && strings.Contains(string(out), "--- SKIP: TestViewWithoutProc") {
+		// As a user without privileges, unshare's user namespace may not
+		// nest the sandbox's (seen as uid 65534 here).
+		t.Skipf("in a mount namespace with /proc/version covered, the view could not start:\n%s", out)
+	}
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestViewWithoutProc") {
 		t.Errorf("in a mount namespace with /proc/version covered: %v\n%s", err, out)
 	}
