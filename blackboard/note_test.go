@@ -262,8 +262,9 @@ func TestHandoffKeyRoundTrips(t *testing.T) {
 // sub-agent session a note's history is in (`session:`) and the note a
 // follow-up replaces (`supersedes:`) survive write and read, the salvage
 // tier too; they are the handoff's own keys (never a person's), render
-// (supersedes for a model, session for a person only) and a note without
-// them has neither line.
+// (supersedes for a model, session for a person only), a note without
+// them has neither line, and the index marks a note a newer one
+// supersedes.
 func TestHandoffFollowUpFields(t *testing.T) {
 	s := newTestStore(t)
 	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "again",
@@ -295,6 +296,18 @@ func TestHandoffFollowUpFields(t *testing.T) {
 	}
 	if strings.Contains(string(data), "session:") || strings.Contains(string(data), "supersedes:") {
 		t.Errorf("a note without a follow-up's fields has their lines:\n%s", data)
+	}
+	// The index marks a listed note a newer listed note supersedes.
+	next, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "further", Supersedes: m.Ref}, Body: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := s.BuildIndex("b", testIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(idx.Text, "- "+m.Ref+" [ok, superseded] again") || !strings.Contains(idx.Text, "- "+next.Ref+" [ok] further") {
+		t.Errorf("index:\n%s\nwant %s marked superseded, %s not", idx.Text, m.Ref, next.Ref)
 	}
 	salvaged := ParseHandoff([]byte("---\nversion: 2\nstatus: ok\nfacts: one\nsession: s1\nsupersedes: a/b\n---\nbody\n"))
 	if salvaged.Degraded != DegradedPartial || salvaged.Session != "s1" || salvaged.Supersedes != "a/b" {
