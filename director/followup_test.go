@@ -143,3 +143,43 @@ func conversation(msgs []llm.Message) []llm.Message {
 	}
 	return out
 }
+
+// TestFollowUpIsCompacted: a follow-up whose history no longer fits its
+// model's window is compacted in the sub-agent's session like any turn
+// (scenario follow-up-window.yaml): one summary, recorded in that
+// session's rollout; the follow-up's request carries it and the message,
+// and no request exceeds the window.
+func TestFollowUpIsCompacted(t *testing.T) {
+	f := windowFixture(t, "follow-up-window", nil)
+	out, err := f.d.Turn(t.Context(), "have big.txt read twelve times, then ask which parser comes first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Final != "Followed up." {
+		t.Fatalf("turn ended with %q", out.Final)
+	}
+	f.srv.AssertDone(t)
+	subs, err := f.sessions.List(t.Context(), memory.ListOptions{All: true, Kinds: []string{memory.KindSubagent}})
+	if err != nil || len(subs) != 1 {
+		t.Fatalf("sub-agent sessions = %v, %v; want one", subs, err)
+	}
+	spend, _ := f.sessions.Spend(t.Context(), subs[0].ID)
+	summaries := windowFigures(t, f, "reader", spend)
+	data, err := os.ReadFile(subs[0].Rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"type":"compacted"`); summaries == 0 || n != summaries {
+		t.Errorf("%d summaries, %d compactions in the reader's rollout; want the follow-up compacted there", summaries, n)
+	}
+	steps := map[string]int{} // the request each step answered last
+	for _, r := range f.srv.Requests() {
+		steps[r.StepID] = r.N
+	}
+	if !(steps["exit"] < steps["summary"] && steps["summary"] < steps["follow-answer"]) {
+		t.Errorf("requests of exit, summary, follow-answer: %d, %d, %d; want the summary made for the follow-up", steps["exit"], steps["summary"], steps["follow-answer"])
+	}
+	if notes := f.notes(t); len(notes) != 2 || notes[0].Handoff.Supersedes != notes[1].Meta.Ref {
+		t.Errorf("board = %v; want the follow-up's note superseding the first", notes)
+	}
+}
