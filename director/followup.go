@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
@@ -76,7 +75,7 @@ func (d *Director) FollowUp(ctx context.Context, ref, message string) (string, e
 	if err != nil {
 		return "", err
 	}
-	dl.CallID = "follow-up-" + time.Now().UTC().Format("20060102T150405.000Z")
+	dl.CallID = "follow-up-" + d.delegator.Now().UTC().Format("20060102T150405.000Z")
 	ctx = blackboard.WithBoardID(d.withBudget(ctx), d.opts.BoardID)
 	res, err := d.delegator.launch(ctx, &agents.Call{ID: dl.CallID, Name: "follow_up"}, dl)
 	if err == nil && res.IsError {

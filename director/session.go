@@ -175,9 +175,9 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 }
 
 // reopenSub reopens the sub-agent session a follow-up continues — the
-// one its note names, of that agent on that board — and returns it with
-// the history to continue from. A session that is gone (removed, its
-// rollout lost) is an error naming the note.
+// very one its note names, a sub-agent session of the same board — and
+// returns it with the history to continue from. A session that is gone
+// (removed, its rollout lost) is an error naming the note.
 func reopenSub(ctx context.Context, st *memory.Store, del agents.Delegation) (*memory.Session, []llm.Message, error) {
 	f := del.FollowUp
 	gone := func(err error) error {
