@@ -43,6 +43,19 @@ type Delegation struct {
 	// (a distributed batch's coordinator, SubRunner.Prepare): the runner
 	// then looks up no agent and reads nothing from the board.
 	Prepared *Prepared
+	// FollowUp, when set, makes the delegation a follow-up (issue 30):
+	// Task is the message, and the run continues the sub-agent session
+	// that holds an earlier delegation's history (the Recorder reopens it
+	// and hands the history over in DelegationHooks.History).
+	FollowUp *FollowUp
+}
+
+// FollowUp names what a follow-up continues: the note it supersedes and
+// the sub-agent session (the note's `session:`) holding that delegation's
+// history.
+type FollowUp struct {
+	Ref     string
+	Session string
 }
 
 // Prepared is what a sub-agent starts from besides the task: its
@@ -128,6 +141,12 @@ type SubRunner struct {
 
 // DelegationHooks receive one delegation's record.
 type DelegationHooks struct {
+	// Session is the id of the sub-agent session recording the
+	// delegation: its note's `session:`, what a follow-up continues.
+	Session string
+	// History is the conversation a follow-up continues (the reopened
+	// session's, compaction summary first); nil for a new delegation.
+	History    []llm.Message
 	Append     func(llm.Message) error
 	OnResponse func(llm.Response)
 	// Fit keeps the sub-agent's requests inside its model's window
@@ -217,6 +236,12 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	// The delegation prefix: the board index as it was when it started,
 	// and the context pack of the refs the delegator stressed.
 	input := "Task:\n" + d.Task
+	if d.FollowUp != nil {
+		if hooks.History == nil {
+			return res, fmt.Errorf("follow up %s: no rollout of it was reopened (this runner records no sessions)", d.FollowUp.Ref)
+		}
+		input = "Follow-up:\n" + d.Task
+	}
 	if prep.Pack != "" {
 		input = prep.Pack + "\n\n" + input
 	}
@@ -262,7 +287,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			}
 		},
 	}
-	out, runErr := loop.Run(bctx, agent, nil, llm.Message{Role: llm.RoleUser, Content: input})
+	out, runErr := loop.Run(bctx, agent, hooks.History, llm.Message{Role: llm.RoleUser, Content: input})
 	sp.Int(telemetry.KeySteps, out.Steps)
 	res.Usage = out.Usage
 	res.Elapsed = time.Since(start)
@@ -284,6 +309,10 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
 	note.Handoff.Key = d.Key
+	note.Handoff.Session = hooks.Session
+	if d.FollowUp != nil {
+		note.Handoff.Supersedes = d.FollowUp.Ref
+	}
 	if iso != nil {
 		note.Stem = iso.stem
 		ch, err := iso.finish(ctx, def.Name)

@@ -20,7 +20,7 @@ import (
 var handoffKeys = map[string]bool{
 	"version": true, "status": true, "agent": true, "task": true, "conclusion": true, "reason": true,
 	"facts": true, "artifacts": true, "created": true, "key": true, "summary": true, "change": true,
-	"usage": true,
+	"usage": true, "session": true, "supersedes": true,
 }
 
 // Fields are front matter keys kept verbatim: the key and value nodes of a
@@ -158,6 +158,7 @@ func encodeFrontMatter(h *Handoff) ([]byte, error) {
 	}
 	c := *h
 	c.Agent, c.Task, c.Conclusion, c.Reason, c.Key = hold(h.Agent), hold(h.Task), hold(h.Conclusion), hold(h.Reason), hold(h.Key)
+	c.Session, c.Supersedes = hold(h.Session), hold(h.Supersedes)
 	c.Facts, c.Artifacts = holdAll(h.Facts), holdAll(h.Artifacts)
 	if h.Change != nil {
 		ch := *h.Change

@@ -99,7 +99,8 @@ func TestNonASCIIStoredAsUTF8(t *testing.T) {
 }
 
 // FuzzFrontMatterRoundTrip: any valid UTF-8 text in a handoff is written
-// without \U escapes and reads back as it was.
+// without \U escapes and reads back as it was (a follow-up's session and
+// supersedes too).
 func FuzzFrontMatterRoundTrip(f *testing.F) {
 	for _, seed := range []string{"Готово 🚀", "a\"b\\c", "\x00\x01 tab\t", "\u2028 ls 𝄞", "- not a list", "key: value", "'quoted'", "#comment", "\ufeffbom"} {
 		f.Add(seed, "fact 😀")
@@ -108,7 +109,8 @@ func FuzzFrontMatterRoundTrip(f *testing.F) {
 		if !utf8.ValidString(conclusion) || !utf8.ValidString(fact) {
 			return
 		}
-		h := &Handoff{Version: HandoffVersion, Status: StatusOK, Agent: "a", Conclusion: conclusion, Facts: []string{fact}, Artifacts: []string{}}
+		h := &Handoff{Version: HandoffVersion, Status: StatusOK, Agent: "a", Conclusion: conclusion, Facts: []string{fact}, Artifacts: []string{},
+			Session: fact, Supersedes: conclusion}
 		fm, err := encodeFrontMatter(h)
 		if err != nil {
 			t.Fatalf("encode: %v", err)
@@ -117,7 +119,8 @@ func FuzzFrontMatterRoundTrip(f *testing.F) {
 			t.Fatalf("\\U escape in %s", fm)
 		}
 		got := ParseHandoff([]byte("---\n" + string(fm) + "---\nbody\n"))
-		if got.Degraded != DegradedNone || got.Conclusion != conclusion || len(got.Facts) != 1 || got.Facts[0] != fact {
+		if got.Degraded != DegradedNone || got.Conclusion != conclusion || len(got.Facts) != 1 || got.Facts[0] != fact ||
+			got.Session != fact || got.Supersedes != conclusion {
 			t.Fatalf("round trip of %q, %q: got %+v from\n%s", conclusion, fact, got, fm)
 		}
 	})

@@ -73,6 +73,13 @@ type Handoff struct {
 	// (issue 29 item 4); absent from notes written before it, by hand or
 	// without a model call.
 	Usage *NoteUsage `yaml:"usage,omitempty" json:"usage,omitempty"`
+	// Session is the sub-agent session whose rollout holds the
+	// delegation's history (issue 30): a follow-up continues it. Absent
+	// from notes written without one (by hand, on a queue worker).
+	Session string `yaml:"session,omitempty" json:"session,omitempty"`
+	// Supersedes is the ref of the note a follow-up continued: this note
+	// replaces it (notes are written once; the first stays as it was).
+	Supersedes string `yaml:"supersedes,omitempty" json:"supersedes,omitempty"`
 	// Extra are front matter keys the handoff does not own (a person's
 	// tags, aliases, …), kept verbatim and in order; they never make a
 	// note degraded.
@@ -151,6 +158,8 @@ func salvageHandoff(raw map[string]any) *Handoff {
 	h.Conclusion = str(raw["conclusion"])
 	h.Reason = str(raw["reason"])
 	h.Key = str(raw["key"])
+	h.Session = str(raw["session"])
+	h.Supersedes = str(raw["supersedes"])
 	h.Facts = strs(raw["facts"])
 	h.Usage = usageField(raw["usage"])
 	h.Artifacts = strs(raw["artifacts"])

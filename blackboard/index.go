@@ -55,17 +55,23 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 	if total == 0 {
 		return idx, nil
 	}
-	var lines []string
+	var listed []NoteMeta
 	metas := map[noteFile]NoteMeta{}
+	superseded := map[string]bool{} // refs a listed follow-up's note replaces
 	for i := len(files) - 1; i >= 0; i-- {
-		m, _, err := s.readNoteMeta(dir, files[i])
+		m, h, err := s.readNoteMeta(dir, files[i])
 		if err != nil {
 			idx.Skipped++
 			idx.Unreadable = append(idx.Unreadable, Unreadable{Ref: files[i].ref(), Err: err.Error()})
 			continue
 		}
 		metas[files[i]] = m
-		lines = append(lines, FormatIndexLine(m, opts.LineChars))
+		listed = append(listed, m)
+		superseded[h.Supersedes] = h.Supersedes != ""
+	}
+	lines := make([]string, len(listed))
+	for i, m := range listed {
+		lines[i] = formatIndexLine(m, opts.LineChars, superseded[m.Ref])
 	}
 	// Every pending change, however old its note: one line each, so the
 	// lead sees what waits for apply_change or discard_change.
@@ -110,13 +116,20 @@ func (s *Store) BuildIndex(board string, opts IndexOptions) (Index, error) {
 // FormatIndexLine renders one index line within budget runes (0 means no
 // trimming). The retrievable ref is always kept whole, however small the
 // budget; only the conclusion is trimmed (then dropped).
-func FormatIndexLine(m NoteMeta, budget int) string {
+func FormatIndexLine(m NoteMeta, budget int) string { return formatIndexLine(m, budget, false) }
+
+// formatIndexLine is FormatIndexLine, with "superseded" in the status of
+// a note a newer listed note supersedes (a follow-up's).
+func formatIndexLine(m NoteMeta, budget int, superseded bool) string {
 	status := string(m.Status)
 	if m.Degraded != DegradedNone {
 		status += ", " + string(m.Degraded)
 	}
 	if m.Oversized {
 		status += ", oversized"
+	}
+	if superseded {
+		status += ", superseded"
 	}
 	head := "- " + m.Ref + " [" + status + "]"
 	text := m.Conclusion

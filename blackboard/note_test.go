@@ -257,3 +257,60 @@ func TestHandoffKeyRoundTrips(t *testing.T) {
 		t.Errorf("salvage tier: degraded %q key %q; want partial and batch:x", salvaged.Degraded, salvaged.Key)
 	}
 }
+
+// TestHandoffFollowUpFields pins a follow-up's two fields (issue 30): the
+// sub-agent session a note's history is in (`session:`) and the note a
+// follow-up replaces (`supersedes:`) survive write and read, the salvage
+// tier too; they are the handoff's own keys (never a person's), render
+// (supersedes for a model, session for a person only), a note without
+// them has neither line, and the index marks a note a newer one
+// supersedes.
+func TestHandoffFollowUpFields(t *testing.T) {
+	s := newTestStore(t)
+	m, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "again",
+		Session: "20261201T101500-3f2a1c", Supersedes: "explorer/20261201T101500Z_ab12-4242-000001"}, Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ReadNote("b", m.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := n.Handoff
+	if h.Session != "20261201T101500-3f2a1c" || h.Supersedes != "explorer/20261201T101500Z_ab12-4242-000001" || h.Degraded != DegradedNone || h.Extra.Len() != 0 {
+		t.Errorf("read back session %q supersedes %q (degraded %q, extra %v); want both from the strict tier", h.Session, h.Supersedes, h.Degraded, h.Extra.Keys())
+	}
+	if r := h.Render(0); !strings.Contains(r, "\nsupersedes: explorer/20261201T101500Z_ab12-4242-000001") || strings.Contains(r, "session:") {
+		t.Errorf("Render = %q; want the supersedes line and no session line", r)
+	}
+	if full := h.Shown(func(s string) string { return s }).Full(); !strings.Contains(full, "\nsession: 20261201T101500-3f2a1c") || !strings.Contains(full, "\nsupersedes: ") {
+		t.Errorf("Full = %q; want the session and supersedes lines", full)
+	}
+	plain, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer"}, Body: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.BoardDir("b"), filepath.FromSlash(plain.Ref)+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "session:") || strings.Contains(string(data), "supersedes:") {
+		t.Errorf("a note without a follow-up's fields has their lines:\n%s", data)
+	}
+	// The index marks a listed note a newer listed note supersedes.
+	next, err := s.WriteNote("b", NewNote{Handoff: Handoff{Status: StatusOK, Agent: "explorer", Conclusion: "further", Supersedes: m.Ref}, Body: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := s.BuildIndex("b", testIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(idx.Text, "- "+m.Ref+" [ok, superseded] again") || !strings.Contains(idx.Text, "- "+next.Ref+" [ok] further") {
+		t.Errorf("index:\n%s\nwant %s marked superseded, %s not", idx.Text, m.Ref, next.Ref)
+	}
+	salvaged := ParseHandoff([]byte("---\nversion: 2\nstatus: ok\nfacts: one\nsession: s1\nsupersedes: a/b\n---\nbody\n"))
+	if salvaged.Degraded != DegradedPartial || salvaged.Session != "s1" || salvaged.Supersedes != "a/b" {
+		t.Errorf("salvage tier: degraded %q session %q supersedes %q; want partial, s1 and a/b", salvaged.Degraded, salvaged.Session, salvaged.Supersedes)
+	}
+}

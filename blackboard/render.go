@@ -48,6 +48,9 @@ func (h *Handoff) render(facts []string, dropped int) string {
 	if h.Reason != "" {
 		fmt.Fprintf(&b, "\nreason: %s", h.Reason)
 	}
+	if h.Supersedes != "" {
+		fmt.Fprintf(&b, "\nsupersedes: %s", h.Supersedes)
+	}
 	if len(facts) > 0 || dropped > 0 {
 		b.WriteString("\nfacts:")
 		for _, f := range facts {
@@ -88,11 +91,15 @@ func (u *NoteUsage) String() string {
 }
 
 // Full is Render(0) for a person: with what the delegation used and cost
-// ("usage: …"), which a model reading the note is not shown.
+// ("usage: …") and the sub-agent session holding its history ("session:
+// …"), which a model reading the note is not shown.
 func (h *Handoff) Full() string {
 	out := h.Render(0)
 	if h.Usage != nil {
 		out += "\nusage: " + h.Usage.String()
+	}
+	if h.Session != "" {
+		out += "\nsession: " + h.Session
 	}
 	return out
 }
@@ -131,6 +138,7 @@ func (h *Handoff) Shown(text func(string) string) *Handoff {
 	c := *h
 	c.Status = Status(field(string(h.Status)))
 	c.Agent, c.Task, c.Conclusion, c.Reason = field(h.Agent), field(h.Task), field(h.Conclusion), field(h.Reason)
+	c.Session, c.Supersedes = field(h.Session), field(h.Supersedes)
 	c.Facts, c.Artifacts = list(h.Facts), list(h.Artifacts)
 	return &c
 }

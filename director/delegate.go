@@ -86,6 +86,13 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	if strings.TrimSpace(a.Task) == "" {
 		return agents.ErrorResult("the task is empty: write what the sub-agent should do and hand back"), nil
 	}
+	return d.launch(ctx, c, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation})
+}
+
+// launch runs dl under the guards (per turn, in parallel) and gives the
+// delegator its result: status, ref and conclusion.
+func (d *Delegator) launch(ctx context.Context, c *agents.Call, dl agents.Delegation) (agents.Result, error) {
+	depth := dl.Depth
 	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
 		return agents.ErrorResult("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
 	}
@@ -98,8 +105,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 		defer func() { <-d.sem }()
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
-		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Task: a.Task}})
-	dl := agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation}
+		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: dl.Agent, Task: dl.Task}})
 	var after func(ref string)
 	if d.Around != nil {
 		after = d.Around(ctx, dl)
@@ -112,7 +118,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 			after(res.Ref)
 		}
 	}
-	fin := &agents.DelegationEvent{CallID: c.ID, Agent: a.Agent, Status: string(res.Status), Ref: res.Ref,
+	fin := &agents.DelegationEvent{CallID: c.ID, Agent: dl.Agent, Status: string(res.Status), Ref: res.Ref,
 		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
 	if c := res.Change; c != nil {
 		fin.Change = &event.ChangeStat{Files: len(c.Files), Insertions: c.Insertions, Deletions: c.Deletions}
@@ -130,11 +136,14 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 		if ctx.Err() != nil {
 			return agents.Result{}, ctx.Err()
 		}
-		return agents.ErrorResult("the delegation to %s was abandoned (%s); nothing was written to the board", a.Agent, res.Reason), nil
+		return agents.ErrorResult("the delegation to %s was abandoned (%s); nothing was written to the board", dl.Agent, res.Reason), nil
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
 	var b strings.Builder
 	fmt.Fprintf(&b, "status: %s\nref: %s\nconclusion: %s", res.Status, res.Ref, res.Conclusion)
+	if dl.FollowUp != nil {
+		fmt.Fprintf(&b, "\nsupersedes: %s", dl.FollowUp.Ref)
+	}
 	if res.Reason != "" {
 		fmt.Fprintf(&b, "\nreason: %s", res.Reason)
 	}

@@ -122,7 +122,7 @@ func New(a *app.App, opts Options) (*Director, error) {
 	if cps != nil {
 		cps.maxBytes = cfg.Agents.IsolationMaxBytes
 	}
-	for _, t := range append([]*agents.Tool{del.Tool(1)}, ChangeTools(a, cps)...) {
+	for _, t := range append([]*agents.Tool{del.Tool(1), del.FollowUpTool()}, ChangeTools(a, cps)...) {
 		if err := a.Registry.Add(t); err != nil {
 			return nil, err
 		}

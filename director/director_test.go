@@ -318,7 +318,7 @@ func TestLeanFirstRequest(t *testing.T) {
 	if len(first.Body) > 12<<10 {
 		t.Errorf("first director request is %d bytes; the budget is 12 KB", len(first.Body))
 	}
-	want := []string{"apply_change", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
+	want := []string{"apply_change", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "follow_up", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
 	if !slices.Equal(first.Tools, want) {
 		t.Errorf("director tools = %v; want %v", first.Tools, want)
 	}

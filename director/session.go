@@ -2,6 +2,7 @@ package director
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -134,8 +135,15 @@ func (d *Director) pressureLine(ctx context.Context) string {
 func (d *Director) subRecorder(parent *memory.Session) func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
 	return func(ctx context.Context, del agents.Delegation) (agents.DelegationHooks, error) {
 		info := parent.Info()
-		sub, err := parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: info.Model,
-			BoardID: del.BoardID, ParentID: info.ID, Title: del.Agent + ": " + del.Task})
+		var sub *memory.Session
+		var history []llm.Message
+		var err error
+		if del.FollowUp != nil {
+			sub, history, err = reopenSub(ctx, parent.Store(), del)
+		} else {
+			sub, err = parent.Store().Create(ctx, memory.CreateOptions{Kind: memory.KindSubagent, Cwd: info.Cwd, Model: info.Model,
+				BoardID: del.BoardID, ParentID: info.ID, Title: del.Agent + ": " + del.Task})
+		}
 		if err != nil {
 			return agents.DelegationHooks{}, err
 		}
@@ -146,6 +154,7 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		label := "subagent:" + del.Agent
 		fit := d.newFitter(sub, del.Agent, del.Model, memory.KindSubagent)
 		return agents.DelegationHooks{
+			Session: sub.ID(), History: history,
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
 				d.warn("record the sub-agent's window use", sub.Observe(resp))
@@ -163,6 +172,38 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 			},
 		}, nil
 	}
+}
+
+// reopenSub reopens the sub-agent session a follow-up continues — the
+// very one its note names, a sub-agent session of the same board — and
+// returns it with the history to continue from. A session that is gone
+// (removed, its rollout lost) is an error naming the note.
+func reopenSub(ctx context.Context, st *memory.Store, del agents.Delegation) (*memory.Session, []llm.Message, error) {
+	f := del.FollowUp
+	gone := func(err error) error {
+		return fmt.Errorf("the rollout of %s (sub-agent session %s) is gone: %w; delegate the task anew instead", f.Ref, f.Session, err)
+	}
+	in, err := st.Get(ctx, f.Session)
+	if err != nil {
+		return nil, nil, gone(err)
+	}
+	// Get also takes prefixes and names: only the very session will do.
+	if in.ID != f.Session || in.Kind != memory.KindSubagent || in.BoardID != del.BoardID {
+		return nil, nil, gone(fmt.Errorf("%s is not a sub-agent session of board %s", f.Session, del.BoardID))
+	}
+	sub, err := st.Resume(ctx, in.ID)
+	if err != nil {
+		if errors.Is(err, memory.ErrSessionBusy) {
+			return nil, nil, fmt.Errorf("follow up %s: %w: wait for the follow-up running on it to finish", f.Ref, err)
+		}
+		return nil, nil, gone(err)
+	}
+	history := sub.History()
+	if len(history) == 0 {
+		sub.Close()
+		return nil, nil, gone(errors.New("its rollout holds no messages"))
+	}
+	return sub, history, nil
 }
 
 // RecoverInterrupted handles delegations a dead process left in flight

@@ -34,6 +34,7 @@ type fixture struct {
 	board             *blackboard.Store
 	run, other, batch *memory.Session
 	refA, refB        string
+	subA              string // the sub-agent session of refA
 	srv               *Server
 	ts                *httptest.Server
 }
@@ -90,16 +91,17 @@ func newFixture(t *testing.T) *fixture {
 	must(subB.RecordUsage(ctx, "turn", llm.Usage{PromptTokens: 900, CompletionTokens: 56}))
 	a, err := fx.board.WriteNote(fx.run.BoardID(), blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer", Task: "Map the packages", Conclusion: "Six packages, cmd is thin.",
-			Facts: []string{"module github.com/yagent/yagent"}, Usage: &blackboard.NoteUsage{Requests: 1, PromptTokens: 1200, CachedTokens: 200, CompletionTokens: 34, CostUSD: new(0.0042)}},
+			Session: subA.ID(), Facts: []string{"module github.com/yagent/yagent"}, Usage: &blackboard.NoteUsage{Requests: 1, PromptTokens: 1200, CachedTokens: 200, CompletionTokens: 34, CostUSD: new(0.0042)}},
 		Body: "# Package map\n\n- cmd/yagent — thin\n- agents\n\n<script>alert('x')</script>\n",
 	})
 	must(err)
-	fx.refA = a.Ref
+	fx.refA, fx.subA = a.Ref, subA.ID()
 	must(budget.SQLite{DB: db.DB}.Charge(ctx, []string{"session:" + fx.run.ID()}, budget.Spend{Cost: 0.0123, Tokens: 2190, Calls: 2}))
 	must(fx.run.DelegationFinished(event.DelegationEvent{CallID: "call_a", Agent: "explorer", Ref: a.Ref, Status: "ok", SubSession: subA.ID()}))
 	b, err := fx.board.WriteNote(fx.run.BoardID(), blackboard.NewNote{
-		Handoff: blackboard.Handoff{Status: blackboard.StatusPartial, Agent: "reviewer", Task: "Review WriteNote", Conclusion: "Atomic; names unique.", Reason: "ran out of steps"},
-		Body:    "Review body with a [link](https://example.com).",
+		Handoff: blackboard.Handoff{Status: blackboard.StatusPartial, Agent: "reviewer", Task: "Review WriteNote", Conclusion: "Atomic; names unique.", Reason: "ran out of steps",
+			Supersedes: a.Ref},
+		Body: "Review body with a [link](https://example.com).",
 	})
 	must(err)
 	fx.refB = b.Ref

@@ -398,6 +398,12 @@ func handoffFields(h *blackboard.Handoff) []field {
 	if h.Key != "" {
 		out = append(out, field{Key: "key", Value: h.Key})
 	}
+	if h.Session != "" {
+		out = append(out, field{Key: "session", Value: h.Session})
+	}
+	if h.Supersedes != "" {
+		out = append(out, field{Key: "supersedes", Value: h.Supersedes})
+	}
 	if c := h.Change; c != nil {
 		out = append(out, field{Key: "change", Value: fmt.Sprintf("%s, %s, %d files +%d -%d", c.State, c.Branch, len(c.Files), c.Insertions, c.Deletions)},
 			field{Key: "files", List: c.Files})

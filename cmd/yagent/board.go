@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
+	"github.com/yagent/yagent/memory"
 )
 
 // NewCmdBoard builds `yagent board`.
@@ -37,6 +39,7 @@ field names (see README.md, "Board JSON").`,
 		NewCmdBoardIndex(f),
 		NewCmdBoardPut(f),
 		NewCmdBoardGC(f),
+		NewCmdBoardFollowUp(f),
 		NewCmdBoardPath(f),
 	)
 	return cmd
@@ -334,4 +337,51 @@ func boardPathRun(ctx context.Context, f *Factory, opts *boardPathOptions) error
 	}
 	fmt.Fprintln(f.IO.Out, store.BoardDir(opts.Board))
 	return nil
+}
+
+// boardFollowUpOptions are the inputs of `yagent board follow-up`.
+type boardFollowUpOptions struct {
+	Board, Ref, Message string
+	Agent               agentFlags
+}
+
+// NewCmdBoardFollowUp builds `yagent board follow-up`: director.FollowUp
+// in a new session on the note's board.
+func NewCmdBoardFollowUp(f *Factory) *cobra.Command {
+	opts := &boardFollowUpOptions{}
+	cmd := &cobra.Command{
+		Use:     `follow-up REF "MESSAGE" --board ID`,
+		Short:   "Continue the sub-agent that wrote a note: its own history plus MESSAGE; its new note supersedes REF",
+		Example: `  yagent board follow-up explorer/20261201T101500Z_ab12-4242-000001 "Now list the tests too" --board demo`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref, opts.Message = args[0], args[1]
+			return boardFollowUpRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
+	opts.Agent.register(cmd.Flags())
+	required(cmd, "board")
+	return cmd
+}
+
+func boardFollowUpRun(ctx context.Context, f *Factory, opts *boardFollowUpOptions) error {
+	store, err := openBoard(f, opts.Board, true)
+	if err != nil {
+		return err
+	}
+	if _, err := director.FollowUpOf(store, opts.Board, opts.Ref, opts.Message); err != nil {
+		return boardErr(err) // refused before a session is made for it
+	}
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Board: opts.Board, Title: "follow-up of " + opts.Ref})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	out, err := s.d.FollowUp(ctx, opts.Ref, opts.Message)
+	if s.human != nil {
+		s.human.Finish()
+		fmt.Fprintln(f.IO.Out, termsafe.Text(out))
+	}
+	return err
 }

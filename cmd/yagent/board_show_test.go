@@ -6,8 +6,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/testio"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/memory"
 )
+
+// followableNote lands on board fx a note a follow-up can continue, as a
+// delegation leaves one: its sub-agent session (a child of session, with
+// a task and an answer) named in its front matter. It returns its ref.
+func followableNote(t *testing.T, st *memory.Store, board *blackboard.Store, dir, session string) string {
+	t.Helper()
+	sub, err := st.Create(t.Context(), memory.CreateOptions{Kind: memory.KindSubagent, Cwd: dir, BoardID: "fx", ParentID: session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []llm.Message{{Role: llm.RoleUser, Content: "Task:\nLook around."}, {Role: llm.RoleAssistant, Content: "Looked."}} {
+		if err := sub.Append(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := board.WriteNote("fx", blackboard.NewNote{Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "explorer",
+		Task: "Look around.", Conclusion: "looked", Session: sub.ID()}, Body: "Looked.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Ref
+}
 
 // spoofNote is a note a model wrote to mislead whoever reads the board: a
 // conclusion that erases itself to read "All tests pass.", a task whose

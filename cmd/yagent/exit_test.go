@@ -172,6 +172,7 @@ type exitFixture struct {
 	dir, home, snapshot, badHome string
 	replay, plan, docs           string
 	session, ref, token, change  string
+	followable                   string // a note whose sub-agent session is kept
 	pgDSN                        string // an empty PostgreSQL database; "" without PostgreSQL here
 }
 
@@ -246,6 +247,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 	if _, err := st.DB.ExecContext(t.Context(), `INSERT INTO chat_notes_archive(chat_id, archived, notes) VALUES (?, 0, '[]')`, fx.session); err != nil {
 		t.Fatal(err)
 	}
+	fx.followable = followableNote(t, st, board, fx.dir, fx.session)
 	f.Close()
 	if err := os.CopyFS(fx.snapshot, os.DirFS(fx.home)); err != nil {
 		t.Fatal(err)
@@ -414,6 +416,11 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("bad ref", `bad note ref "\.\./\.\./etc/passwd"`, "../../etc/passwd", "--board", "fx"),
 			bad("unknown note", `no such note on this board`, "explorer/20000101T000000Z_abcd-1-000001", "--board", "fx"),
 			bad("unknown board", `no such board "nosuch"`, fx.ref, "--board", "nosuch")},
+		"board follow-up": {ok(append([]string{fx.followable, "more", "--board", "fx"}, replay...)...),
+			bad("unknown note", `no such note on this board`, "explorer/20000101T000000Z_abcd-1-000001", "more", "--board", "fx"),
+			bad("no session", `names no sub-agent session`, fx.ref, "more", "--board", "fx"),
+			bad("no board", `required flag\(s\) "board" not set`, fx.followable, "more"),
+			bad("no message", `accepts 2 arg`, fx.followable, "--board", "fx")},
 		"board index": {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch")},
 		"board put": {ok("--board", "fx", "--agent", "x", "--body-file", filepath.Join(fx.dir, "body.md")),
 			bad("bad status", `invalid argument "paused" for "--status" flag`, "--board", "fx", "--agent", "x", "--status", "paused", "--body-file", filepath.Join(fx.dir, "body.md")),

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/yagent/yagent/kb"
 )
 
 // NewCmdKB builds `yagent kb`.
@@ -55,22 +51,6 @@ func kbProject(f *Factory, flag string) (string, error) {
 		return "", usagef("no project: pass --project HANDLE (yagent kb projects lists them) or set kb.project")
 	}
 	return cfg.KB.Project, nil
-}
-
-// provenanceLine says who changed something, how and when: "agent of
-// alice (token claude) via claude-code, edit_note, 2026-03-01 09:00:00".
-func provenanceLine(p kb.Provenance) string {
-	who := "person " + p.Principal
-	if p.By == kb.KindAgent {
-		who = "agent of " + p.Principal
-	}
-	if p.Token != "" {
-		who += " (token " + p.Token + ")"
-	}
-	if p.Client != "" {
-		who += " via " + p.Client
-	}
-	return fmt.Sprintf("%s, %s, %s", who, p.Tool, p.At.UTC().Format(time.DateTime))
 }
 
 func joinOr(s []string, none string) string {

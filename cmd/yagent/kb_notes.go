@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 	"text/tabwriter"
@@ -120,35 +121,8 @@ func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, n)
 	}
-	// Agents write notes too: what a note holds is shown, never obeyed
-	// (termsafe).
-	w := f.IO.Out
-	fmt.Fprintf(w, "# %s\n", termsafe.Line(n.Title))
-	where := n.Project
-	if where == "" {
-		where = "(personal)"
-	}
-	fmt.Fprintf(w, "id: %s · %s · %s\n", n.ID, termsafe.Line(path.Join(where, n.Path)), n.Class)
-	if n.Type != "" || len(n.Tags) > 0 {
-		fmt.Fprintf(w, "type: %s · tags: %s\n", termsafe.Line(n.Type), termsafe.Line(joinOr(n.Tags, "-")))
-	}
-	fmt.Fprintf(w, "created: %s\nupdated: %s\n", provenanceLine(n.Created), provenanceLine(n.Updated))
-	for _, l := range n.Links {
-		arrow := "→"
-		if l.Direction == "in" {
-			arrow = "←"
-		}
-		target := l.NoteID
-		if l.Pending {
-			target = "pending"
-		}
-		fmt.Fprintf(w, "link %s %s %s (%s)\n", arrow, termsafe.Line(l.Type), termsafe.Line(l.Title), target)
-	}
-	fmt.Fprintf(w, "\n%s", termsafe.Text(n.Body))
-	if !strings.HasSuffix(n.Body, "\n") {
-		fmt.Fprintln(w)
-	}
-	return nil
+	_, err = io.WriteString(f.IO.Out, n.Text())
+	return err
 }
 
 // kbSearchOptions are the inputs of `yagent kb search`.

@@ -83,15 +83,8 @@ func kbTokenCreateRun(ctx context.Context, f *Factory, opts *kbTokenCreateOption
 	}
 	fmt.Fprintln(f.IO.Out, plain)
 	fmt.Fprintf(f.IO.ErrOut, "created %s token %q (projects: %s); the secret above is shown only now: give it to the client\n(YAGENT_KB_TOKEN for yagent mcp serve on stdio, an Authorization: Bearer header over --http)\n",
-		access(tok.Write), tok.Name, joinOr(tok.Projects, "all of yours"))
+		tok.Access(), tok.Name, joinOr(tok.Projects, "all of yours"))
 	return nil
-}
-
-func access(write bool) string {
-	if write {
-		return "write"
-	}
-	return "read"
 }
 
 // kbTokenLsOptions are the inputs of `yagent kb token ls`.
@@ -141,7 +134,7 @@ func kbTokenLsRun(ctx context.Context, f *Factory, opts *kbTokenLsOptions) error
 		if t.RevokedAt != nil {
 			revoked = t.RevokedAt.UTC().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, access(t.Write), joinOr(t.Projects, "all"), t.CreatedAt.UTC().Format(time.DateTime), revoked)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Access(), joinOr(t.Projects, "all"), t.CreatedAt.UTC().Format(time.DateTime), revoked)
 	}
 	return tw.Flush()
 }
