@@ -293,21 +293,29 @@ func (w *delegationWorker) holdOff(me *modelError) {
 // Should the transaction fail otherwise, returning nil leaves it to the
 // completer.
 func (w *delegationWorker) complete(ctx context.Context, job *river.Job[JobArgs], att *attempt) error {
+	// Said on stderr: a completion left to River is the thing to look
+	// at when a job ends otherwise than its worker reported.
+	leave := func(step string, err error) error {
+		w.notice(fmt.Sprintf("job %d: %s: could not complete it at once (%s: %v); River's completer will", job.ID, job.Args.Delegation, step, err))
+		return nil
+	}
 	tx, err := w.q.pool.Begin(ctx)
 	if err != nil {
-		return nil
+		return leave("begin", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if err := att.fence(ctx, tx); err != nil {
 		if errors.Is(err, errStale) {
 			return err
 		}
-		return nil
+		return leave("fence", err)
 	}
 	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
-		return nil
+		return leave("complete", err)
 	}
-	_ = tx.Commit(ctx)
+	if err := tx.Commit(ctx); err != nil {
+		return leave("commit", err)
+	}
 	return nil
 }
 

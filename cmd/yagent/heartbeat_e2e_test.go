@@ -270,7 +270,12 @@ func TestStaleAttemptDropped(t *testing.T) {
 	if err := stale.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	stale.waitFor(t, "is stale .*its outcome is dropped", 20*time.Second)
+	if !stale.seen("is stale .*its outcome is dropped", 20*time.Second) {
+		// Seen once at load 15–18: the stale worker said "ok" and no
+		// "is stale"; what the job and the other worker say tells why.
+		t.Fatalf("the stale worker never said its outcome is dropped\nstale worker:\n%s\ncurrent worker:\n%s\njob: %s",
+			tail(stale.log.String(), 3000), tail(current.log.String(), 3000), c.jobRow())
+	}
 	if err := b.cmd.Wait(); err != nil {
 		t.Fatalf("yagent batch: %v\n%s", err, tail(b.log.String(), 3000))
 	}
@@ -300,6 +305,34 @@ func TestStaleAttemptDropped(t *testing.T) {
 	if strings.Contains(stale.log.String(), "stale: ok") || strings.Contains(stale.log.String(), "item-000 ok") {
 		t.Errorf("the stale worker reports its outcome as landed:\n%s", tail(stale.log.String(), 2000))
 	}
+}
+
+// jobRow is every job's row and attempt record, for a failure message.
+func (c *cluster) jobRow() string {
+	conn, err := pgx.Connect(context.Background(), c.dsn)
+	if err != nil {
+		return err.Error()
+	}
+	defer conn.Close(context.Background())
+	var out strings.Builder
+	rows, err := conn.Query(context.Background(), `SELECT j.id, j.state, j.attempt, j.attempted_by::text, j.errors::text, coalesce(a.token, 0), coalesce(a.worker, ''), coalesce(a.attempt, 0)
+		FROM river_job j LEFT JOIN yagent_job_attempt a ON a.job_id = j.id ORDER BY j.id`)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			id                       int64
+			state, by, errs, worker  string
+			attempt, token, yattempt int64
+		)
+		if err := rows.Scan(&id, &state, &attempt, &by, &errs, &token, &worker, &yattempt); err != nil {
+			return err.Error()
+		}
+		fmt.Fprintf(&out, "job %d %s attempt %d by %s errors %s; token %d of %s (attempt %d)\n", id, state, attempt, by, errs, token, worker, yattempt)
+	}
+	return out.String()
 }
 
 // TestWorkerTimeoutNotBelowRescueAfter: queue.worker_timeout at or above

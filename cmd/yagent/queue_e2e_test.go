@@ -258,15 +258,20 @@ type worker struct {
 // waitFor waits until the worker's stderr matches re.
 func (w *worker) waitFor(t *testing.T, re string, timeout time.Duration) {
 	t.Helper()
-	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if rx.MatchString(w.log.String()) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !w.seen(re, timeout) {
+		t.Fatalf("%s: no %q on stderr after %s:\n%s", w.name, re, timeout, tail(w.log.String(), 2000))
 	}
-	t.Fatalf("%s: no %q on stderr after %s:\n%s", w.name, re, timeout, tail(w.log.String(), 2000))
+}
+
+// seen says whether the worker's stderr matches re within timeout.
+func (w *worker) seen(re string, timeout time.Duration) bool {
+	rx := regexp.MustCompile(re)
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if rx.MatchString(w.log.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 // pickVictim returns a worker that does not lead River's maintenance (its
