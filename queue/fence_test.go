@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -148,5 +149,36 @@ func TestWorkFencesEveryEnd(t *testing.T) {
 	}
 	if n, ok := e.q.driver.pilot.worked[7]; !ok || n != 3 {
 		t.Errorf("Work returned with job 7 fenced at attempt %d (%v); want attempt 3", n, ok)
+	}
+}
+
+// TestStartAttemptAfterHandOver: a worker that reaches its attempt's start
+// after the job went to another worker (seen at load 26: Work started, its
+// first database call and its heartbeats late) takes no token — the other
+// worker's stays — and its attempt is stale; nor does it take a job handed
+// over and not fetched again. At the job's current attempt it starts.
+func TestStartAttemptAfterHandOver(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	if _, err := db.Exec(ctx, `INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at, attempted_by) VALUES
+		(1, '{"delegation":"item-001"}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 2, now(), '{slow,other}'),
+		(2, '{"delegation":"item-002"}', 'yagent_delegation', 3, 'yagent_delegations', 'available', 1, now(), '{slow}')`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.q.startAttempt(ctx, 1, "other", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		job int64
+		n   int
+	}{{1, 1}, {2, 1}} {
+		if a, err := e.q.startAttempt(ctx, c.job, "slow", c.n); !errors.Is(err, errStale) {
+			t.Errorf("job %d: the slow worker's attempt %d started (%+v, %v); want it stale", c.job, c.n, a, err)
+		}
+	}
+	if err := other.check(ctx); err != nil {
+		t.Errorf("the current attempt lost its token to a slow worker: %v", err)
 	}
 }

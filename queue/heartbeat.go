@@ -165,14 +165,37 @@ type attempt struct {
 }
 
 // startAttempt records the job's new attempt on this worker and returns
-// it with its token (one more than any earlier attempt's).
+// it with its token (one more than any earlier attempt's), only while the
+// job is still running at River's attempt n: a worker slow to get here
+// (seen at load 26: its heartbeats late too) may find the job handed to
+// another worker, whose token it must not take (errStale). The job's
+// row is locked first, as the rescue and fence do.
 func (q *Queue) startAttempt(ctx context.Context, job int64, worker string, n int) (*attempt, error) {
 	a := &attempt{q: q, job: job}
-	err := q.pool.QueryRow(ctx, `INSERT INTO yagent_job_attempt AS a (job_id, token, worker, attempt, started) VALUES ($1, 1, $2, $3, now())
+	wrap := func(err error) error {
+		return fmt.Errorf("record attempt %d of job %d: %w", n, job, scrub(err, q.opts.DSN))
+	}
+	tx, err := q.pool.Begin(ctx)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	var one int
+	err = tx.QueryRow(ctx, `SELECT 1 FROM river_job WHERE id = $1 AND state = 'running' AND attempt = $2 FOR UPDATE`, job, n).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("job %d attempt %d: %w", job, n, errStale)
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	err = tx.QueryRow(ctx, `INSERT INTO yagent_job_attempt AS a (job_id, token, worker, attempt, started) VALUES ($1, 1, $2, $3, now())
 		ON CONFLICT (job_id) DO UPDATE SET token = a.token + 1, worker = excluded.worker, attempt = excluded.attempt, started = excluded.started
 		RETURNING token`, job, worker, n).Scan(&a.token)
 	if err != nil {
-		return nil, fmt.Errorf("record attempt %d of job %d: %w", n, job, scrub(err, q.opts.DSN))
+		return nil, wrap(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, wrap(err)
 	}
 	return a, nil
 }

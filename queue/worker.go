@@ -201,6 +201,9 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
 	att, err := w.q.startAttempt(ctx, job.ID, w.opts.Name, job.Attempt)
+	if errors.Is(err, errStale) {
+		return w.dropStale(ctx, job)
+	}
 	if err != nil {
 		return err
 	}
