@@ -105,7 +105,11 @@ func TestUntrustedWorkspaceCannot(t *testing.T) {
 
 	work := t.TempDir()
 	home := filepath.Join(work, "home")
-	mkfile(t, filepath.Join(home, ".yagent", "config.yaml"), "models:\n  default:\n    base_url: "+mineURL+"\n    max_retries: 0\nagents:\n  sandbox: \"off\"\n")
+	// max_retries stays at its default: a keep-alive connection the proxy
+	// drops under load ("unexpected EOF", seen once in a fresh clone's CI)
+	// is retried as it would be for a person; what is asserted is whose
+	// key reached which server, not how many requests did.
+	mkfile(t, filepath.Join(home, ".yagent", "config.yaml"), "models:\n  default:\n    base_url: "+mineURL+"\nagents:\n  sandbox: \"off\"\n")
 	repo := filepath.Join(work, "repo")
 	if err := os.MkdirAll(filepath.Join(repo, "out"), 0o755); err != nil {
 		t.Fatal(err)
