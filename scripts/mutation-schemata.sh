@@ -179,33 +179,8 @@ elif [ -z "${MUTATION_TIMEOUT:-}" ]; then
   exit 2
 fi
 
-# mutate_at FILE LINE COL TYPE: as scripts/mutation.sh's.
-mutate_at() {
-  perl -i -e '
-    my ($line, $col, $typ) = splice(@ARGV, 0, 3);
-    my %to = (
-      CONDITIONALS_NEGATION => {"==" => "!=", "!=" => "==", ">=" => "<", ">" => "<=", "<=" => ">", "<" => ">="},
-      CONDITIONALS_BOUNDARY => {">=" => ">", ">" => ">=", "<=" => "<", "<" => "<="},
-      ARITHMETIC_BASE       => {"+" => "-", "-" => "+", "*" => "/", "/" => "*", "%" => "*"},
-      INVERT_NEGATIVES      => {"-" => "+"},
-      INCREMENT_DECREMENT   => {"++" => "--", "--" => "++"},
-    );
-    my $done = 0;
-    while (<>) {
-      if ($. == $line && !$done) {
-        for my $op (sort { length($b) <=> length($a) } keys %{$to{$typ} || {}}) {
-          if (substr($_, $col - 1, length $op) eq $op) {
-            substr($_, $col - 1, length $op) = $to{$typ}{$op};
-            $done = 1;
-            last;
-          }
-        }
-      }
-      print;
-    }
-    exit($done ? 0 : 1);
-  ' "$2" "$3" "$4" "$1"
-}
+# mutate_at FILE LINE COL TYPE: see scripts/mutate-at.sh.
+. "$top/scripts/mutate-at.sh"
 
 killed=0 lived=0 nonviable=0
 declare -A perfile_total perfile_killed
