@@ -16,6 +16,8 @@
 #   MUTATION_PARTS=hand scripts/mutation.sh ./sandbox   # hand mutants only
 #   MUTATION_PARTS=gremlins MUTATION_FILES="plan.go split.go" \
 #     scripts/mutation.sh ./sandbox                     # those files' only
+# MUTATION_DIFF=REV keeps only gremlins' mutants on lines changed since
+# REV (after a full measurement at REV, what changed since).
 # MUTATION_APPLY=1 applies every gremlins mutant here (as for tests=
 # below) instead of letting gremlins run them: a mutant no test covers is
 # judged too, and MUTATION_LOG=FILE records for each mutant its verdict
@@ -55,6 +57,10 @@ top=$(git rev-parse --show-toplevel)
 cd "$top"
 gremlins=(go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0)
 workers=${GREMLINS_WORKERS:-1}
+# MUTATION_DIFF=REV: only gremlins' mutants on lines changed since REV
+# (gremlins --diff): re-measuring what changed after a full measurement.
+diff=()
+[ -z "${MUTATION_DIFF:-}" ] || diff=(--diff "$MUTATION_DIFF")
 # gremlins times each mutant's tests against its coverage run: a cached
 # one (1 s) made every mutant of ./agents TIMED OUT (counted killed).
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
@@ -195,7 +201,7 @@ for pkg in "${pkgs[@]}"; do
     : # no gremlins mutant
   elif [ -n "${MUTATION_APPLY:-}" ] || [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
     # Every mutant, covered or not, applied here and judged by testpkgs.
-    with_env "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --dry-run "${diff[@]}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     while read -r typ file ln col; do
       if [ -n "${MUTATION_FROM:-}" ] && [ "$file" = "${MUTATION_FROM%%:*}" ] && [ "$ln" -lt "${MUTATION_FROM##*:}" ]; then
         continue # judged in an earlier part
@@ -214,7 +220,7 @@ for pkg in "${pkgs[@]}"; do
       git checkout -q -- "$pkg/$file"
     done < <(in_order 'RUNNABLE|NOT COVERED')
   else
-    with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${diff[@]}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
     killed=$(num Killed) lived=$(num Lived) timedout=$(num 'Timed out')
     grep -E '^ *(LIVED|TIMED OUT)' "$out.log" | sed "s|^|  $pkg |" >&2 || true
