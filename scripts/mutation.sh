@@ -16,8 +16,9 @@
 #   MUTATION_PARTS=hand scripts/mutation.sh ./sandbox   # hand mutants only
 #   MUTATION_PARTS=gremlins MUTATION_FILES="plan.go split.go" \
 #     scripts/mutation.sh ./sandbox                     # those files' only
-# MUTATION_DIFF=REV keeps only gremlins' mutants on lines changed since
-# REV (after a full measurement at REV, what changed since).
+# MUTATION_DIFF=REV (with MUTATION_APPLY=1) keeps only the mutants on
+# lines added or changed since REV: after a full measurement at REV,
+# what changed since.
 # MUTATION_APPLY=1 applies every gremlins mutant here (as for tests=
 # below) instead of letting gremlins run them: a mutant no test covers is
 # judged too, and MUTATION_LOG=FILE records for each mutant its verdict
@@ -57,10 +58,10 @@ top=$(git rev-parse --show-toplevel)
 cd "$top"
 gremlins=(go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0)
 workers=${GREMLINS_WORKERS:-1}
-# MUTATION_DIFF=REV: only gremlins' mutants on lines changed since REV
-# (gremlins --diff): re-measuring what changed after a full measurement.
-diff=()
-[ -z "${MUTATION_DIFF:-}" ] || diff=(--diff "$MUTATION_DIFF")
+if [ -n "${MUTATION_DIFF:-}" ] && [ -z "${MUTATION_APPLY:-}" ]; then
+  echo "mutation.sh: MUTATION_DIFF needs MUTATION_APPLY=1 (gremlins itself would run every mutant)" >&2
+  exit 2
+fi
 # gremlins times each mutant's tests against its coverage run: a cached
 # one (1 s) made every mutant of ./agents TIMED OUT (counted killed).
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
@@ -194,14 +195,25 @@ for pkg in "${pkgs[@]}"; do
     local all f
     all=$(mutants "$1")
     for f in ${MUTATION_FILES:-$(awk '{print $2}' <<<"$all" | sort -u)}; do
-      awk -v f="$f" '$2 == f' <<<"$all" | sort -s -k3,3n -k4,4n
+      awk -v f="$f" -v lines="$(changed "$pkg/$f")" '
+        BEGIN { n = split(lines, l, " "); for (i = 1; i <= n; i++) keep[l[i]] = 1 }
+        $2 == f && (lines == "all" || $3 in keep)' <<<"$all" | sort -s -k3,3n -k4,4n
     done
+  }
+  # changed FILE: "all", or with MUTATION_DIFF=REV the numbers of FILE's
+  # lines added or changed since REV (gremlins' own --diff matches no file
+  # of a package below the module's root).
+  changed() {
+    [ -n "${MUTATION_DIFF:-}" ] || { echo all; return; }
+    git diff -U0 "$MUTATION_DIFF" HEAD -- "$1" |
+      sed -nE 's/^@@ [^+]*\+([0-9]+)(,([0-9]+))? @@.*/\1 \3/p' |
+      awk '{ n = ($2 == "") ? 1 : $2; for (i = 0; i < n; i++) printf "%d ", $1 + i }'
   }
   if [ "$parts" = hand ]; then
     : # no gremlins mutant
   elif [ -n "${MUTATION_APPLY:-}" ] || [ ${#testpkgs[@]} -gt 1 ] || [ "${testpkgs[0]}" != "$pkg" ]; then
     # Every mutant, covered or not, applied here and judged by testpkgs.
-    with_env "${gremlins[@]}" unleash --dry-run "${diff[@]}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --dry-run "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     while read -r typ file ln col; do
       if [ -n "${MUTATION_FROM:-}" ] && [ "$file" = "${MUTATION_FROM%%:*}" ] && [ "$ln" -lt "${MUTATION_FROM##*:}" ]; then
         continue # judged in an earlier part
@@ -220,7 +232,7 @@ for pkg in "${pkgs[@]}"; do
       git checkout -q -- "$pkg/$file"
     done < <(in_order 'RUNNABLE|NOT COVERED')
   else
-    with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${diff[@]}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
+    with_env "${gremlins[@]}" unleash --workers "$workers" --timeout-coefficient "${GREMLINS_TIMEOUT:-10}" "${excludes[@]}" "$pkg" >"$out.log" 2>&1 || true
     num() { grep -oE "$1: [0-9]+" "$out.log" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
     killed=$(num Killed) lived=$(num Lived) timedout=$(num 'Timed out')
     grep -E '^ *(LIVED|TIMED OUT)' "$out.log" | sed "s|^|  $pkg |" >&2 || true
