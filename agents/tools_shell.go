@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/shellprefix"
+	"github.com/yagent/yagent/internal/shellquote"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -226,7 +227,7 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	shown := a.Command
 	words, simple := CommandWords(a.Command)
 	if shown == "" {
-		shown = shownArgv(a.Argv)
+		shown = shellquote.Join(a.Argv...)
 		words, simple = argvWords(a.Argv)
 	}
 	if err := policy.Sandbox.Err(); err != nil {
