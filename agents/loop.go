@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/telemetry"
 )
@@ -109,6 +110,12 @@ type Loop struct {
 	// refusal ends the turn. Without Fit, nothing is shrunk or retried.
 	Fit func(ctx context.Context, f *Fitting) error
 	Now func() time.Time
+	// Hooks runs the person's hooks around each tool call (PreToolUse,
+	// PostToolUse, PostToolUseFailure; nil: none), HookBase being what
+	// every hook's input shares (session, transcript, the workspace as
+	// cwd).
+	Hooks    *hooks.Runner
+	HookBase hooks.Input
 }
 
 // Fitting is the history of the next request, as Loop.Fit sees it.
@@ -500,7 +507,19 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 			}
 			tctx, sp := telemetry.StartTool(ctx, c.Name, c.ID)
 			sp.Content(telemetry.KeyToolArguments, func() string { return c.Arguments })
-			res, err := safeRun(tctx, t, &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)})
+			call := &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)}
+			hctx, call, settled, extra, err := l.preToolUse(tctx, a, t, call)
+			var res Result
+			switch {
+			case err != nil:
+			case settled != nil:
+				res = *settled
+			default:
+				res, err = safeRun(hctx, t, call)
+			}
+			if err == nil {
+				res, err = l.postToolUse(tctx, a, call, res, extra)
+			}
 			endToolSpan(sp, res, err)
 			if err != nil {
 				mu.Lock()

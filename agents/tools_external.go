@@ -63,14 +63,15 @@ func NewExternalTool(policy ShellPolicy, decl Tool, ext External, run RunFunc) (
 // why it was refused.
 func (p ShellPolicy) permitExternal(ctx context.Context, name string, ext External, args json.RawMessage) (bool, string, error) {
 	key := ext.Server + "\x00" + ext.Tool
-	if ext.Allowed || p.Session.toolApproved(key) {
+	p, ask := p.withHook(ctx)
+	if !ask && (ext.Allowed || p.Session.toolApproved(key)) {
 		return true, "", nil
 	}
 	what := fmt.Sprintf("the tool %s of mcp server %s", shown(ext.Tool), shown(ext.Server))
 	if p.Ask == nil {
 		return false, fmt.Sprintf(refuseNoExternal, what, ext.Server, allowEntry(ext.Tool)), nil
 	}
-	if p.Approval == ApproveNever {
+	if p.Approval == ApproveNever && !ask {
 		return true, "", nil
 	}
 	q := Question{Action: fmt.Sprintf("call %s (%s) with these arguments:", what, name), Args: PrettyArgs(args)}

@@ -124,7 +124,8 @@ const (
 // permitShell decides one command; the string says why it was refused.
 // words are the command's words when it is simple (ok).
 func (p ShellPolicy) permitShell(ctx context.Context, action string, words []string, simple bool) (bool, string, error) {
-	if simple && (allowedByRule(p.ShellAllow, words) || p.Session.match(words)) {
+	p, ask := p.withHook(ctx)
+	if !ask && simple && (allowedByRule(p.ShellAllow, words) || p.Session.match(words)) {
 		return true, "", nil
 	}
 	if !p.Allowed && p.Ask == nil {
@@ -133,11 +134,11 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 		}
 		return false, refuseNoShell, nil
 	}
-	if p.Approval == ApproveNever {
+	if p.Approval == ApproveNever && !ask {
 		return true, "", nil
 	}
 	if p.Ask == nil {
-		if p.Allowed && p.Approval != ApproveUntrusted {
+		if p.Allowed && p.Approval != ApproveUntrusted && !ask {
 			return true, "", nil // nobody to ask, but --allow-shell said yes
 		}
 		return false, refuseNoAsker, nil
@@ -166,8 +167,13 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 // asked about, whatever the approval policy, and refused when nobody can
 // answer; under untrusted every write is asked about.
 func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected string) (bool, string, error) {
-	if q.Why == "" && p.Approval != ApproveUntrusted {
+	person := p.Ask
+	p, ask := p.withHook(ctx)
+	if q.Why == "" && p.Approval != ApproveUntrusted && !ask {
 		return true, "", nil
+	}
+	if q.Why != "" {
+		p.Ask = person // a protected path: the person answers, not a hook
 	}
 	if p.Ask == nil {
 		if q.Why != "" {
