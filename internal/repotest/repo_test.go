@@ -319,8 +319,8 @@ func TestReadmeCICommand(t *testing.T) {
 	if !strings.Contains(string(ci), "\n"+cmd+"\n") {
 		t.Errorf(".ci/run does not run README's test command verbatim:\n%s", cmd)
 	}
-	if !strings.Contains(cmd, "go test -race -timeout 30m ./...") {
-		t.Errorf("README's test command %q does not run go test -race -timeout 30m ./...", cmd)
+	if !strings.Contains(cmd, "go test -race -timeout 45m ./...") {
+		t.Errorf("README's test command %q does not run go test -race -timeout 45m ./...", cmd)
 	}
 }
 
