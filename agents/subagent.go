@@ -10,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/change"
+	personhooks "github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/sandbox"
 	"github.com/yagent/yagent/telemetry"
@@ -125,6 +126,9 @@ type SubRunner struct {
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
 	// lets sub-agents delegate further).
 	ExtraTools func(depth int) []*Tool
+	// Hooks runs the person's hooks around the sub-agents' tool calls
+	// (nil: none).
+	Hooks *personhooks.Runner
 	// Recorder, when set, is told when a delegation starts (with Model set
 	// to the model name the delegation runs with), gets every message and
 	// response of the sub-agent, fits its requests to the window, and is
@@ -143,7 +147,9 @@ type SubRunner struct {
 type DelegationHooks struct {
 	// Session is the id of the sub-agent session recording the
 	// delegation: its note's `session:`, what a follow-up continues.
-	Session string
+	// Transcript is its rollout (a hook's transcript_path).
+	Session    string
+	Transcript string
 	// History is the conversation a follow-up continues (the reopened
 	// session's, compaction summary first); nil for a new delegation.
 	History    []llm.Message
@@ -275,6 +281,8 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		Client: client, Events: parented(r.Events, d.CallID), TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
 		Tail:   func(context.Context) (string, error) { return ComposeTail(prep.Index), nil },
 		Append: hooks.Append, Fit: hooks.Fit,
+		Hooks: r.Hooks, HookBase: personhooks.Input{SessionID: hooks.Session, TranscriptPath: hooks.Transcript, Cwd: r.Workspace.Dir(),
+			AgentID: d.CallID, AgentType: def.Name},
 		OnResponse: func(resp llm.Response) {
 			if hooks.OnResponse != nil {
 				hooks.OnResponse(resp)

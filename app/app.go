@@ -18,6 +18,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
 )
 
@@ -63,7 +64,10 @@ type App struct {
 	// Budget is the run's budget without its key (RunBudget): a session
 	// puts it on each turn's context (WithBudget).
 	Budget budget.Scope
-	now    func() time.Time
+	// Hooks runs the person's Claude Code hooks (LoadHooks; nil when no
+	// settings file names one).
+	Hooks *hooks.Runner
+	now   func() time.Time
 }
 
 // New assembles a run.
@@ -100,8 +104,15 @@ func New(o Options) (*App, error) {
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
 	}
+	set, warnings := LoadHooks(cfg, ws.Dir())
+	for _, w := range warnings {
+		a.Notice(w)
+	}
+	if !set.Empty() {
+		a.Hooks = &hooks.Runner{Set: set, Dir: ws.Dir()}
+	}
 	ag := cfg.Agents
-	a.Runner = &agents.SubRunner{
+	a.Runner = &agents.SubRunner{Hooks: a.Hooks,
 		Client: o.Client, Registry: reg, Catalog: a.Catalog, Board: o.Board, Workspace: ws, Events: o.Events,
 		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
 		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,

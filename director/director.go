@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
@@ -272,7 +273,8 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 			d.warn("record the answer's window use", s.Observe(resp))
 			d.warn("record the answer's tokens", s.RecordUsage(ctx, "turn", resp.Usage))
 		},
-		Fit: t.fit.fit,
+		Fit:   t.fit.fit,
+		Hooks: d.app.Hooks, HookBase: hooks.Input{SessionID: s.ID(), TranscriptPath: s.Info().Rollout, Cwd: d.app.Workspace.Dir()},
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
 	agent := d.agent(t, gates)

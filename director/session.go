@@ -154,7 +154,7 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		label := "subagent:" + del.Agent
 		fit := d.newFitter(sub, del.Agent, del.Model, memory.KindSubagent)
 		return agents.DelegationHooks{
-			Session: sub.ID(), History: history,
+			Session: sub.ID(), Transcript: sub.Info().Rollout, History: history,
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
 				d.warn("record the sub-agent's window use", sub.Observe(resp))

@@ -98,6 +98,10 @@ type Skipped struct {
 	Why    string
 }
 
+// WhyUntrusted is why the hooks of a file of an untrusted workspace are
+// skipped.
+const WhyUntrusted = "the workspace is not trusted (yagent trust)"
+
 // Set is the hooks loaded from the settings files, by event, in file
 // order.
 type Set struct {
@@ -175,7 +179,7 @@ func (s *Set) add(f File, data []byte) error {
 				case strings.TrimSpace(h.Command) == "":
 					errs = append(errs, fmt.Errorf("hooks of %s: a %s command hook with no command", f.Path, name))
 				case !f.Trusted:
-					s.skipped = append(s.skipped, Skipped{Source: f.Path, Event: name, What: h.Command, Why: "the workspace is not trusted (yagent trust)"})
+					s.skipped = append(s.skipped, Skipped{Source: f.Path, Event: name, What: h.Command, Why: WhyUntrusted})
 				default:
 					timeout := DefaultTimeout
 					if h.Timeout != nil && *h.Timeout > 0 {

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/hooks"
+)
+
+// HookFiles are the settings files whose hooks a run in workspace reads,
+// in Claude Code's order: the person's (~/.yagent/settings.json, then
+// ~/.claude/settings.json), then the workspace's (.yagent/settings.json,
+// .claude/settings.json, .claude/settings.local.json), trusted only when
+// the workspace is (`yagent trust`: hooks run as the person). A workspace
+// file that is one of the person's (a run in $HOME) is read once, as
+// theirs. problem says why trust could not be read ("" when it could);
+// the workspace's hooks are then not run.
+func HookFiles(cfg *config.Config, workspace string) (files []hooks.File, problem string) {
+	person := []string{filepath.Join(cfg.Home, "settings.json")}
+	if cfg.UserHome != "" {
+		person = append(person, filepath.Join(cfg.UserHome, ".claude", "settings.json"))
+	}
+	for _, p := range person {
+		files = append(files, hooks.File{Path: p, Trusted: true})
+	}
+	trusted := false
+	if dir, err := config.TrustDir(workspace); err == nil {
+		list, err := config.ReadTrust(cfg.Home)
+		if err != nil {
+			problem = err.Error()
+		} else {
+			trusted = list.Has(dir)
+		}
+	}
+	for _, rel := range []string{".yagent/settings.json", ".claude/settings.json", ".claude/settings.local.json"} {
+		p := filepath.Join(workspace, rel)
+		if sameAsAny(p, person) {
+			continue
+		}
+		files = append(files, hooks.File{Path: p, Trusted: trusted})
+	}
+	return files, problem
+}
+
+func sameAsAny(p string, others []string) bool {
+	a, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	for _, o := range others {
+		if b, err := os.Stat(o); err == nil && os.SameFile(a, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadHooks loads the hooks of a run in workspace (HookFiles). What does
+// not load — a broken file, an untrusted workspace's hooks — is said in
+// warnings, each naming the file and what to do; the run goes on with
+// the rest.
+func LoadHooks(cfg *config.Config, workspace string) (*hooks.Set, []string) {
+	files, problem := HookFiles(cfg, workspace)
+	set, err := hooks.Load(files)
+	var warnings []string
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("warning: %v", err))
+	}
+	untrusted := map[string]bool{}
+	for _, s := range set.Skipped() {
+		if s.Why == hooks.WhyUntrusted && !untrusted[s.Source] {
+			untrusted[s.Source] = true
+			warnings = append(warnings, fmt.Sprintf("warning: not running the hooks of %s: this directory is not trusted; if you trust it, run `yagent trust %s`", s.Source, workspace))
+		}
+	}
+	if problem != "" && len(untrusted) > 0 {
+		warnings = append(warnings, "warning: the trust list could not be read: "+problem)
+	}
+	return set, warnings
+}
