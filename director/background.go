@@ -198,8 +198,11 @@ func (d *Director) background(ctx context.Context, c *agents.Call, dl agents.Del
 		j.mu.Unlock()
 		d.forgetCancelRequest(j)
 		close(j.done)
-		if !detached && b.onDone != nil {
-			b.onDone(end)
+		b.mu.Lock()
+		onDone := b.onDone
+		b.mu.Unlock()
+		if !detached && onDone != nil {
+			onDone(end)
 		}
 	}()
 	return agents.Result{Content: fmt.Sprintf("started in the background\nref: %s\n(its note lands at this ref; the board index lists it as running until then, then as finished; await_delegations waits for it, cancel_delegation stops it)", ref),
