@@ -15,14 +15,29 @@ const RecoveredReason = "the process ended while this delegation ran; this is th
 // after its write finds the note instead of writing a second one.
 func RecoveryKey(sessionID, callID string) string { return "recovered:" + sessionID + "/" + callID }
 
-// RecoverDelegation writes the one note of a delegation the process died
-// in: status degraded, body the best deliverable found in the sub-agent's
-// messages (its last assistant text). A note with the same key already on
-// the board is returned instead (never twice); the caller records the
-// recovery in the rollout.
-func RecoverDelegation(board *blackboard.Store, boardID, key string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
+// CancelledReason is the reason of the note of a background delegation
+// the lead (or yagent board cancel) stopped.
+const CancelledReason = "cancelled while it ran (cancel_delegation or yagent board cancel); this is the last thing the sub-agent wrote"
+
+// RecoverDelegation writes the one note of a delegation that ended
+// without landing its own — the process died in it (reason
+// RecoveredReason), or it was cancelled in the background
+// (CancelledReason): status degraded, body the best deliverable found in
+// the sub-agent's messages (its last assistant text). It lands under
+// d.Stem when the delegation's ref was named at its start. A note with
+// the same key, or already at that ref (it landed before the process
+// could record it), is returned instead (never twice); the caller records
+// the recovery in the rollout.
+func RecoverDelegation(board *blackboard.Store, boardID, key, reason string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
 	if m, ok, err := board.FindByKey(boardID, d.Agent, key); err != nil || ok {
 		return m, err
+	}
+	if d.Stem != "" {
+		ref := blackboard.Ref{Agent: blackboard.NormalizeAgent(d.Agent), Stem: d.Stem}.String()
+		// Any other answer writes: the write never replaces a note.
+		if m, _, err := board.ReadHandoff(boardID, ref); err == nil {
+			return m, nil
+		}
 	}
 	body := ""
 	for i := len(subMessages) - 1; i >= 0; i-- {
@@ -38,8 +53,9 @@ func RecoverDelegation(board *blackboard.Store, boardID, key string, d Delegatio
 	}
 	return board.WriteNote(boardID, blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task,
-			Conclusion: concl, Reason: RecoveredReason, Key: key},
+			Conclusion: concl, Reason: reason, Key: key},
 		Body:              body,
+		Stem:              d.Stem,
 		ObservedArtifacts: observed,
 	})
 }

@@ -49,6 +49,14 @@ type Delegation struct {
 	// that holds an earlier delegation's history (the Recorder reopens it
 	// and hands the history over in DelegationHooks.History).
 	FollowUp *FollowUp
+	// Stem, when set, is the stem the note lands under (reserved with
+	// blackboard.Store.NewStem by a delegator that named the ref before
+	// the run: a background delegation's ref is known when it starts).
+	Stem string
+	// Background marks a delegation the lead did not wait for (issue 30):
+	// the Recorder records it so, and the lead learns of its end from the
+	// next board index.
+	Background bool
 }
 
 // FollowUp names what a follow-up continues: the note it supersedes and
@@ -258,7 +266,11 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	var iso *isolation
 	if r.isolates(ctx, d, def, tools) {
-		if iso, err = r.isolate(ctx, d.BoardID, r.Board.NewStem(), d.Base); err != nil {
+		stem := d.Stem
+		if stem == "" {
+			stem = r.Board.NewStem()
+		}
+		if iso, err = r.isolate(ctx, d.BoardID, stem, d.Base); err != nil {
 			return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 		}
 		ctx = WithWorkspace(ctx, iso.ws)
@@ -318,6 +330,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
 	note.Handoff.Key = d.Key
 	note.Handoff.Session = hooks.Session
+	note.Stem = d.Stem
 	if d.FollowUp != nil {
 		note.Handoff.Supersedes = d.FollowUp.Ref
 	}

@@ -166,3 +166,29 @@ func (r ListResult) Table() string {
 	tw.Flush()
 	return b.String()
 }
+
+// BoardsTable is `yagent board boards` for a person: one row a board.
+func BoardsTable(boards []BoardInfo) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BOARD\tNOTES\tNEWEST\tSIZE")
+	for _, bi := range boards {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termsafe.Line(bi.ID), bi.Notes, bi.Newest.Format(time.DateTime), brief.Bytes(bi.Bytes))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// ChangesTable is `yagent changes ls` for a person: one row a note with
+// a change.
+func ChangesTable(notes []NoteMeta) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REF\tSTATE\tFILES\tBRANCH")
+	for _, m := range notes {
+		c := m.Change
+		fmt.Fprintf(tw, "%s\t%s\t%d +%d -%d\t%s\n", termsafe.Line(m.Ref), c.State, len(c.Files), c.Insertions, c.Deletions, termsafe.Line(c.Branch))
+	}
+	tw.Flush()
+	return b.String()
+}

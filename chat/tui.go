@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/director"
+	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/lineedit"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/internal/ttyask"
@@ -54,6 +56,9 @@ func OpenTUI(ctx context.Context, o Options, sink *tui.Sink, ask *tui.Asker) (*C
 		return nil, err
 	}
 	c.s = s
+	// A background delegation that lands wakes the program: idle, it
+	// starts a turn that reports it (agents.on_background_done: report).
+	s.Director.OnBackgroundDone(func(event.DelegationEvent) { sink.Nudge() })
 	return c, nil
 }
 
@@ -191,6 +196,17 @@ func (b *Backend) Command(ctx context.Context, line string) (string, bool, error
 }
 
 func (b *Backend) Status() tui.Status { return b.Chat.status() }
+
+// Report implements tui.Reporter: with agents.on_background_done report,
+// a turn that reports the background delegations that finished and that
+// no call of the director has shown yet.
+func (b *Backend) Report() (string, bool) {
+	d := b.Chat.s.Director
+	if !d.ReportsBackground() || len(b.Chat.s.Session.Unseen()) == 0 {
+		return "", false
+	}
+	return director.ReportBackgroundPrompt(), true
+}
 
 // Sessions implements tui.Sessions: the /resume picker's rows.
 func (b *Backend) Sessions(ctx context.Context, all bool) ([]tui.Session, error) {

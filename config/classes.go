@@ -178,6 +178,10 @@ var KeyClasses = map[string]KeyClass{
 	// false takes the file half of rewind away; nothing an agent may do
 	// grows.
 	"agents.checkpoints": {Class: Harmless},
+	// report starts a turn when a background delegation lands while the
+	// person's session is idle, which it would report at the next one
+	// anyway; nothing an agent may do grows.
+	"agents.on_background_done": {Class: Harmless},
 
 	// A new server starts a program or sends requests to a URL; enabled
 	// starts one the person turned off.

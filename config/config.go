@@ -306,6 +306,11 @@ type Agents struct {
 	// and each applied change, under $YAGENT_HOME/checkpoints (yagent
 	// rewind, /rewind).
 	Checkpoints bool `yaml:"checkpoints" json:"checkpoints"`
+	// OnBackgroundDone is what an interactive session does when a
+	// background delegation lands while the director is idle: report
+	// (start a turn that reports it) or wait (the next board index shows
+	// it).
+	OnBackgroundDone string `yaml:"on_background_done" json:"on_background_done"`
 }
 
 // SandboxRoots is agents.sandbox_writable with a leading ~/ expanded to

@@ -219,6 +219,7 @@ func TestShellAllowRunsNothingElse(t *testing.T) {
 func TestValuesThatCannotWork(t *testing.T) {
 	tests := []struct{ user, want string }{
 		{"agents:\n  tail_role: assistant\n", `config.yaml:2: agents.tail_role: want user or system, got "assistant"`},
+		{"agents:\n  on_background_done: ask\n", `config.yaml:2: agents.on_background_done: want report or wait, got "ask"`},
 		{"agents:\n  approval: sometimes\n", `config.yaml:2: agents.approval: want untrusted, on-request or never`},
 		{"context:\n  compact_budget: 1.5\n", "config.yaml:2: context.compact_budget: want a share of the window"},
 		{"agents:\n  max_depth: 0\n", "config.yaml:2: agents.max_depth: want 1 or more, got 0"},

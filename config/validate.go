@@ -54,6 +54,7 @@ func (c *Config) validate(layers []layer) error {
 	}
 	check(a.IsolationMaxBytes >= 0, "agents.isolation_max_bytes", "want 0 or more (0 = no bound), got %d", a.IsolationMaxBytes)
 	check(a.TailRole == "user" || a.TailRole == "system", "agents.tail_role", "want user or system, got %q", a.TailRole)
+	check(a.OnBackgroundDone == "report" || a.OnBackgroundDone == "wait", "agents.on_background_done", "want report or wait, got %q", a.OnBackgroundDone)
 	check(slices.Contains([]string{"untrusted", "on-request", "never"}, a.Approval), "agents.approval", "want untrusted, on-request or never, got %q", a.Approval)
 	check(slices.Contains([]string{"workspace-write", "read-only", "off"}, a.Sandbox), "agents.sandbox", "want workspace-write, read-only or off, got %q", a.Sandbox)
 	if roots, err := a.SandboxRoots(); err != nil {

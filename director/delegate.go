@@ -38,6 +38,9 @@ type Delegator struct {
 	// nothing): the director's checkpoints of a delegation that writes in
 	// the workspace itself.
 	Around func(context.Context, agents.Delegation) func(ref string)
+	// Background, when set, starts a delegation in the background
+	// (delegate's background: true; the director's, background.go).
+	Background func(context.Context, *agents.Call, agents.Delegation) (agents.Result, error)
 
 	sem     chan struct{} // nil: no bound
 	perTurn atomic.Int64
@@ -68,6 +71,7 @@ type delegateIn struct {
 	Task        string   `json:"task"`
 	ContextRefs []string `json:"context_refs,omitempty"`
 	Isolation   string   `json:"isolation,omitempty"`
+	Background  bool     `json:"background,omitempty"`
 }
 
 // Tool returns the delegate tool for delegations at depth (1 from the
@@ -86,31 +90,70 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	if strings.TrimSpace(a.Task) == "" {
 		return agents.ErrorResult("the task is empty: write what the sub-agent should do and hand back"), nil
 	}
-	return d.launch(ctx, c, agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation})
+	dl := agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation}
+	if a.Background {
+		if d.Background == nil {
+			return agents.ErrorResult("background delegations need a session's director: leave background out and wait for the note"), nil
+		}
+		return d.Background(ctx, c, dl)
+	}
+	return d.launch(ctx, c, dl)
 }
 
 // launch runs dl under the guards (per turn, in parallel) and gives the
 // delegator its result: status, ref and conclusion.
 func (d *Delegator) launch(ctx context.Context, c *agents.Call, dl agents.Delegation) (agents.Result, error) {
-	depth := dl.Depth
-	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
-		return agents.ErrorResult("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), nil
+	if res, ok := d.admit(); !ok {
+		return res, nil
 	}
+	res, started, err := d.execute(ctx, c, dl, nil)
+	switch {
+	case !started:
+		return agents.Result{}, ctx.Err()
+	case err != nil:
+		return agents.ErrorResult("%v", err), nil
+	case res.Abandoned:
+		if ctx.Err() != nil {
+			return agents.Result{}, ctx.Err()
+		}
+		return agents.ErrorResult("the delegation to %s was abandoned (%s); nothing was written to the board", dl.Agent, res.Reason), nil
+	}
+	return delegationResult(dl, res), nil
+}
+
+// admit counts a delegation against agents.max_delegations_per_turn; the
+// result refuses one over it.
+func (d *Delegator) admit() (agents.Result, bool) {
+	if n := d.perTurn.Add(1); d.Guards.MaxPerTurn > 0 && n > int64(d.Guards.MaxPerTurn) {
+		return agents.ErrorResult("this turn already started %d delegations, the limit (agents.max_delegations_per_turn): work with the notes you have", d.Guards.MaxPerTurn), false
+	}
+	return agents.Result{}, true
+}
+
+// execute runs dl under the parallel bound, between its started and
+// finished events (and the Around hook); land, when set, may replace the
+// result before the finished event (a background delegation's note when
+// it was stopped). started is false when ctx ended before a slot freed.
+func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Delegation, land func(*agents.DelegationResult, error)) (res agents.DelegationResult, started bool, err error) {
+	depth := dl.Depth
 	if d.sem != nil {
 		select {
 		case d.sem <- struct{}{}:
 		case <-ctx.Done():
-			return agents.Result{}, ctx.Err()
+			return res, false, nil
 		}
 		defer func() { <-d.sem }()
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationStarted, Depth: depth - 1,
-		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: dl.Agent, Task: dl.Task}})
+		Delegation: &agents.DelegationEvent{CallID: c.ID, Agent: dl.Agent, Task: dl.Task, Ref: refOf(dl), Background: dl.Background}})
 	var after func(ref string)
 	if d.Around != nil {
 		after = d.Around(ctx, dl)
 	}
-	res, err := d.Runner.Run(ctx, dl)
+	res, err = d.Runner.Run(ctx, dl)
+	if land != nil {
+		land(&res, err)
+	}
 	if after != nil {
 		if err != nil || res.Abandoned {
 			after("")
@@ -119,7 +162,7 @@ func (d *Delegator) launch(ctx context.Context, c *agents.Call, dl agents.Delega
 		}
 	}
 	fin := &agents.DelegationEvent{CallID: c.ID, Agent: dl.Agent, Status: string(res.Status), Ref: res.Ref,
-		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds()}
+		Conclusion: res.Conclusion, Usage: &res.Usage, ElapsedMS: res.Elapsed.Milliseconds(), Background: dl.Background}
 	if c := res.Change; c != nil {
 		fin.Change = &event.ChangeStat{Files: len(c.Files), Insertions: c.Insertions, Deletions: c.Deletions}
 	}
@@ -127,18 +170,26 @@ func (d *Delegator) launch(ctx context.Context, c *agents.Call, dl agents.Delega
 	case err != nil:
 		fin.Status = "refused"
 		fin.Conclusion = err.Error()
-		d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
-		return agents.ErrorResult("%v", err), nil
 	case res.Abandoned:
 		fin.Status = "abandoned"
 		fin.Conclusion = res.Reason
-		d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
-		if ctx.Err() != nil {
-			return agents.Result{}, ctx.Err()
-		}
-		return agents.ErrorResult("the delegation to %s was abandoned (%s); nothing was written to the board", dl.Agent, res.Reason), nil
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
+	return res, true, err
+}
+
+// refOf is the ref a delegation's note lands at when its stem was
+// reserved (a background one's), else "".
+func refOf(dl agents.Delegation) string {
+	if dl.Stem == "" {
+		return ""
+	}
+	return blackboard.Ref{Agent: blackboard.NormalizeAgent(dl.Agent), Stem: dl.Stem}.String()
+}
+
+// delegationResult is what the lead is told of a delegation that landed
+// its note: status, ref and conclusion, not the body.
+func delegationResult(dl agents.Delegation, res agents.DelegationResult) agents.Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "status: %s\nref: %s\nconclusion: %s", res.Status, res.Ref, res.Conclusion)
 	if dl.FollowUp != nil {
@@ -158,7 +209,7 @@ func (d *Delegator) launch(ctx context.Context, c *agents.Call, dl agents.Delega
 	}
 	b.WriteString("\n(read_note gives the full text)")
 	return agents.Result{Content: b.String(), IsError: res.Status == blackboard.StatusError,
-		Summary: fmt.Sprintf("%s %s", res.Status, res.Ref)}, nil
+		Summary: fmt.Sprintf("%s %s", res.Status, res.Ref)}
 }
 
 func (d *Delegator) emit(e agents.Event) {

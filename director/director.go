@@ -83,6 +83,8 @@ type Director struct {
 	// sessions; raiser).
 	raise     *budget.Raiser
 	raiseOnce sync.Once
+
+	bg backgrounds // background delegations (background.go)
 }
 
 // New builds a session's director over a: it registers the notebook and
@@ -137,6 +139,12 @@ func New(a *app.App, opts Options) (*Director, error) {
 		system: SystemPrompt(a.Workspace.Dir(), a.Catalog, rules, a.Project), book: book,
 	}
 	a.Runner.Recorder = d.subRecorder(opts.Session)
+	del.Background = d.background
+	for _, t := range d.backgroundTools() {
+		if err := a.Registry.Add(t); err != nil {
+			return nil, err
+		}
+	}
 	if cps != nil {
 		cps.notice = d.notice
 		del.Around = d.aroundDelegation
@@ -158,9 +166,11 @@ func New(a *app.App, opts Options) (*Director, error) {
 }
 
 // Close stops background sleeps (a sleep cut short loses nothing: its
-// capture moved the due time, it runs again later). The App stays open:
-// its owner closes it.
+// capture moved the due time, it runs again later) and leaves the
+// background delegations still running to the next resume (detach). The
+// App stays open: its owner closes it.
 func (d *Director) Close() error {
+	d.bg.detach()
 	if d.cur.cancel != nil {
 		d.cur.cancel()
 		d.cur.sched.Wait()
@@ -201,6 +211,9 @@ type turnState struct {
 	profile sleep.Profile
 	hidden  []*agents.Tool // the turn's hidden tools (tool_find, tool_load)
 	loaded  *agents.Loaded // tools brought back in the turn
+	// shown are the finished background delegations the request being
+	// sent lists; a response to it marks them seen (markShown).
+	shown []string
 }
 
 type turnKey struct{}
@@ -272,6 +285,7 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 		OnResponse: func(resp llm.Response) {
 			d.warn("record the answer's window use", s.Observe(resp))
 			d.warn("record the answer's tokens", s.RecordUsage(ctx, "turn", resp.Usage))
+			d.markShown(t)
 		},
 		Fit:   t.fit.fit,
 		Hooks: d.app.Hooks, HookBase: hooks.Input{SessionID: s.ID(), TranscriptPath: s.Info().Rollout, Cwd: d.app.Workspace.Dir()},

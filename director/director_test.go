@@ -66,6 +66,8 @@ type testEnv struct {
 	client agents.ClientFunc
 	// allowShell runs commands unasked and unconfined (--allow-shell).
 	allowShell bool
+	// resume reopens the session id (under home) instead of creating it.
+	resume bool
 }
 
 // testDirector builds a director over a scripted server with its own
@@ -100,7 +102,12 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	}
 	t.Cleanup(func() { db.Close() })
 	sessions := memory.NewStore(db, e.home)
-	sess, err := sessions.Create(t.Context(), memory.CreateOptions{ID: e.id, Kind: e.kind, Cwd: "/w"})
+	var sess *memory.Session
+	if e.resume {
+		sess, err = sessions.Resume(t.Context(), e.id)
+	} else {
+		sess, err = sessions.Create(t.Context(), memory.CreateOptions{ID: e.id, Kind: e.kind, Cwd: "/w"})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +325,7 @@ func TestLeanFirstRequest(t *testing.T) {
 	if len(first.Body) > 12<<10 {
 		t.Errorf("first director request is %d bytes; the budget is 12 KB", len(first.Body))
 	}
-	want := []string{"apply_change", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "follow_up", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
+	want := []string{"apply_change", "await_delegations", "cancel_delegation", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "follow_up", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
 	if !slices.Equal(first.Tools, want) {
 		t.Errorf("director tools = %v; want %v", first.Tools, want)
 	}

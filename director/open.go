@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/yagent/yagent/agents"
@@ -151,6 +152,26 @@ func (r *Run) TurnError(out *agents.Outcome, err error, allowTruncated bool) err
 		return fmt.Errorf("the director stopped at its step budget (%d model calls) before finishing: raise --max-steps or agents.max_steps", r.Director.Agent(agents.Gates{}).MaxSteps)
 	}
 	return nil
+}
+
+// Settle is how a headless run ends while background delegations of its
+// turns still run (yagent run, resume): it waits for them to land, saying
+// so (ctx ends the wait; Close then leaves them to the next resume) —
+// or, with detach, leaves them at once: the process ends them and the
+// next yagent resume recovers each as a degraded note at its ref. A turn
+// that failed (err) is not waited on; err is returned first.
+func (r *Run) Settle(ctx context.Context, detach bool, err error) error {
+	running := r.Director.Running()
+	if len(running) == 0 || err != nil {
+		return err
+	}
+	refs, id := strings.Join(running, ", "), r.Session.ID()
+	if detach {
+		r.Notice(fmt.Sprintf("--detach: left %d background delegations unfinished (%s); yagent resume %s recovers each as a degraded note at its ref", len(running), refs, id))
+		return nil
+	}
+	r.Notice(fmt.Sprintf("waiting for %d background delegations to land (%s); Ctrl-C leaves them to yagent resume %s", len(running), refs, id))
+	return r.Director.WaitBackground(ctx)
 }
 
 // MeterSpend starts measuring what the session's turns cost from now on

@@ -91,7 +91,7 @@ func (d *Director) Tail(ctx context.Context) (string, error) {
 	if len(state) > 0 {
 		block = "[state]\n" + strings.Join(state, "\n")
 	}
-	idx, err := d.boardIndex()
+	idx, err := d.boardIndex(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -147,13 +147,14 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		if err != nil {
 			return agents.DelegationHooks{}, err
 		}
-		if err := parent.DelegationStarted(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent, Task: del.Task, SubSession: sub.ID()}); err != nil {
+		if err := parent.DelegationStarted(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent, Task: del.Task, SubSession: sub.ID(),
+			Ref: refOf(del), Background: del.Background}); err != nil {
 			sub.Close()
 			return agents.DelegationHooks{}, err
 		}
 		label := "subagent:" + del.Agent
 		fit := d.newFitter(sub, del.Agent, del.Model, memory.KindSubagent)
-		return agents.DelegationHooks{
+		hooks := agents.DelegationHooks{
 			Session: sub.ID(), Transcript: sub.Info().Rollout, History: history,
 			Append: sub.Append,
 			OnResponse: func(resp llm.Response) {
@@ -167,10 +168,20 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 				if res.Abandoned {
 					status = "abandoned"
 				}
-				d.warn("record the end of the delegation", parent.DelegationFinished(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent, Ref: res.Ref, Status: status, SubSession: sub.ID()}))
+				// A background delegation stopped in flight lands its
+				// note after this (runBackground, recoverOne), or — left
+				// by Close — stays in flight for the next resume.
+				if !res.Abandoned || !del.Background {
+					d.warn("record the end of the delegation", parent.DelegationFinished(agents.DelegationEvent{CallID: del.CallID, Agent: del.Agent,
+						Ref: res.Ref, Status: status, Conclusion: res.Conclusion, SubSession: sub.ID(), Background: del.Background}))
+				}
 				d.warn("close the sub-agent's rollout", sub.Close())
 			},
-		}, nil
+		}
+		if j := jobOf(ctx); j != nil && j.callID == del.CallID && del.Background {
+			hooks = j.watch(hooks)
+		}
+		return hooks, nil
 	}
 }
 
@@ -208,29 +219,16 @@ func reopenSub(ctx context.Context, st *memory.Store, del agents.Delegation) (*m
 
 // RecoverInterrupted handles delegations a dead process left in flight
 // (found when the session was resumed): each gets exactly one note with
-// status degraded and the best deliverable in its sub-agent's rollout; the
-// recovery is recorded at once, so it never happens twice; and the
-// director's dangling delegate call gets a result that names the note.
+// status degraded and the best deliverable in its sub-agent's rollout (a
+// background one at the ref it was started with); the recovery is
+// recorded at once, so it never happens twice; and the director's
+// dangling delegate call gets a result that names the note.
 func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMeta, error) {
 	s := d.opts.Session
 	var notes []blackboard.NoteMeta
 	for _, p := range s.Pending {
-		var msgs []llm.Message
-		if p.SubSession != "" {
-			if sub, err := s.Store().Get(ctx, p.SubSession); err == nil {
-				if r, err := memory.LoadRollout(sub.Rollout); err == nil {
-					mem, _ := memory.Rebuild(r.Items)
-					msgs = mem.Messages
-				}
-			}
-		}
-		del := agents.Delegation{CallID: p.CallID, Agent: p.Agent, Task: p.Task, BoardID: d.opts.BoardID}
-		meta, err := agents.RecoverDelegation(d.app.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), del, msgs, agents.ArtifactsOf(msgs))
+		meta, err := d.recoverOne(ctx, p, agents.RecoveredReason)
 		if err != nil {
-			return notes, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
-		}
-		if err := s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
-			Status: string(blackboard.StatusDegraded), SubSession: p.SubSession, Recovered: true}); err != nil {
 			return notes, err
 		}
 		s.Interrupted(p.CallID, fmt.Sprintf("status: degraded\nref: %s\nconclusion: %s\n(the process ended while this delegation ran; its last output was recovered into the note — read_note gives it)", meta.Ref, meta.Conclusion))
@@ -239,6 +237,35 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 	}
 	s.Pending = nil
 	return notes, nil
+}
+
+// recoverOne lands the one note of a delegation that ended without its
+// own — the last output its sub-agent's rollout holds, degraded, for
+// reason — and records its end in the session (a background one's is
+// then reported in the next index).
+func (d *Director) recoverOne(ctx context.Context, p memory.PendingDelegation, reason string) (blackboard.NoteMeta, error) {
+	s := d.opts.Session
+	var msgs []llm.Message
+	if p.SubSession != "" {
+		if sub, err := s.Store().Get(ctx, p.SubSession); err == nil {
+			if r, err := memory.LoadRollout(sub.Rollout); err == nil {
+				mem, _ := memory.Rebuild(r.Items)
+				msgs = mem.Messages
+			}
+		}
+	}
+	del := agents.Delegation{CallID: p.CallID, Agent: p.Agent, Task: p.Task, BoardID: d.opts.BoardID}
+	if p.Ref != "" {
+		if r, err := blackboard.ParseNoteRef(p.Ref); err == nil {
+			del.Stem = r.Stem
+		}
+	}
+	meta, err := agents.RecoverDelegation(d.app.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), reason, del, msgs, agents.ArtifactsOf(msgs))
+	if err != nil {
+		return meta, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
+	}
+	return meta, s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
+		Status: string(meta.Status), Conclusion: meta.Conclusion, SubSession: p.SubSession, Recovered: true, Background: p.Background})
 }
 
 // rebuildNotebook rebuilds the notebook after turn when it is past the

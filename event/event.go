@@ -67,6 +67,11 @@ const (
 	Rewound Type = "rewound"
 	// Anchor is the token measure's anchor (Anchor).
 	Anchor Type = "anchor"
+	// DelegationSeen marks a finished background delegation
+	// (Delegation.Ref) as shown to the lead in a board index ("finished
+	// since your last call"), so a resumed session does not report it
+	// again.
+	DelegationSeen Type = "delegation_seen"
 )
 
 // Event is one thing that happened in a run.
@@ -165,6 +170,10 @@ type DelegationEvent struct {
 	Reason     string      `json:"reason,omitempty"`
 	Resumed    bool        `json:"resumed,omitempty"`
 	Recovered  bool        `json:"recovered,omitempty"`
+	// Background marks a delegation the lead did not wait for (issue 30):
+	// its ref is known when it starts (Ref), and its end is reported in
+	// the lead's next board index.
+	Background bool `json:"background,omitempty"`
 	// Change is the diffstat of the change an isolated delegation left
 	// pending (issue 28); nil when it changed nothing or was not isolated.
 	Change *ChangeStat `json:"change,omitempty"`

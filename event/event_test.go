@@ -35,6 +35,8 @@ func TestEventJSON(t *testing.T) {
 		{Type: DelegationStarted, Time: at, Delegation: &DelegationEvent{CallID: "d1", Agent: "explorer", Task: "look", SubSession: "s2"}},
 		{Type: DelegationFinished, Time: at, Delegation: &DelegationEvent{ID: "d1", CallID: "d1", Agent: "explorer", SubSession: "s2", Status: "ok", Ref: "explorer/x",
 			Conclusion: "c", Usage: &UsageEvent{Requests: 2}, ElapsedMS: 7, Reason: "r", Resumed: true, Recovered: true}},
+		{Type: DelegationStarted, Time: at, Delegation: &DelegationEvent{CallID: "d2", Agent: "explorer", Task: "look", SubSession: "s3", Ref: "explorer/y", Background: true}},
+		{Type: DelegationSeen, Time: at, Delegation: &DelegationEvent{CallID: "d2", Agent: "explorer", Ref: "explorer/y", Background: true}},
 		{Type: Compacted, Time: at, Compaction: &CompactionEvent{Summary: "s", Upto: 4, Task: "t"}},
 		{Type: Cleared, Time: at, Compaction: &CompactionEvent{Upto: 6}},
 		{Type: TurnFinished, Time: at, Turn: 1, Reason: "answer"},

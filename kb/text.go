@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/yagent/yagent/internal/termsafe"
@@ -69,4 +70,44 @@ func (t Token) Access() string {
 		return "write"
 	}
 	return "read"
+}
+
+// TokensTable is `yagent kb token ls` for a person: one row a token.
+func TokensTable(tokens []Token) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tACCESS\tPROJECTS\tCREATED\tREVOKED")
+	for _, t := range tokens {
+		revoked, projects := "-", "all"
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.UTC().Format(time.DateTime)
+		}
+		if len(t.Projects) > 0 {
+			projects = strings.Join(t.Projects, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Access(), projects, t.CreatedAt.UTC().Format(time.DateTime), revoked)
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// TrashTable is `yagent kb trash ls` for a person: one row a note, what a
+// note holds shown (termsafe), never obeyed.
+func TrashTable(notes []TrashedNote) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tWHERE\tDELETED\tBY")
+	for _, n := range notes {
+		where := n.Project
+		if where == "" {
+			where = "(personal)"
+		}
+		by := string(n.DeletedBy.By)
+		if n.DeletedBy.Token != "" {
+			by += " (" + n.DeletedBy.Token + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(path.Join(where, n.Path)), n.DeletedAt.UTC().Format(time.DateTime), by)
+	}
+	tw.Flush()
+	return b.String()
 }

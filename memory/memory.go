@@ -28,6 +28,9 @@ type Memory struct {
 	Messages []llm.Message
 
 	acct Accountant // the token measure's anchor (tokens.go)
+	// unseen are background delegations that finished and that no board
+	// index has shown the lead yet (background.go).
+	unseen []event.DelegationEvent
 }
 
 // Total is the number of messages the session has recorded.
@@ -255,6 +258,13 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 		case event.DelegationFinished:
 			if d := it.Delegation; d != nil {
 				delete(started, d.CallID)
+				if d.Background {
+					m.finished(*d)
+				}
+			}
+		case event.DelegationSeen:
+			if d := it.Delegation; d != nil {
+				m.seen(d.Ref)
 			}
 		}
 	}

@@ -278,9 +278,18 @@ func (s *Session) DelegationStarted(d event.DelegationEvent) error {
 	return s.w.Write(event.Event{Type: event.DelegationStarted, Delegation: &d}, true)
 }
 
-// DelegationFinished records a delegation's end (synced).
+// DelegationFinished records a delegation's end (synced); a background
+// one's is then reported to the lead until MarkSeen.
 func (s *Session) DelegationFinished(d event.DelegationEvent) error {
-	return s.w.Write(event.Event{Type: event.DelegationFinished, Delegation: &d}, true)
+	if err := s.w.Write(event.Event{Type: event.DelegationFinished, Delegation: &d}, true); err != nil {
+		return err
+	}
+	if d.Background {
+		s.mu.Lock()
+		s.mem.finished(d)
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 // RecordUsage adds a response's tokens to the rollout and the spend table.

@@ -183,6 +183,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.event(msg.e)
 	case turnDoneMsg:
 		m.turnDone(msg.err)
+		cmds = append(cmds, m.report())
+	case nudgeMsg:
+		cmds = append(cmds, m.report())
 	case commandDoneMsg:
 		if msg.out != "" {
 			m.print(termsafe.Text(strings.TrimRight(msg.out, "\n"))) // a note's text, a transcript
@@ -365,6 +368,11 @@ func (m *model) submit() tea.Cmd {
 	if err != nil {
 		m.print(m.st.err.Render("  " + termsafe.Text(err.Error())))
 	}
+	return m.startTurn(prompt)
+}
+
+// startTurn runs prompt as a turn of the Backend.
+func (m *model) startTurn(prompt string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.o.Context)
 	m.running, m.cancelling, m.cancel, m.started = true, false, cancel, m.o.Now()
 	m.turnTokens = 0
@@ -374,6 +382,22 @@ func (m *model) submit() tea.Cmd {
 		defer m.turns.Done()
 		return turnDoneMsg{err: b.Turn(ctx, prompt)}
 	})
+}
+
+// report starts the turn a Reporter asks for — background delegations
+// landed — when nothing runs and no question or picker is open; a busy
+// program asks again when its turn is done.
+func (m *model) report() tea.Cmd {
+	r, ok := m.o.Backend.(Reporter)
+	if !ok || m.running || m.modal != nil || m.pick != nil || m.quit {
+		return nil
+	}
+	prompt, ok := r.Report()
+	if !ok {
+		return nil
+	}
+	m.print(m.st.dim.Render("⟲ background delegations finished: the director reports them"))
+	return m.startTurn(prompt)
 }
 
 func (m *model) command(line string) tea.Cmd {

@@ -65,6 +65,16 @@ func (s *Sink) takeEarly() []agents.Event {
 	return e
 }
 
+// nudgeMsg asks the program whether its Backend wants a turn of its own
+// (Reporter).
+type nudgeMsg struct{}
+
+// Nudge tells the running program that something finished in the
+// background (a background delegation landed): idle, it asks its
+// Backend's Report for a turn. Before the program runs it does nothing
+// (the session's first call lists what finished).
+func (s *Sink) Nudge() { s.send(nudgeMsg{}) }
+
 // send delivers a message to the running program; false when none runs.
 func (s *Sink) send(msg tea.Msg) bool {
 	s.mu.Lock()

@@ -29,6 +29,14 @@ type Backend interface {
 	Status() Status
 }
 
+// Reporter is a Backend that may ask for a turn of its own while the
+// person is idle: background delegations landed (chat's Backend, with
+// agents.on_background_done: report). Sink.Nudge says when to ask.
+type Reporter interface {
+	// Report returns the prompt of the turn to start now, or false.
+	Report() (prompt string, ok bool)
+}
+
 // Status is the slow-changing part of the status line.
 type Status struct {
 	Session string

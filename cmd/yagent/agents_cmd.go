@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/toolspec"
 )
 
@@ -73,20 +71,7 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 			Errors []agents.Problem     `json:"errors"`
 		}{defs, nonNil(problems)})
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSOURCE\tTOOLS\tDESCRIPTION")
-	for _, d := range defs {
-		tools := "all"
-		switch {
-		case d.Tools == nil:
-		case len(d.Tools) == 0:
-			tools = "none"
-		default:
-			tools = strings.Join(d.Tools, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Name, d.Source, brief.Line(tools, 50), brief.Line(d.Description, 70))
-	}
-	if err := tw.Flush(); err != nil {
+	if _, err := io.WriteString(f.IO.Out, agents.DefinitionsTable(defs)); err != nil {
 		return err
 	}
 	for _, d := range defs {

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 )
@@ -40,6 +38,7 @@ field names (see README.md, "Board JSON").`,
 		NewCmdBoardPut(f),
 		NewCmdBoardGC(f),
 		NewCmdBoardFollowUp(f),
+		NewCmdBoardCancel(f),
 		NewCmdBoardPath(f),
 	)
 	return cmd
@@ -102,12 +101,8 @@ func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) e
 		fmt.Fprintf(f.IO.ErrOut, "no boards under %s\n", store.Root())
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BOARD\tNOTES\tNEWEST\tSIZE")
-	for _, b := range boards {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termsafe.Line(b.ID), b.Notes, b.Newest.Format(time.DateTime), brief.Bytes(b.Bytes))
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, blackboard.BoardsTable(boards))
+	return err
 }
 
 // boardLsOptions are the inputs of `yagent board ls`.
@@ -382,6 +377,43 @@ func boardFollowUpRun(ctx context.Context, f *Factory, opts *boardFollowUpOption
 	if s.human != nil {
 		s.human.Finish()
 		fmt.Fprintln(f.IO.Out, termsafe.Text(out))
+	}
+	return err
+}
+
+// boardCancelOptions are the inputs of `yagent board cancel`.
+type boardCancelOptions struct{ Board, Ref string }
+
+// NewCmdBoardCancel builds `yagent board cancel`: director.RequestCancel.
+func NewCmdBoardCancel(f *Factory) *cobra.Command {
+	opts := &boardCancelOptions{}
+	cmd := &cobra.Command{
+		Use:     "cancel REF --board ID",
+		Short:   "Stop a background delegation a running yagent process runs; its note lands degraded",
+		Example: `  yagent board cancel explorer/20261201T101500Z_ab12-4242-000001 --board demo`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			return boardCancelRun(cmd.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
+	required(cmd, "board")
+	return cmd
+}
+
+func boardCancelRun(ctx context.Context, f *Factory, opts *boardCancelOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	store, err := openBoard(f, opts.Board, false) // no note may have landed yet
+	if err != nil {
+		return err
+	}
+	m, err := director.RequestCancel(ctx, cfg.Home, store, opts.Board, opts.Ref, 30*time.Second)
+	if err == nil {
+		fmt.Fprintf(f.IO.Out, "cancelled %s: %s — %s\n", termsafe.Line(m.Ref), m.Status, termsafe.Line(m.Conclusion))
 	}
 	return err
 }

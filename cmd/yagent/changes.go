@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -91,13 +91,8 @@ func changesLsRun(ctx context.Context, f *Factory, x *app.Changes, opts *changes
 	if err != nil || opts.JSON {
 		return jsonUnless(boardErr(err), f, nonNil(notes))
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REF\tSTATE\tFILES\tBRANCH")
-	for _, m := range notes {
-		c := m.Change
-		fmt.Fprintf(tw, "%s\t%s\t%d +%d -%d\t%s\n", termsafe.Line(m.Ref), c.State, len(c.Files), c.Insertions, c.Deletions, termsafe.Line(c.Branch))
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, blackboard.ChangesTable(notes))
+	return err
 }
 
 func changesShowRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/internal/iostreams"
 	"github.com/yagent/yagent/internal/pgtest"
 	"github.com/yagent/yagent/kb"
@@ -60,6 +63,9 @@ type exitCase struct {
 	files  map[string]string // written under the home first
 	cancel bool              // the context is cancelled before the start
 	badCfg bool              // run against a home whose config.yaml is malformed
+	// beside, when set, runs while the command does (a stand-in for
+	// another yagent process).
+	beside func(ctx context.Context, home string)
 	want   int
 	// stderr must match: the message names the bad input (so the case
 	// cannot pass for another reason).
@@ -306,6 +312,11 @@ func (fx *exitFixture) check(t *testing.T, path string, tc exitCase) {
 			args[i] = pgtest.New(t)
 		}
 	}
+	if tc.beside != nil {
+		ctx, stop := context.WithCancel(t.Context())
+		defer stop()
+		go tc.beside(ctx, home)
+	}
 	code, _, stderr := fx.exec(t, exitCase{args: args, stdin: tc.stdin, env: tc.env, cancel: tc.cancel}, home)
 	if home == fx.home && (code != 2 || tc.config != "" || tc.files != nil) {
 		if err := os.RemoveAll(fx.home); err != nil {
@@ -421,6 +432,11 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("no session", `names no sub-agent session`, fx.ref, "more", "--board", "fx"),
 			bad("no board", `required flag\(s\) "board" not set`, fx.followable, "more"),
 			bad("no message", `accepts 2 arg`, fx.followable, "--board", "fx")},
+		"board cancel": {{name: "good input", args: []string{"explorer/" + bgStem, "--board", "fx"}, files: bgRun(os.Getpid()), beside: fx.landOnCancel},
+			bad("landed", `explorer/\S+: it has landed already \(ok\): nothing to cancel`, fx.ref, "--board", "fx"),
+			bad("not running", `no running yagent process runs it in the background`, "explorer/"+bgStem, "--board", "fx"),
+			{name: "process gone", args: []string{"explorer/" + bgStem, "--board", "fx"}, files: bgRun(1 << 30), want: 2, stderr: `process 1073741824 is gone\): yagent resume s1 recovers it`},
+			bad("no board", `required flag\(s\) "board" not set`, "explorer/"+bgStem)},
 		"board index": {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch")},
 		"board put": {ok("--board", "fx", "--agent", "x", "--body-file", filepath.Join(fx.dir, "body.md")),
 			bad("bad status", `invalid argument "paused" for "--status" flag`, "--board", "fx", "--agent", "x", "--status", "paused", "--body-file", filepath.Join(fx.dir, "body.md")),
@@ -513,4 +529,30 @@ func kbMigrateCases(fx *exitFixture, ok func(...string) exitCase, bad func(strin
 	return append(cs,
 		bad("not a PostgreSQL URL", `--to "mysql://xxxxx@db/kb" is not a PostgreSQL URL`, "--to", "mysql://root:pw@db/kb"),
 		bad("unreachable", `--to: .*postgres://kb:xxxxx@127\.0\.0\.1:1/team`, "--to", "postgres://kb:s3cret@127.0.0.1:1/team?connect_timeout=5"))
+}
+
+// bgStem is the stem of the background delegation board cancel's cases
+// name.
+const bgStem = "20000101T000000Z_abcd-1-000002"
+
+// bgRun is the file a process running bgStem in the background keeps
+// (director's cancel_request.go): its pid and session.
+func bgRun(pid int) map[string]string {
+	return map[string]string{filepath.Join("background", "fx", "explorer", bgStem+".run"): fmt.Sprintf("%d s1\n", pid)}
+}
+
+// landOnCancel stands in for the process running bgStem: when board
+// cancel asks (the .cancel file), the delegation's note lands, degraded.
+func (fx *exitFixture) landOnCancel(ctx context.Context, home string) {
+	req := filepath.Join(home, "background", "fx", "explorer", bgStem+".cancel")
+	for ctx.Err() == nil {
+		if _, err := os.Stat(req); err == nil {
+			board, err := fx.factory(exitCase{}, home, &bytes.Buffer{}, &bytes.Buffer{}).Board()
+			if err == nil {
+				board.WriteNote("fx", blackboard.NewNote{Stem: bgStem, Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: "explorer", Conclusion: "Cancelled."}})
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

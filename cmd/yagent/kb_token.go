@@ -3,8 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
-	"time"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -127,16 +126,8 @@ func kbTokenLsRun(ctx context.Context, f *Factory, opts *kbTokenLsOptions) error
 		fmt.Fprintln(f.IO.ErrOut, "no tokens: yagent kb token create --name N --read|--write")
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tACCESS\tPROJECTS\tCREATED\tREVOKED")
-	for _, t := range tokens {
-		revoked := "-"
-		if t.RevokedAt != nil {
-			revoked = t.RevokedAt.UTC().Format(time.DateTime)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Access(), joinOr(t.Projects, "all"), t.CreatedAt.UTC().Format(time.DateTime), revoked)
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, kb.TokensTable(tokens))
+	return err
 }
 
 // kbTokenRevokeOptions are the inputs of `yagent kb token revoke`.

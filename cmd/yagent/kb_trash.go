@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"path"
-	"text/tabwriter"
-	"time"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/internal/termsafe"
+	"github.com/yagent/yagent/kb"
 )
 
 // NewCmdKBTrash builds `yagent kb trash`.
@@ -66,20 +64,8 @@ func kbTrashLsRun(ctx context.Context, f *Factory, opts *kbTrashLsOptions) error
 		fmt.Fprintln(f.IO.ErrOut, "the trash is empty")
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tWHERE\tDELETED\tBY")
-	for _, n := range notes {
-		where := n.Project
-		if where == "" {
-			where = "(personal)"
-		}
-		by := string(n.DeletedBy.By)
-		if n.DeletedBy.Token != "" {
-			by += " (" + n.DeletedBy.Token + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(path.Join(where, n.Path)), n.DeletedAt.UTC().Format(time.DateTime), by)
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, kb.TrashTable(notes))
+	return err
 }
 
 // kbTrashRestoreOptions are the inputs of `yagent kb trash restore`.

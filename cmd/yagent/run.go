@@ -21,7 +21,8 @@ type runOptions struct {
 	// AllowTruncated accepts an answer the model's output limit cut.
 	AllowTruncated bool
 	// Goal is --until and --max-rounds.
-	Goal app.Goal
+	Goal   app.Goal
+	Detach bool // --detach: leave background delegations to a resume
 }
 
 // NewCmdRun builds `yagent run`.
@@ -46,6 +47,9 @@ A session in use by another yagent process is refused (exit 1) unless
 An answer cut at the model's output limit (finish_reason length) is printed
 with a warning and exits 1 unless --allow-truncated; an empty answer is an
 error.
+
+Background delegations the director started are waited for before the
+run exits; --detach exits at once, and yagent resume recovers them.
 
 --until CMD runs CMD (sh -c, sandboxed, in the workspace) after each turn:
 while it fails the director gets another turn with the end of its output,
@@ -92,6 +96,7 @@ See README.md, "Safety".`,
 	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "exit 0 even when the answer was cut at the model's output limit")
 	cmd.Flags().StringVar(&opts.Goal.Check, "until", "", "after each turn run this check; another turn while it fails")
 	cmd.Flags().IntVar(&opts.Goal.MaxRounds, "max-rounds", 0, "with --until, the most turns (default 10)")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "exit without waiting for background delegations (yagent resume recovers them)")
 	return cmd
 }
 
@@ -114,6 +119,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		return err
 	}
 	defer s.close()
+	s.detach = opts.Detach
 	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal)
 }
 
@@ -128,6 +134,7 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 		out, err = s.turn(ctx, prompt)
 		return s.dr.TurnError(out, err, allowTruncated)
 	})
+	err = s.dr.Settle(ctx, s.detach, err)
 	if s.human != nil {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)

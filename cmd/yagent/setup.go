@@ -63,6 +63,8 @@ type session struct {
 	sess  *memory.Session
 	sink  agents.Sink
 	human *printer.Human
+	// detach leaves background delegations when the run ends (--detach).
+	detach bool
 }
 
 func (s *session) close() { s.run.Close() }

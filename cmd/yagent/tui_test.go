@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -561,4 +562,46 @@ func TestTUIResumePicker(t *testing.T) {
 	}
 	r.key("esc")
 	r.idle()
+}
+
+// TestTUIReportsBackground (scenario tui-background.yaml): a background
+// delegation that lands while the person is idle shows in the transcript
+// and, with agents.on_background_done: report (the default), starts a turn
+// that reports it — whose request lists it as finished since the last
+// call; with wait, no turn starts.
+func TestTUIReportsBackground(t *testing.T) {
+	for _, tt := range []struct {
+		config string
+		report bool
+	}{
+		{"", true},
+		{"agents:\n  on_background_done: wait\n", false},
+	} {
+		t.Run(strconv.FormatBool(tt.report), func(t *testing.T) {
+			r := startTUI(t, tuiRigOptions{scenario: "tui-background.yaml", config: tt.config})
+			r.idle()
+			r.tm.Type("BG: name the module in the background")
+			r.key("enter")
+			out := readAll(r, "Started it in the background.", "⇠ explorer#1 ok")
+			if !strings.Contains(out, "⇠ explorer#1 ok") {
+				t.Fatalf("the transcript does not show the explorer landing:\n%s", out)
+			}
+			if !tt.report {
+				time.Sleep(time.Second) // a report turn would have started by now
+				if out := readAll(r); strings.Contains(out, "background delegations finished") || slices.ContainsFunc(r.srv.Requests(), func(q llmtest.Recorded) bool { return q.StepID == "report" }) {
+					t.Fatalf("on_background_done: wait started a turn:\n%s", out)
+				}
+				return
+			}
+			out = readAll(r, "⟲ background delegations finished", "REPORTED: the explorer named the module.")
+			if !strings.Contains(out, "REPORTED: the explorer named the module.") {
+				t.Fatalf("no turn reported the background delegation:\n%s", out)
+			}
+			for _, q := range r.srv.Requests() {
+				if q.StepID == "report" && !strings.Contains(q.Messages[len(q.Messages)-1].Content, "[background · finished since your last call] 1 ") {
+					t.Errorf("the report turn's request does not list the delegation as finished:\n%s", q.Messages[len(q.Messages)-1].Content)
+				}
+			}
+		})
+	}
 }
