@@ -121,6 +121,13 @@ func testDirector(t *testing.T, e testEnv) (*Director, *memory.Store, *memory.Se
 	}
 	a := newApp(t, app.Options{Config: cfg, Client: resolve, Workspace: e.workspace, Board: e.store, Events: e.events,
 		Tools: e.extra, Policy: agents.ShellPolicy{Approval: agents.ApproveNever, Allowed: e.allowShell}})
+	if e.workspace == ".." {
+		// The repository's own AGENTS.md would be the project's
+		// instructions: each edit of it would move every window figure
+		// (a row added to it once turned a window test red).
+		a.Project = "Project instructions (AGENTS.md of the workspace):\nyagent's repository."
+		a.Runner.Project = a.Project
+	}
 	d, err := New(a, Options{BoardID: e.id, Session: sess, Toolset: e.toolset, Model: e.model})
 	if err != nil {
 		t.Fatal(err)
