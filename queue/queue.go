@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,14 @@ import (
 
 // QueueName is the River queue delegations travel on.
 const QueueName = "yagent_delegations"
+
+// idleTxTimeout is the least time the server lets a queue connection sit
+// idle inside a transaction (PostgreSQL's
+// idle_in_transaction_session_timeout; the worker timeout when that is
+// longer): no transaction of this package waits on anything but the
+// database, but a loaded machine can starve a client between statements
+// for seconds. Tests lower it.
+var idleTxTimeout = 30 * time.Second
 
 // Errors a caller branches on (the CLI: exit code 2).
 var (
@@ -124,6 +133,14 @@ func Open(ctx context.Context, opts Options) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
 	}
+	// A worker frozen inside a transaction (a pause, SIGSTOP, a VM
+	// stalled) would hold its job's row lock for as long as it sleeps, and
+	// the hand-over of its jobs skips locked rows: the server ends such a
+	// transaction after idleTxTimeout, so a silent worker's jobs go to
+	// another worker in bounded time. Seen at load 13: a worker stopped
+	// between "attempt 1 of 3" and its attempt's start held the job for
+	// minutes.
+	cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.FormatInt(max(opts.WorkerTimeout, idleTxTimeout).Milliseconds(), 10)
 	liveCfg := cfg.Copy()
 	cfg.MaxConns, liveCfg.MaxConns = 8, 2
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
