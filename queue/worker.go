@@ -201,6 +201,12 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 	}
 	w.notice(fmt.Sprintf("job %d: %s (%s) attempt %d of %d", job.ID, a.Delegation, a.Agent.Name, job.Attempt, job.MaxAttempts))
 	att, err := w.q.startAttempt(ctx, job.ID, w.opts.Name, job.Attempt)
+	if err != nil && !errors.Is(err, errStale) && ctx.Err() == nil {
+		// Once more, on another connection: a worker frozen inside the
+		// start has its transaction ended by the server (idleTxTimeout),
+		// and by then its job may have gone to another worker — stale.
+		att, err = w.q.startAttempt(ctx, job.ID, w.opts.Name, job.Attempt)
+	}
 	if errors.Is(err, errStale) {
 		return w.dropStale(ctx, job)
 	}
