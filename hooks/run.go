@@ -157,10 +157,15 @@ func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 	if in.Cwd == "" {
 		in.Cwd = r.Dir
 	}
-	stdin, err := json.Marshal(in)
-	if err != nil {
+	// As Claude Code writes it: "<", ">" and "&" as themselves, not
+	// \u003c (a guard greps the command as the model wrote it).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
 		return Outcome{}, fmt.Errorf("hook input for %s: %w", in.Event, err)
 	}
+	stdin := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	results := make([]result, len(hs))
 	var wg sync.WaitGroup
 	for i, h := range hs {
