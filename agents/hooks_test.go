@@ -281,7 +281,9 @@ func TestSubagentHooks(t *testing.T) {
 			t.Errorf("%s = %s (%v); want the note's ref and status, the delegation", f, data, err)
 		}
 	}
-	if !slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "DelegationFinished hook") && strings.Contains(n, "exit 1: pager down") }) {
+	if !slices.ContainsFunc(notices, func(n string) bool {
+		return strings.Contains(n, "DelegationFinished hook") && strings.Contains(n, "exit 1: pager down")
+	}) {
 		t.Errorf("notices %q; want the failing DelegationFinished hook's", notices)
 	}
 }
