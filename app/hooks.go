@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -79,4 +80,32 @@ func LoadHooks(cfg *config.Config, workspace string) (*hooks.Set, []string) {
 		warnings = append(warnings, "warning: the trust list could not be read: "+problem)
 	}
 	return set, warnings
+}
+
+// WriteHooks is `yagent hooks ls` for the process's workspace: the hooks a
+// run there would load (hooks.Set.WriteTable) on out — each active one
+// with its file, each skipped one with why — and on errOut what could not
+// be read. A settings file that does not parse is a BadInputError naming
+// it and its line, after the table of the rest.
+func (p *Process) WriteHooks(out, errOut io.Writer) error {
+	cfg, err := p.Config()
+	if err != nil {
+		return err
+	}
+	dir, err := WorkspaceDir(p.Dir)
+	if err != nil {
+		return err
+	}
+	files, problem := HookFiles(cfg, dir)
+	set, loadErr := hooks.Load(files)
+	if err := set.WriteTable(out); err != nil {
+		return err
+	}
+	if problem != "" {
+		fmt.Fprintf(errOut, "warning: the trust list could not be read (the workspace's hooks are listed as untrusted): %s\n", problem)
+	}
+	if loadErr != nil {
+		return &BadInputError{loadErr}
+	}
+	return nil
 }
