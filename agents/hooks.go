@@ -345,3 +345,10 @@ func (l *Loop) delegationEnded(ctx context.Context, a *Agent, res DelegationResu
 	in.Event = hooks.DelegationFinished
 	l.notify(ctx, a, in)
 }
+
+// WithoutHookCall is ctx without the running call HookAsker reads: a
+// question asked under it that is not about the call itself (a budget
+// raise asked while a delegation runs) goes straight to the person.
+func WithoutHookCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, hookCallKey{}, (*hookCall)(nil))
+}

@@ -346,3 +346,16 @@ func TestPermissionRequestHookProtected(t *testing.T) {
 		t.Errorf("a plain write: answer %v after %d questions; want the hook's allow, unasked", a, asked)
 	}
 }
+
+// TestWithoutHookCall: a question asked under WithoutHookCall (a budget
+// raise while a delegation runs) goes to the person, whatever the
+// PermissionRequest hooks of the running call would say.
+func TestWithoutHookCall(t *testing.T) {
+	asked := 0
+	ask := HookAsker(askFunc(func(Question) Answer { asked++; return Deny }))
+	h := loadHooks(t, t.TempDir(), `{"PermissionRequest": [{"hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"decision\": {\"behavior\": \"allow\"}}}'"}]}]}`)
+	ctx, _ := (&Loop{Hooks: h}).withHookCall(t.Context(), &Agent{Name: "director"}, &Call{Name: "delegate"})
+	if a, err := ask.Ask(WithoutHookCall(ctx), Question{Action: "raise the budget to $2"}); err != nil || a != Deny || asked != 1 {
+		t.Errorf("answer %v, %v after %d questions; want the person's no", a, err, asked)
+	}
+}
