@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -108,4 +109,31 @@ func (p *Process) WriteHooks(out, errOut io.Writer) error {
 		return &BadInputError{loadErr}
 	}
 	return nil
+}
+
+// NotifyHooks runs the person's Notification hooks (notification_type
+// permission_prompt) before yagent asks the person something outside a
+// run — whether to trust the workspace: the workspace's own hooks are not
+// trusted yet, so only the person's run. What they say and their failures
+// are written to errOut; a settings file that does not load is the run's
+// to report.
+func (p *Process) NotifyHooks(ctx context.Context, errOut io.Writer, message string) {
+	cfg, err := p.Config()
+	if err != nil {
+		return
+	}
+	dir, err := WorkspaceDir(p.Dir)
+	if err != nil {
+		return
+	}
+	files, _ := HookFiles(cfg, dir)
+	set, _ := hooks.Load(files)
+	r := &hooks.Runner{Set: set, Dir: dir}
+	o, err := r.Run(ctx, hooks.Input{Event: hooks.Notification, Cwd: dir, Message: message, NotificationType: "permission_prompt"})
+	if err != nil {
+		o.Notices = append(o.Notices, fmt.Sprintf("Notification hooks: %v", err))
+	}
+	for _, m := range append(o.Messages, o.Notices...) {
+		fmt.Fprintf(errOut, "yagent: %s\n", m)
+	}
 }
