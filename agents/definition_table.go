@@ -28,3 +28,21 @@ func DefinitionsTable(defs []*Definition) string {
 	tw.Flush()
 	return b.String()
 }
+
+// DefinitionsNotes is what `yagent agents ls` writes on stderr: each
+// definition's warnings, then the files skipped and why.
+func DefinitionsNotes(defs []*Definition, problems []Problem) string {
+	var b strings.Builder
+	for _, d := range defs {
+		for _, w := range d.Warnings {
+			fmt.Fprintf(&b, "warning: %s: %s\n", d.Source, w)
+		}
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(&b, "problems (%s skipped):\n", Count(len(problems), "file", "files"))
+		for _, p := range problems {
+			fmt.Fprintf(&b, "  %s: %s\n", p.Source, p.Message)
+		}
+	}
+	return b.String()
+}

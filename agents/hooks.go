@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/yagent/yagent/hooks"
+	"github.com/yagent/yagent/llm"
 )
 
 // ErrHookStopped ends a turn a hook stopped (its "continue": false).
@@ -145,4 +147,208 @@ func orSaid(s string) string {
 		return "(the hook gave no reason)"
 	}
 	return s
+}
+
+// maxStopBlocks bounds the rounds Stop (or SubagentStop) hooks force in a
+// row: Claude Code ends the turn after 8 consecutive blocks, with a
+// warning, and so does yagent.
+const maxStopBlocks = 8
+
+// stopEvent is the event raised when l's turn would end: SubagentStop for
+// a sub-agent (its HookBase names its agent), else Stop.
+func (l *Loop) stopEvent() hooks.Event {
+	if l.HookBase.AgentType != "" {
+		return hooks.SubagentStop
+	}
+	return hooks.Stop
+}
+
+// stopHooks runs the Stop (or SubagentStop) hooks as a's turn would end
+// (its answer, or a sub-agent's agent_exit); forced counts the rounds they
+// forced so far in this turn. It returns the message that forces another
+// round (the hooks' reason, for the model), or nil: the turn ends —
+// nothing blocked, a hook said "continue": false, or the bound is reached.
+func (l *Loop) stopHooks(ctx context.Context, a *Agent, out *Outcome, forced int) (*llm.Message, error) {
+	ev := l.stopEvent()
+	if !l.Hooks.Active(ev, l.HookBase.AgentType) {
+		return nil, nil
+	}
+	in := l.HookBase
+	in.Event = ev
+	active := forced > 0
+	in.StopHookActive = &active
+	in.LastAssistantMessage = out.Final
+	if ws := WorkspaceFrom(ctx); ws != nil {
+		in.Cwd = ws.Dir()
+	}
+	o, err := l.Hooks.Run(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	l.hookNotices(a, o)
+	switch {
+	case o.Stop:
+		if o.StopReason != "" {
+			l.emit(a, Event{Type: EventNotice, Text: fmt.Sprintf("a %s hook ended the turn: %s", ev, o.StopReason)})
+		}
+		return nil, nil
+	case !o.Block:
+		return nil, nil
+	case forced >= maxStopBlocks:
+		l.emit(a, Event{Type: EventNotice, Text: fmt.Sprintf("warning: %s hooks blocked the end of the turn %d times in a row; it ends now (their last reason: %s)", ev, forced, orSaid(o.Reason))})
+		return nil, nil
+	}
+	l.emit(a, Event{Type: EventNotice, Text: fmt.Sprintf("a %s hook keeps the turn going: %s", ev, orSaid(o.Reason))})
+	return &llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("[hook] %s hook feedback: %s", ev, orSaid(o.Reason))}, nil
+}
+
+// hookCallKey carries the running call to an approval question it raises
+// (HookAsker): the PermissionRequest and Notification hooks' input.
+type hookCallKey struct{}
+
+// hookCall is one running call, as its approval questions see it. denied
+// is a PermissionRequest hook's reason for a refusal, added to the call's
+// result for the model.
+type hookCall struct {
+	l      *Loop
+	a      *Agent
+	c      *Call
+	mu     sync.Mutex
+	denied []string
+}
+
+func (h *hookCall) deny(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.denied = append(h.denied, "a PermissionRequest hook of the person's denied it: "+orSaid(reason))
+}
+
+func (h *hookCall) reasons() []string {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.denied
+}
+
+// withHookCall puts call c of a on ctx for HookAsker (nothing without
+// hooks).
+func (l *Loop) withHookCall(ctx context.Context, a *Agent, c *Call) (context.Context, *hookCall) {
+	if l.Hooks == nil {
+		return ctx, nil
+	}
+	h := &hookCall{l: l, a: a, c: c}
+	return context.WithValue(ctx, hookCallKey{}, h), h
+}
+
+// HookAsker is ask with the person's hooks in front of every approval
+// question a tool call raises (Claude Code's): PermissionRequest hooks
+// decide without asking ("allow" is the person's yes, "deny" their no,
+// the reason added to the call's result) — never for a protected path,
+// which only the person answers — and Notification hooks
+// (notification_type permission_prompt) are told before the person is
+// asked. nil stays nil: nobody to ask is not changed by a hook.
+func HookAsker(ask Asker) Asker {
+	if ask == nil {
+		return nil
+	}
+	return hookAsker{ask}
+}
+
+type hookAsker struct{ ask Asker }
+
+func (h hookAsker) Ask(ctx context.Context, q Question) (Answer, error) {
+	hc, _ := ctx.Value(hookCallKey{}).(*hookCall)
+	if hc == nil {
+		return h.ask.Ask(ctx, q)
+	}
+	l := hc.l
+	if q.Why == "" && l.Hooks.Active(hooks.PermissionRequest, hc.c.Name) {
+		o, err := l.Hooks.Run(ctx, l.hookInput(ctx, hooks.PermissionRequest, hc.c))
+		if err != nil {
+			return Deny, err
+		}
+		l.hookNotices(hc.a, o)
+		switch o.Permission {
+		case "allow":
+			return Allow, nil
+		case "deny":
+			hc.deny(o.Reason)
+			return Deny, nil
+		}
+	}
+	if l.Hooks.Active(hooks.Notification, "permission_prompt") {
+		in := l.HookBase
+		in.Event, in.NotificationType = hooks.Notification, "permission_prompt"
+		in.Message = "yagent needs your permission to " + q.Action
+		if ws := WorkspaceFrom(ctx); ws != nil {
+			in.Cwd = ws.Dir()
+		}
+		o, err := l.Hooks.Run(ctx, in)
+		if err != nil {
+			return Deny, err
+		}
+		l.hookNotices(hc.a, o)
+	}
+	return h.ask.Ask(ctx, q)
+}
+
+// subagentStart runs the SubagentStart hooks of the sub-agent a is, before
+// its first call; their additionalContext joins its input.
+func (l *Loop) subagentStart(ctx context.Context, a *Agent, input string) (string, error) {
+	if !l.Hooks.Active(hooks.SubagentStart, l.HookBase.AgentType) {
+		return input, nil
+	}
+	in := l.HookBase
+	in.Event = hooks.SubagentStart
+	o, err := l.Hooks.Run(ctx, in)
+	if err != nil {
+		return input, err
+	}
+	l.hookNotices(a, o)
+	for _, c := range o.Context {
+		if c = strings.TrimSpace(c); c != "" {
+			input += "\n\n[hook] " + c
+		}
+	}
+	return input, nil
+}
+
+// notify runs the hooks of one of yagent's notify-only events
+// (NoteLanded, DelegationFinished): what they say to the person and their
+// failures are notices; nothing they answer changes the run. They run
+// even when ctx ended (each under its own limit): the delegation did end.
+func (l *Loop) notify(ctx context.Context, a *Agent, in hooks.Input) {
+	if !l.Hooks.Active(in.Event, "") {
+		return
+	}
+	o, err := l.Hooks.Run(context.WithoutCancel(ctx), in)
+	if err != nil {
+		o.Notices = append(o.Notices, fmt.Sprintf("%s hooks: %v", in.Event, err))
+	}
+	l.hookNotices(a, o)
+}
+
+// delegationEnded raises NoteLanded when the delegation's note was written
+// on the board here (landed), then DelegationFinished.
+func (l *Loop) delegationEnded(ctx context.Context, a *Agent, res DelegationResult, landed bool) {
+	in := l.HookBase
+	in.NoteRef, in.Status, in.Reason = res.Ref, string(res.Status), res.Reason
+	if res.Abandoned {
+		in.Status = "abandoned"
+	}
+	if landed {
+		in.Event = hooks.NoteLanded
+		l.notify(ctx, a, in)
+	}
+	in.Event = hooks.DelegationFinished
+	l.notify(ctx, a, in)
+}
+
+// WithoutHookCall is ctx without the running call HookAsker reads: a
+// question asked under it that is not about the call itself (a budget
+// raise asked while a delegation runs) goes straight to the person.
+func WithoutHookCall(ctx context.Context) context.Context {
+	return context.WithValue(ctx, hookCallKey{}, (*hookCall)(nil))
 }

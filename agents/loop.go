@@ -110,10 +110,12 @@ type Loop struct {
 	// refusal ends the turn. Without Fit, nothing is shrunk or retried.
 	Fit func(ctx context.Context, f *Fitting) error
 	Now func() time.Time
-	// Hooks runs the person's hooks around each tool call (PreToolUse,
-	// PostToolUse, PostToolUseFailure; nil: none), HookBase being what
-	// every hook's input shares (session, transcript, the workspace as
-	// cwd).
+	// Hooks runs the person's hooks (nil: none) around each tool call
+	// (PreToolUse, PostToolUse, PostToolUseFailure; PermissionRequest and
+	// Notification through HookAsker) and as the turn would end (Stop, or
+	// SubagentStop when HookBase names an agent type: a block forces
+	// another round), HookBase being what every hook's input shares
+	// (session, transcript, the workspace as cwd, the sub-agent).
 	Hooks    *hooks.Runner
 	HookBase hooks.Input
 }
@@ -221,6 +223,7 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 	l.emit(a, Event{Type: EventTurnStarted, Text: input.Content})
 	stall := &stallCheck{limit: l.StallRepeats}
 	var err error
+	forced := 0 // rounds Stop hooks forced
 	for step := 1; ; step++ {
 		out.Steps = step
 		wrapUp := step > a.MaxSteps
@@ -264,6 +267,15 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 			}
 			if wrapUp {
 				out.Reason = ReasonMaxSteps
+				break
+			}
+			if more, herr := l.stopHooks(ctx, a, out, forced); herr != nil || more != nil {
+				if err = herr; err == nil {
+					err = l.force(out, &msgs, *more, &forced)
+				}
+				if err == nil {
+					continue
+				}
 			}
 			break
 		}
@@ -280,6 +292,15 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 		}
 		if out.Stop != nil {
 			out.Reason = ReasonExit
+			if more, herr := l.stopHooks(ctx, a, out, forced); herr != nil || more != nil {
+				if err = herr; err == nil {
+					out.Stop, out.Reason = nil, ""
+					err = l.force(out, &msgs, *more, &forced)
+				}
+				if err == nil {
+					continue
+				}
+			}
 			break
 		}
 	}
@@ -297,6 +318,13 @@ func (l *Loop) Run(ctx context.Context, a *Agent, history []llm.Message, input l
 	}
 	l.emit(a, fin)
 	return out, err
+}
+
+// force adds the message of a round a Stop hook forced to the history.
+func (l *Loop) force(out *Outcome, msgs *[]llm.Message, m llm.Message, forced *int) error {
+	*forced++
+	*msgs = append(*msgs, m)
+	return l.append(out, m)
 }
 
 func (l *Loop) append(out *Outcome, m llm.Message) error {
@@ -515,7 +543,10 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 			case settled != nil:
 				res = *settled
 			default:
+				var hc *hookCall
+				hctx, hc = l.withHookCall(hctx, a, call)
 				res, err = safeRun(hctx, t, call)
+				extra = append(extra, hc.reasons()...)
 			}
 			if err == nil {
 				res, err = l.postToolUse(tctx, a, call, res, extra)

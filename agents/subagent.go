@@ -134,8 +134,11 @@ type SubRunner struct {
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
 	// lets sub-agents delegate further).
 	ExtraTools func(depth int) []*Tool
-	// Hooks runs the person's hooks around the sub-agents' tool calls
-	// (nil: none).
+	// Hooks runs the person's hooks (nil: none) around the sub-agents'
+	// tool calls, around each delegation (SubagentStart before its first
+	// call, its context added to the input; SubagentStop as it would hand
+	// over, a block sending it back) and as it ends (NoteLanded when its
+	// note is written here, DelegationFinished; notify-only).
 	Hooks *personhooks.Runner
 	// Recorder, when set, is told when a delegation starts (with Model set
 	// to the model name the delegation runs with), gets every message and
@@ -307,6 +310,9 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			}
 		},
 	}
+	if input, err = loop.subagentStart(bctx, agent, input); err != nil {
+		return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
+	}
 	out, runErr := loop.Run(bctx, agent, hooks.History, llm.Message{Role: llm.RoleUser, Content: input})
 	sp.Int(telemetry.KeySteps, out.Steps)
 	res.Usage = out.Usage
@@ -324,6 +330,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 			if errors.Is(cause, ErrTokenBudget) {
 				res.Reason = cause.Error()
 			}
+			loop.delegationEnded(ctx, agent, res, false)
 			return res, nil
 		}
 	}
@@ -365,6 +372,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	if note.Handoff.Reason != "" {
 		res.Reason = note.Handoff.Reason
 	}
+	loop.delegationEnded(ctx, agent, res, r.Land == nil)
 	return res, nil
 }
 

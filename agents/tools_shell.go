@@ -208,8 +208,9 @@ func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
 		if err != nil {
 			return ErrorResult("%v", err), nil
 		}
-		policy.Sandbox = box
-		return ws.runShell(ctx, in, policy)
+		p := policy // one call's copy: calls run concurrently
+		p.Sandbox = box
+		return ws.runShell(ctx, in, p)
 	})
 }
 

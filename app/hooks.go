@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -79,4 +81,59 @@ func LoadHooks(cfg *config.Config, workspace string) (*hooks.Set, []string) {
 		warnings = append(warnings, "warning: the trust list could not be read: "+problem)
 	}
 	return set, warnings
+}
+
+// WriteHooks is `yagent hooks ls` for the process's workspace: the hooks a
+// run there would load (hooks.Set.WriteTable) on out — each active one
+// with its file, each skipped one with why — and on errOut what could not
+// be read. A settings file that does not parse is a BadInputError naming
+// it and its line, after the table of the rest.
+func (p *Process) WriteHooks(out, errOut io.Writer) error {
+	cfg, err := p.Config()
+	if err != nil {
+		return err
+	}
+	dir, err := WorkspaceDir(p.Dir)
+	if err != nil {
+		return err
+	}
+	files, problem := HookFiles(cfg, dir)
+	set, loadErr := hooks.Load(files)
+	if err := set.WriteTable(out); err != nil {
+		return err
+	}
+	if problem != "" {
+		fmt.Fprintf(errOut, "warning: the trust list could not be read (the workspace's hooks are listed as untrusted): %s\n", problem)
+	}
+	if loadErr != nil {
+		return &BadInputError{loadErr}
+	}
+	return nil
+}
+
+// NotifyHooks runs the person's Notification hooks (notification_type
+// permission_prompt) before yagent asks the person something outside a
+// run — whether to trust the workspace: the workspace's own hooks are not
+// trusted yet, so only the person's run. What they say and their failures
+// are written to errOut; a settings file that does not load is the run's
+// to report.
+func (p *Process) NotifyHooks(ctx context.Context, errOut io.Writer, message string) {
+	cfg, err := p.Config()
+	if err != nil {
+		return
+	}
+	dir, err := WorkspaceDir(p.Dir)
+	if err != nil {
+		return
+	}
+	files, _ := HookFiles(cfg, dir)
+	set, _ := hooks.Load(files)
+	r := &hooks.Runner{Set: set, Dir: dir}
+	o, err := r.Run(ctx, hooks.Input{Event: hooks.Notification, Cwd: dir, Message: message, NotificationType: "permission_prompt"})
+	if err != nil {
+		o.Notices = append(o.Notices, fmt.Sprintf("Notification hooks: %v", err))
+	}
+	for _, m := range append(o.Messages, o.Notices...) {
+		fmt.Fprintf(errOut, "yagent: %s\n", m)
+	}
 }

@@ -143,6 +143,9 @@ func Prepare(o RunOptions) (_ *Run, err error) {
 	if r.Policy, err = NewPolicy(cfg, po); err != nil {
 		return nil, err
 	}
+	// The person's PermissionRequest and Notification hooks come before
+	// every approval question a tool call asks.
+	r.Policy.Ask = agents.HookAsker(r.Policy.Ask)
 	r.OnClose(func() { r.Policy.Sandbox.Close() })
 	if !o.Inspect {
 		r.Notice(r.Policy.Sandbox.Describe())

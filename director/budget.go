@@ -31,7 +31,9 @@ func (d *Director) raiser() *budget.Raiser {
 			return
 		}
 		d.raise = budget.NewRaiser(func(ctx context.Context, ex *budget.Exceeded, to budget.Limits) bool {
-			a, err := ask.Ask(ctx, agents.Question{Action: ex.Question(to)})
+			// Not a tool call's question: no PermissionRequest hook of
+			// the delegation it may run in answers it.
+			a, err := ask.Ask(agents.WithoutHookCall(ctx), agents.Question{Action: ex.Question(to)})
 			return err == nil && a != agents.Deny
 		})
 	})

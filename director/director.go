@@ -13,7 +13,6 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
-	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
@@ -85,6 +84,9 @@ type Director struct {
 	raiseOnce sync.Once
 
 	bg backgrounds // background delegations (background.go)
+
+	// pending is SessionStart hooks' context for the next turn (hooks.go).
+	pending pendingContext
 }
 
 // New builds a session's director over a: it registers the notebook and
@@ -244,6 +246,12 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 	if sp != nil {
 		defer func() { endTurnSpan(sp, input, outcome, err) }()
 	}
+	// The person's UserPromptSubmit hooks see the prompt first: a block
+	// erases it before anything is recorded or sent.
+	sent, err := d.userPromptSubmit(ctx, input)
+	if err != nil {
+		return &agents.Outcome{Reason: agents.ReasonError}, err
+	}
 	d.delegator.StartTurn()
 	t := &turnState{fit: d.newFitter(s, "director", "", s.Info().Kind), loaded: &agents.Loaded{}}
 	ctx = withTurn(ctx, t)
@@ -255,10 +263,13 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 		r.Forget() // a refusal of the last turn is asked again
 	}
 	if d.compactionDue() {
-		if _, err := d.Compact(ctx); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
+		if _, err := d.compact(ctx, "auto"); err != nil && !errors.Is(err, memory.ErrNothingToCompact) {
 			d.notice(err.Error())
 		}
 	}
+	// SessionStart's context (the session opened, or was compacted just
+	// now) comes with this turn's message.
+	sent = withHookContext(sent, d.pending.take())
 	turn, err := s.BeginTurn(ctx, input)
 	if err != nil {
 		return &agents.Outcome{Reason: agents.ReasonError}, err
@@ -288,11 +299,11 @@ func (d *Director) Turn(ctx context.Context, input string) (outcome *agents.Outc
 			d.markShown(t)
 		},
 		Fit:   t.fit.fit,
-		Hooks: d.app.Hooks, HookBase: hooks.Input{SessionID: s.ID(), TranscriptPath: s.Info().Rollout, Cwd: d.app.Workspace.Dir()},
+		Hooks: d.app.Hooks, HookBase: d.hookBase(""),
 	}
 	bctx := blackboard.WithBoardID(ctx, d.opts.BoardID)
 	agent := d.agent(t, gates)
-	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: input})
+	out, runErr := loop.Run(bctx, agent, s.History(), llm.Message{Role: llm.RoleUser, Content: sent})
 	checkpoint() // a turn without tools waits here
 	d.warn("take the checkpoint of what the turn left", d.cps.take(context.WithoutCancel(ctx), latestCheckpoint))
 	// The end of a turn is recorded even when it was cancelled, with a

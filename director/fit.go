@@ -204,7 +204,13 @@ func (d *Director) newFitter(sess *memory.Session, agent, model, kind string) *f
 			return memory.CompactResult{}, err
 		}
 		o.MidTurn, o.KeepTokens = true, keepTokens
-		return memory.Compact(ctx, sess, o)
+		if !d.sessionHooks(sess) {
+			return memory.Compact(ctx, sess, o)
+		}
+		d.preCompact(ctx, "auto")
+		res, err := memory.Compact(ctx, sess, o)
+		d.compacted(ctx, err)
+		return res, err
 	}
 	return ft
 }

@@ -109,6 +109,12 @@ func Open(ctx context.Context, o OpenOptions) (_ *Run, err error) {
 	r.OnClose(func() { r.Warn("stopping the director", d.Close()) })
 	if !o.Run.Inspect {
 		d.Start(ctx)
+		source := "startup"
+		if o.Resume != "" {
+			source = "resume"
+		}
+		d.SessionStart(ctx, source)
+		r.OnClose(func() { d.SessionEnd(ctx) }) // before the director stops
 	}
 	if len(sess.Pending) > 0 && !o.Run.Inspect {
 		if _, err := d.RecoverInterrupted(ctx); err != nil {

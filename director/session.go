@@ -39,17 +39,26 @@ func (d *Director) compactionDue() bool {
 	return threshold > 0 && d.Measure() >= threshold
 }
 
-// Compact summarises older history now (also /compact). On failure the
-// history is unchanged and the error says so.
+// Compact summarises older history now (/compact: PreCompact hooks with
+// trigger manual). On failure the history is unchanged and the error says
+// so.
 func (d *Director) Compact(ctx context.Context) (memory.CompactResult, error) {
+	return d.compact(ctx, "manual")
+}
+
+// compact summarises older history, PreCompact hooks first (trigger
+// manual or auto), SessionStart (source compact) after.
+func (d *Director) compact(ctx context.Context, trigger string) (memory.CompactResult, error) {
 	o, err := d.compactOptions()
 	if err != nil {
 		return memory.CompactResult{}, err
 	}
+	d.preCompact(ctx, trigger)
 	res, err := memory.Compact(ctx, d.opts.Session, o)
 	if err == nil {
 		d.notice(fmt.Sprintf("compacted %d older messages into a summary", res.Replaced))
 	}
+	d.compacted(ctx, err)
 	return res, err
 }
 

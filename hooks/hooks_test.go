@@ -190,9 +190,12 @@ func TestPreToolUse(t *testing.T) {
 }
 
 // TestEvents: the other events' contracts — UserPromptSubmit's plain
-// stdout is context and exit 2 erases the prompt; Stop's block makes the
-// agent go on, with the reason; exit 2 where nothing can be blocked is a
-// message for the person.
+// stdout is context and exit 2 or a block erases the prompt; Stop's and
+// SubagentStop's block makes the agent go on, with the reason, and
+// "continue": false ends it whatever the block; SubagentStart's and
+// SessionStart's additionalContext is context; PermissionRequest's
+// behavior decides; exit 2 where nothing can be blocked is a message for
+// the person; a failure of yagent's notify-only events is a notice.
 func TestEvents(t *testing.T) {
 	for _, c := range []struct {
 		ev      Event
@@ -208,11 +211,30 @@ func TestEvents(t *testing.T) {
 		{PostToolUse, "echo 'lint failed' >&2; exit 2", Outcome{Block: true, Reason: "lint failed"}},
 		{PostToolUse, "echo 'plain text is not for the model'", Outcome{}},
 		{NoteLanded, `echo '{"systemMessage": "note seen"}'`, Outcome{Messages: []string{"note seen"}}},
+		{UserPromptSubmit, `echo '{"decision": "block", "reason": "ask the on-call first"}'`, Outcome{Block: true, Reason: "ask the on-call first"}},
+		{UserPromptSubmit, `echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "ticket ABC-1"}}'`, Outcome{Context: []string{"ticket ABC-1"}}},
+		{Stop, `echo '{"continue": false, "stopReason": "enough", "decision": "block", "reason": "go on"}'`, Outcome{Block: true, Reason: "go on", Stop: true, StopReason: "enough"}},
+		{Stop, "echo 'plain text changes nothing'", Outcome{}},
+		{SubagentStop, `echo '{"decision": "block", "reason": "cite the files"}'`, Outcome{Block: true, Reason: "cite the files"}},
+		{SubagentStop, "echo 'hand over the diff' >&2; exit 2", Outcome{Block: true, Reason: "hand over the diff"}},
+		{SubagentStart, `echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "use pnpm"}}'`, Outcome{Context: []string{"use pnpm"}}},
+		{SubagentStart, "echo 'plain stdout is not context here'", Outcome{}},
+		{SessionStart, `echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "on branch main"}}'`, Outcome{Context: []string{"on branch main"}}},
+		{PreCompact, "echo 'saving state' >&2; exit 2", Outcome{Messages: []string{"saving state"}}},
+		{Notification, "exit 0", Outcome{}},
+		{PermissionRequest, `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`, Outcome{Permission: "allow"}},
+		{PermissionRequest, `echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not on main"}}}'`, Outcome{Block: true, Reason: "not on main", Permission: "deny"}},
+		{PermissionRequest, "echo 'no pushes' >&2; exit 2", Outcome{Block: true, Reason: "no pushes", Permission: "deny"}},
+		{DelegationFinished, "echo 'x' >&2; exit 1", Outcome{Notices: []string{`DelegationFinished hook "echo 'x' >&2; exit 1" (SRC): exit 1: x`}}},
+		{BatchJobFailed, "echo '{not json'", Outcome{Notices: []string{`BatchJobFailed hook "echo '{not json'" (SRC): its JSON output does not parse: invalid character 'n' looking for beginning of object key string`}}},
 	} {
 		r := runner(t, `{"`+string(c.ev)+`": [{"hooks": [{"type": "command", "command": `+mustJSON(t, c.command)+`}]}]}`)
 		got, err := r.Run(t.Context(), Input{Event: c.ev})
 		if err != nil {
 			t.Fatal(err)
+		}
+		for i, n := range c.want.Notices {
+			c.want.Notices[i] = strings.ReplaceAll(n, "SRC", filepath.Join(r.Dir, ".claude/settings.json"))
 		}
 		if g, w := mustJSON(t, got), mustJSON(t, c.want); g != w {
 			t.Errorf("%s %q: Outcome = %s; want %s", c.ev, c.command, g, w)
@@ -288,7 +310,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": []}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &Set{hooks: map[Event][]Hook{}}
-		_ = s.add(File{Path: "fuzz.json", Trusted: true}, data)
+		_, _ = s.add(File{Path: "fuzz.json", Trusted: true}, data)
 		for _, h := range s.All() {
 			if !slices.Contains(Events, h.Event) || strings.TrimSpace(h.Command) == "" || h.Timeout <= 0 {
 				t.Errorf("loaded %+v", h)
@@ -304,4 +326,122 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestEventInput: each event's hook reads Claude Code's fields for it on
+// stdin, and the matcher of the events that have one is tested against
+// Claude Code's target (SessionStart's source, PreCompact's trigger,
+// Notification's type, a sub-agent's type, SessionEnd's reason).
+func TestEventInput(t *testing.T) {
+	yes := true
+	for _, c := range []struct {
+		in      Input
+		matcher string
+		want    string // a field of stdin, as JSON
+		runs    bool
+	}{
+		{Input{Event: UserPromptSubmit, Prompt: "fix it"}, "never", `"prompt":"fix it"`, true},
+		{Input{Event: Stop, StopHookActive: &yes, LastAssistantMessage: "done"}, "never", `"stop_hook_active":true,"last_assistant_message":"done"`, true},
+		{Input{Event: SubagentStop, AgentType: "explorer", AgentID: "call_1"}, "explorer", `"agent_id":"call_1","agent_type":"explorer"`, true},
+		{Input{Event: SubagentStart, AgentType: "coder"}, "explorer", "", false},
+		{Input{Event: PreCompact, Trigger: "manual"}, "manual", `"trigger":"manual"`, true},
+		{Input{Event: PreCompact, Trigger: "auto"}, "manual", "", false},
+		{Input{Event: SessionStart, Source: "resume"}, "startup|resume", `"source":"resume"`, true},
+		{Input{Event: SessionStart, Source: "compact"}, "startup|resume", "", false},
+		{Input{Event: SessionEnd, Reason: "other"}, "", `"reason":"other"`, true},
+		{Input{Event: Notification, Message: "yagent needs your approval", NotificationType: "permission_prompt"}, "permission_prompt", `"message":"yagent needs your approval","notification_type":"permission_prompt"`, true},
+		{Input{Event: NoteLanded, NoteRef: "b/explorer/x", Status: "ok"}, "", `"note_ref":"b/explorer/x","status":"ok"`, true},
+	} {
+		r := runner(t, `{"`+string(c.in.Event)+`": [{"matcher": "`+c.matcher+`", "hooks": [{"type": "command", "command": "cat > stdin"}]}]}`)
+		if got := r.Active(c.in.Event, c.in.target()); got != c.runs {
+			t.Errorf("%s with matcher %q: Active = %v; want %v", c.in.Event, c.matcher, got, c.runs)
+		}
+		if _, err := r.Run(t.Context(), c.in); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(r.Dir, "stdin"))
+		if !c.runs {
+			if err == nil {
+				t.Errorf("%s with matcher %q ran", c.in.Event, c.matcher)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(string(data), c.want) || !strings.Contains(string(data), `"hook_event_name":"`+string(c.in.Event)+`"`) {
+			t.Errorf("%s: stdin %s (%v); want %s in it", c.in.Event, data, err, c.want)
+		}
+	}
+}
+
+// TestDisableAllHooks: Claude Code's "disableAllHooks": true turns every
+// hook off, each listed as skipped naming the file; the last trusted file
+// that sets it decides; an untrusted workspace cannot set it.
+func TestDisableAllHooks(t *testing.T) {
+	dir := t.TempDir()
+	person := write(t, dir, "home/settings.json", `{"Stop": [{"hooks": [{"type": "command", "command": "check.sh"}]}]}`)
+	off := filepath.Join(dir, "off.json")
+	on := filepath.Join(dir, "on.json")
+	for p, v := range map[string]string{off: "true", on: "false"} {
+		if err := os.WriteFile(p, []byte(`{"disableAllHooks": `+v+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		files    []File
+		disabled string
+	}{
+		{"off", []File{{Path: person, Trusted: true}, {Path: off, Trusted: true}}, off},
+		{"off, then on again", []File{{Path: person, Trusted: true}, {Path: off, Trusted: true}, {Path: on, Trusted: true}}, ""},
+		{"off by an untrusted file", []File{{Path: person, Trusted: true}, {Path: off}}, ""},
+	} {
+		set, err := Load(c.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.DisabledBy() != c.disabled || set.Empty() != (c.disabled != "") {
+			t.Errorf("%s: DisabledBy = %q, Empty = %v; want %q", c.name, set.DisabledBy(), set.Empty(), c.disabled)
+		}
+		var why []string
+		for _, s := range set.Skipped() {
+			why = append(why, s.What+": "+s.Why)
+		}
+		if c.disabled != "" && !slices.Contains(why, "check.sh: disableAllHooks is true in "+off) {
+			t.Errorf("%s: skipped %q; want check.sh disabled by %s", c.name, why, off)
+		}
+		if c.name == "off by an untrusted file" && !slices.Contains(why, "disableAllHooks: true: "+WhyUntrusted) {
+			t.Errorf("%s: skipped %q; want the untrusted switch listed", c.name, why)
+		}
+	}
+}
+
+// TestWriteTable: `yagent hooks ls` lists each active hook (event,
+// matcher, limit, command, file), each skipped one with why, and the
+// files read; a command with a newline or an escape is quoted.
+func TestWriteTable(t *testing.T) {
+	dir := t.TempDir()
+	person := write(t, dir, "home/settings.json", `{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}],
+		"Stop": [{"matcher": "ignored", "hooks": [{"type": "http", "url": "http://x"}, {"type": "command", "command": "echo a\nrm b\u001b[2J"}]}]}`)
+	ws := write(t, dir, "ws/.claude/settings.json", `{"SessionStart": [{"hooks": [{"type": "command", "command": "curl evil"}]}]}`)
+	set, err := Load([]File{{Path: person, Trusted: true}, {Path: ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := set.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(b.String(), dir, "DIR")
+	want := `EVENT       MATCHER  TIMEOUT  COMMAND                SOURCE
+PreToolUse  Bash     5s       guard.sh               DIR/home/settings.json
+Stop        *        1m0s     "echo a\nrm b\x1b[2J"  DIR/home/settings.json
+
+SKIPPED        EVENT         WHY                                          SOURCE
+a "http" hook  Stop          only command hooks are supported yet         DIR/home/settings.json
+curl evil      SessionStart  the workspace is not trusted (yagent trust)  DIR/ws/.claude/settings.json
+
+settings files read: DIR/home/settings.json, DIR/ws/.claude/settings.json
+`
+	if got != want {
+		t.Errorf("WriteTable:\n%s\nwant:\n%s", got, want)
+	}
 }

@@ -31,15 +31,21 @@ type Input struct {
 	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 	Error        string          `json:"error,omitempty"`
 
-	Prompt             string `json:"prompt,omitempty"`           // UserPromptSubmit
-	StopHookActive     *bool  `json:"stop_hook_active,omitempty"` // Stop, SubagentStop
-	Trigger            string `json:"trigger,omitempty"`          // PreCompact: manual | auto
-	CustomInstructions string `json:"custom_instructions,omitempty"`
-	Source             string `json:"source,omitempty"` // SessionStart: startup | resume | compact
-	Reason             string `json:"reason,omitempty"` // SessionEnd
-	Message            string `json:"message,omitempty"`
-	AgentID            string `json:"agent_id,omitempty"`   // Subagent*
-	AgentType          string `json:"agent_type,omitempty"` // Subagent*: the agent's name
+	Prompt string `json:"prompt,omitempty"` // UserPromptSubmit
+	// Stop, SubagentStop: StopHookActive is true on a round a Stop hook
+	// forced (a script checks it not to force rounds for ever).
+	StopHookActive       *bool  `json:"stop_hook_active,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+	Trigger              string `json:"trigger,omitempty"` // PreCompact: manual | auto
+	CustomInstructions   string `json:"custom_instructions,omitempty"`
+	Source               string `json:"source,omitempty"` // SessionStart: startup | resume | compact
+	Reason               string `json:"reason,omitempty"` // SessionEnd: prompt_input_exit | other
+	// Notification: Message for the person, NotificationType
+	// (permission_prompt when yagent asks for an approval).
+	Message          string `json:"message,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
+	AgentID          string `json:"agent_id,omitempty"`   // Subagent*
+	AgentType        string `json:"agent_type,omitempty"` // Subagent*: the agent's name
 
 	// yagent's events: the note (NoteLanded, DelegationFinished), its
 	// status, the batch job (BatchJobFailed).
@@ -110,13 +116,33 @@ type Runner struct {
 	Env []string // the environment hooks get; nil: this process's
 }
 
-// Active reports whether any hook would run for ev (and tool, for tool
-// events): callers skip building an Input when none would.
-func (r *Runner) Active(ev Event, tool string) bool {
-	return r != nil && len(r.Set.matching(ev, tool)) > 0
+// Active reports whether any hook would run for ev and target (a tool
+// event's tool, SessionStart's source, PreCompact's trigger,
+// Notification's type, a Subagent event's agent, SessionEnd's reason; ""
+// for the others): callers skip building an Input when none would.
+func (r *Runner) Active(ev Event, target string) bool {
+	return r != nil && len(r.Set.matching(ev, target)) > 0
 }
 
-// Run runs every hook of in.Event that matches in.ToolName, at once, each
+// target is what in's matchers are tested against (Claude Code's).
+func (in Input) target() string {
+	switch in.Event {
+	case SessionStart:
+		return in.Source
+	case SessionEnd:
+		return in.Reason
+	case PreCompact:
+		return in.Trigger
+	case Notification:
+		return in.NotificationType
+	case SubagentStart, SubagentStop:
+		return in.AgentType
+	}
+	return in.ToolName
+}
+
+// Run runs every hook of in.Event that matches in (its tool, or its
+// target: see Active), at once, each
 // with in as JSON on its stdin, and merges what they say. A hook that
 // fails is a notice in the Outcome, never an error: only a canceled ctx
 // is.
@@ -124,17 +150,22 @@ func (r *Runner) Run(ctx context.Context, in Input) (Outcome, error) {
 	if r == nil {
 		return Outcome{}, nil
 	}
-	hs := r.Set.matching(in.Event, in.ToolName)
+	hs := r.Set.matching(in.Event, in.target())
 	if len(hs) == 0 {
 		return Outcome{}, nil
 	}
 	if in.Cwd == "" {
 		in.Cwd = r.Dir
 	}
-	stdin, err := json.Marshal(in)
-	if err != nil {
+	// As Claude Code writes it: "<", ">" and "&" as themselves, not
+	// \u003c (a guard greps the command as the model wrote it).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
 		return Outcome{}, fmt.Errorf("hook input for %s: %w", in.Event, err)
 	}
+	stdin := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	results := make([]result, len(hs))
 	var wg sync.WaitGroup
 	for i, h := range hs {

@@ -55,13 +55,25 @@ var Events = []Event{
 }
 
 // matchesTools reports whether an event's matcher is tested against a tool
-// name (for the others Claude Code ignores it, and so does yagent).
+// name.
 func (e Event) matchesTools() bool {
 	switch e {
 	case PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure:
 		return true
 	}
 	return false
+}
+
+// matches reports whether an event has a matcher at all: a tool name, or
+// for the others what Input.target says (SessionStart's source,
+// PreCompact's trigger, …). UserPromptSubmit, Stop and yagent's events
+// have none: Claude Code ignores their matcher, and so does yagent.
+func (e Event) matches() bool {
+	switch e {
+	case SessionStart, SessionEnd, PreCompact, Notification, SubagentStart, SubagentStop:
+		return true
+	}
+	return e.matchesTools()
 }
 
 // DefaultTimeout is a command hook's time limit when its entry names none
@@ -107,11 +119,19 @@ const WhyUntrusted = "the workspace is not trusted (yagent trust)"
 type Set struct {
 	hooks   map[Event][]Hook
 	skipped []Skipped
+	read    []string // the files that were there, in order
+	// disabledBy is the file whose "disableAllHooks": true turned every
+	// hook off ("" = none did).
+	disabledBy string
 }
 
 // settingsFile is the part of a Claude Code settings file hooks read.
 type settingsFile struct {
-	Hooks map[string][]struct {
+	// DisableAllHooks is Claude Code's switch: true turns every hook off;
+	// the last trusted file that sets it decides (a workspace's local
+	// file over its shared one over the person's).
+	DisableAllHooks *bool `json:"disableAllHooks"`
+	Hooks           map[string][]struct {
 		Matcher string `json:"matcher"`
 		Hooks   []struct {
 			Type    string   `json:"type"`
@@ -124,32 +144,74 @@ type settingsFile struct {
 // Load reads the hooks of files, in order. A missing file is no error; a
 // file that cannot be read or parsed is an error naming it, and the files
 // after it still load (the returned Set is never nil). An untrusted file's
-// hooks are listed as skipped, never run.
+// hooks are listed as skipped, never run. When "disableAllHooks" is true
+// (the last trusted file that sets it decides), every hook is listed as
+// skipped, disabled.
 func Load(files []File) (*Set, error) {
 	s := &Set{hooks: map[Event][]Hook{}}
 	var errs []error
+	disabled := false
 	for _, f := range files {
 		data, err := os.ReadFile(f.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		s.read = append(s.read, f.Path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("read hooks of %s: %w", f.Path, err))
 			continue
 		}
-		if err := s.add(f, data); err != nil {
+		off, err := s.add(f, data)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		if off != nil {
+			disabled, s.disabledBy = *off, f.Path
+		}
+	}
+	if disabled {
+		s.disable()
+	} else {
+		s.disabledBy = ""
 	}
 	return s, errors.Join(errs...)
 }
 
-// add parses one settings file's hooks into s.
-func (s *Set) add(f File, data []byte) error {
+// WhyDisabled is why every hook is skipped when a settings file sets
+// "disableAllHooks": true.
+const WhyDisabled = "disableAllHooks is true in %s"
+
+// disable turns every loaded hook into a skipped one.
+func (s *Set) disable() {
+	why := fmt.Sprintf(WhyDisabled, s.disabledBy)
+	for _, h := range s.All() {
+		s.skipped = append(s.skipped, Skipped{Source: h.Source, Event: string(h.Event), What: h.Command, Why: why})
+	}
+	s.hooks = map[Event][]Hook{}
+}
+
+// DisabledBy is the settings file whose "disableAllHooks": true turned
+// every hook off, or "".
+func (s *Set) DisabledBy() string { return s.disabledBy }
+
+// Read is the settings files that were there, in the order read.
+func (s *Set) Read() []string { return s.read }
+
+// add parses one settings file's hooks into s; disable is its
+// "disableAllHooks" (nil: not set, or set by an untrusted file, which is
+// listed as skipped).
+func (s *Set) add(f File, data []byte) (disable *bool, err error) {
 	var sf settingsFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&sf); err != nil {
-		return fmt.Errorf("hooks of %s: %w (fix the JSON; its hooks are not loaded)", f.Path, jsonWhere(data, err))
+		return nil, fmt.Errorf("hooks of %s: %w (fix the JSON; its hooks are not loaded)", f.Path, jsonWhere(data, err))
+	}
+	if sf.DisableAllHooks != nil {
+		if f.Trusted {
+			disable = sf.DisableAllHooks
+		} else {
+			s.skipped = append(s.skipped, Skipped{Source: f.Path, What: fmt.Sprintf("disableAllHooks: %t", *sf.DisableAllHooks), Why: WhyUntrusted})
+		}
 	}
 	names := make([]string, 0, len(sf.Hooks))
 	for name := range sf.Hooks {
@@ -165,7 +227,7 @@ func (s *Set) add(f File, data []byte) error {
 		}
 		for _, group := range sf.Hooks[name] {
 			var re *regexp.Regexp
-			if m := group.Matcher; ev.matchesTools() && m != "" && m != "*" {
+			if m := group.Matcher; ev.matches() && m != "" && m != "*" {
 				var err error
 				if re, err = regexp.Compile("^(?:" + m + ")$"); err != nil {
 					errs = append(errs, fmt.Errorf("hooks of %s: %s matcher %q: %w", f.Path, name, m, err))
@@ -190,7 +252,7 @@ func (s *Set) add(f File, data []byte) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return disable, errors.Join(errs...)
 }
 
 // jsonWhere adds the line of a JSON syntax error.
@@ -218,13 +280,17 @@ func (s *Set) Skipped() []Skipped { return s.skipped }
 // Empty reports whether no hook would ever run.
 func (s *Set) Empty() bool { return s == nil || len(s.hooks) == 0 }
 
-// matching is the hooks of ev whose matcher takes tool (yagent's name; the
-// Claude Code name it maps to matches as well), each command once.
-func (s *Set) matching(ev Event, tool string) []Hook {
+// matching is the hooks of ev whose matcher takes target (a tool event's
+// tool, yagent's name — the Claude Code name it maps to matches as well;
+// the other events' Input.target), each command once.
+func (s *Set) matching(ev Event, target string) []Hook {
 	if s == nil {
 		return nil
 	}
-	alias := ClaudeToolName(tool)
+	tool, alias := target, target
+	if ev.matchesTools() {
+		alias = ClaudeToolName(tool)
+	}
 	var out []Hook
 	seen := map[string]bool{}
 	for _, h := range s.hooks[ev] {

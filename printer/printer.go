@@ -149,6 +149,11 @@ func (p *Human) Emit(e agents.Event) {
 			return
 		}
 		p.endReasoning()
+		if p.Buffered && p.done != "" && p.pending.Len() == 0 {
+			// Another call's text after a call that ended without tools:
+			// a Stop hook sent the lead on, so that text was narration.
+			p.narrate()
+		}
 		if p.Buffered {
 			p.pending.WriteString(e.Text)
 			return

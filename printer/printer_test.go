@@ -91,7 +91,8 @@ func TestHumanPrinterReasoning(t *testing.T) {
 
 // TestHumanPrinterNarration pins what a redirected stdout holds: the
 // answer alone. The lead's text before its tool calls is narration and goes
-// to stderr; on a terminal the text streams as it comes.
+// to stderr, and so is the text of an answer a Stop hook sent the lead on
+// from; on a terminal the text streams as it comes.
 func TestHumanPrinterNarration(t *testing.T) {
 	events := []agents.Event{
 		{Type: agents.EventTextDelta, Text: "I'll ask an explorer."},
@@ -111,10 +112,25 @@ func TestHumanPrinterNarration(t *testing.T) {
 	}{
 		{"file", true, "The answer.\n", "I'll ask an explorer.\n"},
 		{"terminal", false, "I'll ask an explorer.\nThe answer.\n", "▸ explorer: read_file"},
+		{"forced by a Stop hook, file", true, "The answer.\n", "Done.\n"},
+		{"forced by a Stop hook, terminal", false, "Done.\nThe answer.\n", "a Stop hook keeps the turn going"},
 	} {
 		var out, errOut bytes.Buffer
 		p := NewHuman(&out, &errOut)
 		p.Buffered = tc.buffered
+		events := events
+		if strings.HasPrefix(tc.name, "forced") {
+			// A Stop hook sends the lead on after an answer: no tool call
+			// between the two calls' text.
+			events = []agents.Event{
+				{Type: agents.EventTextDelta, Text: "Done."},
+				{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+				{Type: agents.EventNotice, Text: "a Stop hook keeps the turn going: run the tests"},
+				{Type: agents.EventTextDelta, Text: "The answer."},
+				{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1}},
+				{Type: agents.EventTurnFinished, Reason: "answer"},
+			}
+		}
 		for _, e := range events {
 			p.Emit(e)
 		}

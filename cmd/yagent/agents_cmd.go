@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -74,16 +73,6 @@ func agentsLsRun(ctx context.Context, f *Factory, opts *agentsLsOptions) error {
 	if _, err := io.WriteString(f.IO.Out, agents.DefinitionsTable(defs)); err != nil {
 		return err
 	}
-	for _, d := range defs {
-		for _, w := range d.Warnings {
-			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", d.Source, w)
-		}
-	}
-	if len(problems) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "problems (%s skipped):\n", agents.Count(len(problems), "file", "files"))
-		for _, p := range problems {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", p.Source, p.Message)
-		}
-	}
-	return nil
+	_, err = io.WriteString(f.IO.ErrOut, agents.DefinitionsNotes(defs, problems))
+	return err
 }

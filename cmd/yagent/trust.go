@@ -157,6 +157,7 @@ func checkWorkspaceTrust(ctx context.Context, f *Factory, c *cobra.Command) erro
 	if f.IO.CanAsk() && ws.TrustProblem == "" {
 		fmt.Fprintf(f.IO.ErrOut, "? %s sets %s: settings that can run programs, widen what agents may do or send your keys elsewhere, which apply only in a directory you trust.\n",
 			ws.File, strings.Join(ws.Ignored, ", "))
+		f.NotifyHooks(ctx, f.IO.ErrOut, "yagent asks whether to trust "+ws.Dir)
 		ok, err := ttyask.New(f.IO.In, f.IO.ErrOut).Confirm(ctx, "  trust "+ws.Dir+"?")
 		if err != nil {
 			return err

@@ -231,7 +231,9 @@ func exitCodeOf(err error) int {
 // TestTrustQuestion pins the one-time question in a terminal: an untrusted
 // workspace that sets gated keys gets a question before the run; y trusts
 // the directory (recorded in $YAGENT_HOME) and its settings apply at once;
-// n leaves them ignored with the warning.
+// n leaves them ignored with the warning. The person's Notification hooks
+// are told before the question, and before the approval question of a
+// command the untrusted settings no longer let run unasked.
 func TestTrustQuestion(t *testing.T) {
 	bin, err := exec.LookPath("yagent")
 	if err != nil {
@@ -255,6 +257,8 @@ func TestTrustQuestion(t *testing.T) {
 			repo := filepath.Join(work, "repo")
 			mkfile(t, filepath.Join(repo, "out", ".keep"), "")
 			mkfile(t, filepath.Join(repo, ".yagent", "config.yaml"), "agents:\n  allow_shell: true\n  approval: never\n  sandbox: \"off\"\n")
+			// The person's Notification hook is told before the question.
+			mkfile(t, filepath.Join(work, "home", ".claude", "settings.json"), `{"hooks": {"Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "cat >> \"$HOME/notified.json\""}]}]}}`)
 			cmd := testio.Command(t, testio.ChildTimeout, bin, "run", "case:trust")
 			cmd.Dir = repo
 			cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
@@ -284,6 +288,10 @@ func TestTrustQuestion(t *testing.T) {
 			_, err = os.Stat(filepath.Join(repo, "out", "shell-ran.txt"))
 			if ran := err == nil; ran != tt.trusted {
 				t.Errorf("the workspace's shell settings applied = %v; want %v; screen:\n%s", ran, tt.trusted, screen)
+			}
+			n, _ := os.ReadFile(filepath.Join(work, "home", "notified.json"))
+			if !strings.Contains(string(n), `"message":"yagent asks whether to trust `) || strings.Contains(string(n), "yagent needs your permission to run `echo hi") == tt.trusted {
+				t.Errorf("the Notification hook read %q; want the trust question's message (and, untrusted, the command's approval question)", n)
 			}
 			list, _ := os.ReadFile(filepath.Join(work, "home", ".yagent", "trusted-workspaces.json"))
 			if strings.Contains(string(list), realDir(t, repo)) != tt.trusted {
