@@ -208,8 +208,9 @@ func ShellTool(w *Workspace, policy ShellPolicy) *Tool {
 		if err != nil {
 			return ErrorResult("%v", err), nil
 		}
-		policy.Sandbox = box
-		return ws.runShell(ctx, in, policy)
+		p := policy // this call's: concurrent calls each have their own
+		p.Sandbox = box
+		return ws.runShell(ctx, in, p)
 	})
 }
 
