@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -147,7 +148,64 @@ func (rs *Rules) Wrap(t *Tool, policy ShellPolicy, w *Workspace) *Tool {
 		}
 		return run(context.WithValue(ctx, hookPermissionKey{}, string(d)), call)
 	}
+	if t.Name == "grep" || t.Name == "glob" {
+		judged := c.run
+		c.run = func(ctx context.Context, call *Call) (Result, error) {
+			res, err := judged(ctx, call)
+			if err != nil || res.IsError {
+				return res, err
+			}
+			return rs.hideDenied(t.Name, res, w.in(ctx).Dir()), nil
+		}
+	}
 	return &c
+}
+
+// grepLine is a line of grep's result: path:line: text.
+var grepLine = regexp.MustCompile(`^(.+?):[0-9]+: `)
+
+// hideDenied takes out of a grep or glob result the lines of files a deny
+// rule on reading matches (a search rooted above them finds them),
+// saying how many were left out.
+func (rs *Rules) hideDenied(tool string, res Result, dir string) Result {
+	var kept []string
+	hidden := 0
+	for _, line := range strings.SplitAfter(res.Content, "\n") {
+		p := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "/")
+		if tool == "grep" {
+			m := grepLine.FindStringSubmatch(line)
+			if m == nil {
+				kept = append(kept, line)
+				continue
+			}
+			p = m[1]
+		}
+		if p == "" || strings.HasPrefix(p, "… ") || !rs.denies(tool, filepath.Join(dir, filepath.FromSlash(p)), dir) {
+			kept = append(kept, line)
+			continue
+		}
+		hidden++
+	}
+	if hidden > 0 {
+		res.Content = strings.Join(kept, "") + fmt.Sprintf("[%d lines of files a deny rule keeps from reading were left out]\n", hidden)
+	}
+	return res
+}
+
+// denies reports whether a deny rule on paths matches the file p (as
+// given or resolved).
+func (rs *Rules) denies(tool, p, dir string) bool {
+	paths := []string{p}
+	if real := resolved(p); real != p {
+		paths = append(paths, real)
+	}
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		if r.Decision == hooks.Deny && r.Path != nil && r.AppliesTo(tool) && rs.matches(r, nil, paths, nil, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // Decide is what the rules say about a call of tool with args in the

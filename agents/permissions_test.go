@@ -249,3 +249,39 @@ func TestPermissionRules(t *testing.T) {
 		})
 	}
 }
+
+// TestDeniedFilesLeftOutOfSearches: a grep or glob rooted above the files
+// a deny rule keeps from reading does not show them (their lines are left
+// out, and counted); other files are shown as they are.
+func TestDeniedFilesLeftOutOfSearches(t *testing.T) {
+	w := demoWorkspace(t)
+	for p, content := range map[string]string{"secrets/key.txt": "token=s3cret\n", "src/a.go": "token=fine\n", ".env": "token=env\n"} {
+		if err := writeTestFile(w, p, content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, _ := rulesOf(t, true, "", `{"deny": ["Read(./secrets/**)", "Read(.env)"]}`)
+	tools := map[string]*Tool{}
+	for _, tool := range FSTools(w, ShellPolicy{}) {
+		tools[tool.Name] = rs.Wrap(tool, ShellPolicy{}, w)
+	}
+	run := func(name, args string) string {
+		res, err := tools[name].Run(t.Context(), &Call{Name: name, Args: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content
+	}
+	got := run("grep", `{"pattern": "token"}`)
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "token=env") || !strings.Contains(got, "src/a.go:1: token=fine") ||
+		!strings.Contains(got, "[2 lines of files a deny rule keeps from reading were left out]") {
+		t.Errorf("grep over the workspace = %q; want src/a.go only, two lines left out (secrets, .env)", got)
+	}
+	got = run("glob", `{"pattern": "**/*.txt"}`)
+	if strings.Contains(got, "secrets/key.txt") || !strings.Contains(got, "docs/readme.txt") || !strings.Contains(got, "left out") {
+		t.Errorf("glob = %q; want docs/readme.txt, secrets/key.txt left out", got)
+	}
+	if got := run("grep", `{"pattern": "hello"}`); strings.Contains(got, "left out") {
+		t.Errorf("grep with nothing denied in it = %q; want nothing said left out", got)
+	}
+}
