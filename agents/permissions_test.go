@@ -285,3 +285,36 @@ func TestDeniedFilesLeftOutOfSearches(t *testing.T) {
 		t.Errorf("grep with nothing denied in it = %q; want nothing said left out", got)
 	}
 }
+
+// FuzzRulesDecide: any command is judged without a panic; an allow rule
+// lets through only a simple command whose words begin with the rule's,
+// and a deny rule on a program finds it wherever a simple command that
+// runs it stands after an operator.
+func FuzzRulesDecide(f *testing.F) {
+	for _, s := range []string{"git diff", "git diff; rm -rf x", "git diff $(rm x)", "sh -c 'rm x'", "FOO=1 rm", "timeout 5 rm", "echo \"`rm`\"", "git diff 'a;b'"} {
+		f.Add(s)
+	}
+	p := filepath.Join(f.TempDir(), "settings.json")
+	if err := os.WriteFile(p, []byte(`{"permissions": {"deny": ["Bash(rm:*)"], "allow": ["Bash(git diff:*)"]}}`), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	perms, err := hooks.LoadPermissions([]hooks.File{{Path: p, Trusted: true}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rs, _ := NewRules(perms, "")
+	f.Fuzz(func(t *testing.T, command string) {
+		args, _ := json.Marshal(map[string]string{"command": command})
+		d, _ := rs.Decide("shell", args, "/ws")
+		if d == hooks.Allow {
+			words, ok := CommandWords(command)
+			if !ok || !hasPrefix(words, []string{"git", "diff"}) {
+				t.Errorf("allowed %q (words %q, simple %v)", command, words, ok)
+			}
+		}
+		after, _ := json.Marshal(map[string]string{"command": command + "; rm -rf x"})
+		if d, _ := rs.Decide("shell", after, "/ws"); d != hooks.Deny && !strings.ContainsAny(command, `'"\`) {
+			t.Errorf("%q; rm -rf x decided %q; want deny", command, d)
+		}
+	})
+}
