@@ -90,6 +90,7 @@ func New(o Options) (*App, error) {
 	tools = append(tools, agents.ShellTool(ws, o.Policy))
 	tools = append(tools, agents.BoardTools(o.Board, cfg.Blackboard.ContextPackChars, ws)...)
 	tools = append(tools, o.Tools...)
+	tools, ruleWarnings := withRules(cfg, ws, o.Policy, tools)
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
 			ws.Close()
@@ -103,6 +104,9 @@ func New(o Options) (*App, error) {
 		func(name string) bool { _, ok := reg.Get(name); return ok })
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
+	}
+	for _, w := range ruleWarnings {
+		a.Notice(w)
 	}
 	set, warnings := LoadHooks(cfg, ws.Dir())
 	for _, w := range warnings {
