@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,20 +48,20 @@ const (
 // TaskStatus is a task and its derived state.
 type TaskStatus struct {
 	Task
-	State TaskState
-	Claim *Claim // nil while open
+	State TaskState `json:"state"`
+	Claim *Claim    `json:"claim"` // nil while open
 	// Conclusion is the landed note's (done or failed).
-	Conclusion string
+	Conclusion string `json:"conclusion"`
 	// Waiting are the refs of its depends_on not done yet (a task that
 	// has some cannot be claimed).
-	Waiting []string
+	Waiting []string `json:"waiting"`
 }
 
 // TaskList is a board's tasks in posting order.
 type TaskList struct {
-	Tasks []TaskStatus
+	Tasks []TaskStatus `json:"tasks"`
 	// Unreadable names task files that could not be read (stems).
-	Unreadable []string
+	Unreadable []string `json:"unreadable"`
 }
 
 // Claimable reports whether an open task can be claimed now.
@@ -263,6 +264,27 @@ func (l TaskList) Claimable(team, agent string) []TaskStatus {
 	return out
 }
 
+// InProgressBlocks reports whether a task a member of team (agent) could
+// do waits on a task that is claimed and not landed yet: it may become
+// claimable.
+func (l TaskList) InProgressBlocks(team, agent string) bool {
+	state := map[string]TaskState{}
+	for _, t := range l.Tasks {
+		state[t.Ref] = t.State
+	}
+	for _, t := range l.Tasks {
+		if t.State != TaskOpen || t.Team != team || t.Assignee != "" && NormalizeAgent(t.Assignee) != NormalizeAgent(agent) {
+			continue
+		}
+		for _, w := range t.Waiting {
+			if state[w] == TaskClaimed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Counts returns how many tasks are in each state.
 func (l TaskList) Counts() map[TaskState]int {
 	n := map[TaskState]int{}
@@ -303,6 +325,24 @@ func (l TaskList) Table() string {
 		fmt.Fprintf(&b, "%d task file(s) unreadable: %s\n", len(l.Unreadable), strings.Join(l.Unreadable, ", "))
 	}
 	return b.String()
+}
+
+// Write writes the list for `yagent board tasks`: the table, or JSON
+// (every field, lists never null).
+func (l TaskList) Write(w io.Writer, asJSON bool) error {
+	if !asJSON {
+		_, err := io.WriteString(w, l.Table())
+		return err
+	}
+	if l.Tasks == nil {
+		l.Tasks = []TaskStatus{}
+	}
+	if l.Unreadable == nil {
+		l.Unreadable = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(l)
 }
 
 // Summary is the index's one line about a board's tasks ("" when it has

@@ -51,19 +51,19 @@ var (
 // Task is one unit of team work.
 type Task struct {
 	// Ref is task/{stem}, set when the task is written or read.
-	Ref   string
-	Title string
-	Body  string
+	Ref   string `json:"ref"`
+	Title string `json:"title"`
+	Body  string `json:"body"`
 	// Team is the team whose members claim it ("" = any claimant).
-	Team string
+	Team string `json:"team"`
 	// Assignee, when set, is the only agent that may claim it.
-	Assignee string
+	Assignee string `json:"assignee"`
 	// DependsOn are refs of tasks that must be done before it can be
 	// claimed.
-	DependsOn []string
+	DependsOn []string `json:"depends_on"`
 	// Author is the agent (or "director") that posted it.
-	Author  string
-	Created time.Time
+	Author  string    `json:"author"`
+	Created time.Time `json:"created"`
 }
 
 // taskFrontMatter is a task note's front matter as stored.
