@@ -166,7 +166,7 @@ type DelegationHooks struct {
 	Transcript string
 	// History is the conversation a follow-up continues (the reopened
 	// session's, compaction summary first); nil for a new delegation.
-	History    []llm.Message
+	History []llm.Message
 	// Read and MarkRead keep which mailbox messages the sub-agent was
 	// shown (its session's record, issue 30 item 4); nil: the run keeps
 	// them itself.
