@@ -31,6 +31,107 @@ type Claim struct {
 	Time    time.Time `json:"time"`
 }
 
+// Claims holds claim records, at most one per task of a board, each
+// created once. The files beside the board are the default
+// (WithClaims); with queue.dsn, PostgreSQL rows (queue.Claims).
+type Claims interface {
+	// Create records c for c.Task unless a claim of it exists, and
+	// returns the claim that holds the task (c when won). Of any number
+	// of callers at once, exactly one wins.
+	Create(board string, c Claim) (holder *Claim, won bool, err error)
+	// Get returns the claim of the task ref (nil when there is none).
+	Get(board, task string) (*Claim, error)
+	// Release removes the claim of c.Task if it is still c's (its Ref).
+	Release(board string, c Claim) error
+}
+
+// WithClaims makes the store keep claims in c instead of files.
+func (s *Store) WithClaims(c Claims) *Store {
+	s.claimStore = c
+	return s
+}
+
+func (s *Store) claims() Claims {
+	if s.claimStore != nil {
+		return s.claimStore
+	}
+	return fileClaims{s}
+}
+
+// fileClaims are claims as files, {board}/.claims/{stem}.claim, created
+// by atomicfile.WriteNew: a complete file moved in only where none is
+// (RENAME_NOREPLACE or link, never a rename over one).
+type fileClaims struct{ s *Store }
+
+func (f fileClaims) path(board, task string) (string, error) {
+	bdir, err := f.s.boardDir(board)
+	if err != nil {
+		return "", err
+	}
+	stem, err := ParseTaskRef(task)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(bdir, claimsDir, stem+".claim"), nil
+}
+
+func (f fileClaims) Create(board string, c Claim) (*Claim, bool, error) {
+	path, err := f.path(board, c.Task)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, false, err
+	}
+	if err := atomicfile.WriteNew(path, data, 0o644); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, false, err
+		}
+		holder, err := readClaim(path)
+		if err != nil {
+			holder = &Claim{Task: c.Task, Agent: "(unreadable claim)"}
+		}
+		return holder, false, nil
+	}
+	return &c, true, nil
+}
+
+func (f fileClaims) Get(board, task string) (*Claim, error) {
+	path, err := f.path(board, task)
+	if err != nil {
+		return nil, err
+	}
+	c, err := readClaim(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		// A damaged claim still holds the task: one winner, even when its
+		// record cannot be read.
+		return &Claim{Task: task, Agent: "(unreadable claim)"}, nil
+	}
+	return c, nil
+}
+
+func (f fileClaims) Release(board string, c Claim) error {
+	path, err := f.path(board, c.Task)
+	if err != nil {
+		return err
+	}
+	held, err := readClaim(path)
+	if err != nil || held.Ref != c.Ref {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(path))
+}
+
 // ClaimVersion is the version of a claim record's format.
 const ClaimVersion = 1
 
@@ -92,7 +193,7 @@ func (s *Store) Tasks(board string) (TaskList, error) {
 	state := map[string]TaskState{}
 	for i := range out.Tasks {
 		t := &out.Tasks[i]
-		if err := s.deriveState(board, bdir, t); err != nil {
+		if err := s.deriveState(board, t); err != nil {
 			return TaskList{}, err
 		}
 		state[t.Ref] = t.State
@@ -110,16 +211,12 @@ func (s *Store) Tasks(board string) (TaskList, error) {
 
 // deriveState fills t's claim and state from the claim record and the
 // note it names.
-func (s *Store) deriveState(board, bdir string, t *TaskStatus) error {
-	stem := strings.TrimPrefix(t.Ref, TaskRefPrefix)
-	c, err := readClaim(filepath.Join(bdir, claimsDir, stem+".claim"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+func (s *Store) deriveState(board string, t *TaskStatus) error {
+	c, err := s.claims().Get(board, t.Ref)
 	if err != nil {
-		// A damaged claim still holds the task: one winner, even when its
-		// record cannot be read.
-		t.State, t.Claim = TaskClaimed, &Claim{Task: t.Ref, Agent: "(unreadable claim)"}
+		return fmt.Errorf("task %s: its claim: %w", t.Ref, err)
+	}
+	if c == nil {
 		return nil
 	}
 	t.State, t.Claim = TaskClaimed, c
@@ -174,8 +271,7 @@ func (s *Store) ClaimTask(board, ref string, c Claim) (ClaimResult, error) {
 	if !s.Enabled() {
 		return ClaimResult{}, ErrDisabled
 	}
-	bdir, err := s.boardDir(board)
-	if err != nil {
+	if _, err := s.boardDir(board); err != nil {
 		return ClaimResult{}, err
 	}
 	stem, err := ParseTaskRef(ref)
@@ -203,52 +299,27 @@ func (s *Store) ClaimTask(board, ref string, c Claim) (ClaimResult, error) {
 	// Dependencies only ever become done, so a task claimable now stays
 	// claimable until the exclusive create below decides who has it.
 	c.Version, c.Task, c.Time = ClaimVersion, t.Ref, s.now().UTC().Truncate(time.Second)
-	data, err := json.Marshal(c)
+	holder, won, err := s.claims().Create(board, c)
 	if err != nil {
-		return ClaimResult{}, err
-	}
-	dir := filepath.Join(bdir, claimsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ClaimResult{}, fmt.Errorf("claim %s: %w", ref, err)
 	}
-	path := filepath.Join(dir, stem+".claim")
-	if err := atomicfile.WriteNew(path, data, 0o644); err != nil {
-		if !errors.Is(err, fs.ErrExist) {
-			return ClaimResult{}, fmt.Errorf("claim %s: %w", ref, err)
-		}
-		holder, err := readClaim(path)
-		if err != nil {
-			holder = &Claim{Task: t.Ref, Agent: "(unreadable claim)"}
-		}
+	if !won {
 		return ClaimResult{Holder: holder, Task: t, State: TaskClaimed}, nil
 	}
-	return ClaimResult{Won: true, Holder: &c, Task: t}, nil
+	return ClaimResult{Won: true, Holder: holder, Task: t}, nil
 }
 
 // ReleaseClaim removes c's claim of a task whose note never landed (its
 // claimant was abandoned: cancelled, out of budget), so the task is open
 // again. A claim held by another, or whose note landed, stays.
 func (s *Store) ReleaseClaim(board string, c Claim) error {
-	bdir, err := s.boardDir(board)
-	if err != nil {
-		return err
-	}
-	stem, err := ParseTaskRef(c.Task)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(bdir, claimsDir, stem+".claim")
-	held, err := readClaim(path)
-	if err != nil || held.Ref != c.Ref {
-		return nil
-	}
 	if _, _, err := s.ReadHandoff(board, c.Ref); !errors.Is(err, ErrNoteNotFound) {
 		return nil
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := s.claims().Release(board, c); err != nil {
 		return fmt.Errorf("release the claim of %s: %w", c.Task, err)
 	}
-	return atomicfile.SyncDir(filepath.Dir(path))
+	return nil
 }
 
 // Claimable returns the tasks a member of team (agent) could claim now,
