@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,11 @@ type Delegation struct {
 	// the Recorder records it so, and the lead learns of its end from the
 	// next board index.
 	Background bool
+	// Team, when set, makes the sub-agent a member of that team (issue 30
+	// item 4): it keeps claiming the team's open tasks, one round of its
+	// loop each, each round's handoff landing as that task's note, until
+	// none is left; the delegation's own note then sums them up.
+	Team string
 }
 
 // FollowUp names what a follow-up continues: the note it supersedes and
@@ -163,7 +169,12 @@ type DelegationHooks struct {
 	Transcript string
 	// History is the conversation a follow-up continues (the reopened
 	// session's, compaction summary first); nil for a new delegation.
-	History    []llm.Message
+	History []llm.Message
+	// Read and MarkRead keep which mailbox messages the sub-agent was
+	// shown (its session's record, issue 30 item 4); nil: the run keeps
+	// them itself.
+	Read       func(ref string) bool
+	MarkRead   func(refs ...string) error
 	Append     func(llm.Message) error
 	OnResponse func(llm.Response)
 	// Fit keeps the sub-agent's requests inside its model's window
@@ -288,19 +299,42 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		MaxSteps: steps,
 		Depth:    d.Depth,
 	}
-	bctx, cancel := context.WithCancelCause(blackboard.WithBoardID(ctx, d.BoardID))
+	// Who runs, for the team tools and the mailbox: the stem its note
+	// lands at is reserved when a claim names it (a team's rounds each
+	// get one of their own).
+	reserved := ""
+	m := &member{agent: def.Name, session: hooks.Session, team: d.Team, board: d.BoardID, store: r.Board,
+		read: hooks.Read, markRead: hooks.MarkRead}
+	m.stem = func() string {
+		switch {
+		case d.Team != "":
+			return r.Board.NewStem()
+		case reserved != "":
+		case iso != nil:
+			reserved = iso.stem
+		case d.Stem != "":
+			reserved = d.Stem
+		default:
+			reserved = r.Board.NewStem()
+		}
+		return reserved
+	}
+	bctx, cancel := context.WithCancelCause(withMember(blackboard.WithBoardID(ctx, d.BoardID), m))
 	defer cancel(nil)
 	var mu sync.Mutex
 	spent := 0
 	loop := &Loop{
 		Client: client, Events: parented(r.Events, d.CallID), TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
-		Tail:   func(context.Context) (string, error) { return ComposeTail(prep.Index), nil },
+		Tail:   func(context.Context) (string, error) { return m.tail(prep.Index), nil },
 		Append: hooks.Append, Fit: hooks.Fit,
 		Hooks: r.Hooks, HookBase: personhooks.Input{SessionID: hooks.Session, TranscriptPath: hooks.Transcript, Cwd: r.Workspace.Dir(),
 			AgentID: d.CallID, AgentType: def.Name},
 		OnResponse: func(resp llm.Response) {
 			if hooks.OnResponse != nil {
 				hooks.OnResponse(resp)
+			}
+			if err := m.answered(); err != nil && r.Events != nil {
+				r.Events.Emit(Event{Type: EventNotice, Agent: def.Name, Depth: d.Depth, Time: time.Now(), Text: "warning: could not record which messages were read: " + err.Error()})
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -313,12 +347,28 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	if input, err = loop.subagentStart(bctx, agent, input); err != nil {
 		return res, fmt.Errorf("sub-agent %s: %w", def.Name, err)
 	}
-	out, runErr := loop.Run(bctx, agent, hooks.History, llm.Message{Role: llm.RoleUser, Content: input})
+	land := r.Board.WriteNote
+	if r.Land != nil {
+		land = r.Land
+	}
+	var out *Outcome
+	var runErr error
+	var rounds []teamRound
+	if d.Team == "" {
+		out, runErr = loop.Run(bctx, agent, hooks.History, llm.Message{Role: llm.RoleUser, Content: input})
+		res.Usage = out.Usage
+	} else {
+		out, rounds, runErr = r.runTeam(bctx, loop, agent, m, d, input, hooks.History, steps, land, &res.Usage)
+	}
 	sp.Int(telemetry.KeySteps, out.Steps)
-	res.Usage = out.Usage
 	res.Elapsed = time.Since(start)
 	if runErr != nil {
 		if cause := context.Cause(bctx); bctx.Err() != nil {
+			// A task this run holds goes back to the team: its note
+			// never came.
+			if c := m.holding(); c != nil {
+				_ = r.Board.ReleaseClaim(d.BoardID, *c)
+			}
 			// Abandoned by a gate: the person cancelled, or the budget ran
 			// out. Nothing is written — an empty note would take an index
 			// slot and pass for a conclusion.
@@ -335,9 +385,15 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		}
 	}
 	note := handoffFromOutcome(def.Name, d.Task, out, runErr, steps)
+	if d.Team != "" {
+		note = teamNote(def.Name, d, rounds, runErr)
+	}
 	note.Handoff.Key = d.Key
 	note.Handoff.Session = hooks.Session
 	note.Stem = d.Stem
+	if reserved != "" {
+		note.Stem = reserved // a claim named it
+	}
 	if d.FollowUp != nil {
 		note.Handoff.Supersedes = d.FollowUp.Ref
 	}
@@ -360,10 +416,6 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		}
 		res.Change = ch
 	}
-	land := r.Board.WriteNote
-	if r.Land != nil {
-		land = r.Land
-	}
 	meta, err := land(d.BoardID, note)
 	if err != nil {
 		return res, fmt.Errorf("write the handoff note of %s: %w", def.Name, err)
@@ -381,6 +433,15 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 // depth allows.
 func (r *SubRunner) tools(def *Definition, depth int) []*Tool {
 	tools := r.Registry.Reachable(Gates{SubAgent: true, Master: true, Allow: def.Tools})
+	// The team tools reach every sub-agent, whatever its tool list.
+	for _, name := range TeamToolNames {
+		if t, ok := r.Registry.Get(name); ok && !slices.ContainsFunc(tools, func(have *Tool) bool { return have.Name == name }) {
+			tools = append(tools, t)
+		}
+	}
+	if r.Board != nil {
+		tools = append(tools, ClaimTaskTool(r.Board))
+	}
 	tools = append(tools, ExitTool())
 	if r.ExtraTools != nil {
 		tools = append(tools, r.ExtraTools(depth)...)

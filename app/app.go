@@ -89,6 +89,8 @@ func New(o Options) (*App, error) {
 	tools = append(tools, agents.FSTools(ws, o.Policy)...)
 	tools = append(tools, agents.ShellTool(ws, o.Policy))
 	tools = append(tools, agents.BoardTools(o.Board, cfg.Blackboard.ContextPackChars, ws)...)
+	var catalog *agents.Catalog // loaded below: it needs the registry
+	tools = append(tools, agents.TeamTools(o.Board, func() *agents.Catalog { return catalog })...)
 	tools = append(tools, o.Tools...)
 	tools, ruleWarnings := withRules(cfg, ws, o.Policy, tools)
 	for _, t := range tools {
@@ -102,6 +104,7 @@ func New(o Options) (*App, error) {
 		Project: agents.ProjectInstructions(ws), now: now}
 	a.Catalog = agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: cfg.Home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
+	catalog = a.Catalog
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
 	}

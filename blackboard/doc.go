@@ -28,4 +28,14 @@
 // package decides neither when nor what to write (the agents' delegation
 // wrap-up does); other artifacts are the workspace's, probed through an
 // injected ArtifactInfoFn.
+//
+// Teams (issue 30 item 4): task notes ({board}/.tasks/) and messages
+// ({board}/.mail/) are written like notes — once, under a new name,
+// never over a file. A claim is created exclusively by the Claims the
+// store was given: files by default ({board}/.claims/{stem}.claim,
+// moved in only where none is), or PostgreSQL rows (queue.Claims); of
+// any number of claimants, on any processes, exactly one wins. A task's
+// state is never stored: it is derived on every read from its claim and
+// the note the claim names. Only the claimant removes its own claim, and
+// only while its note has not landed (ReleaseClaim).
 package blackboard

@@ -152,7 +152,7 @@ func (s *Store) scanBoard(dir string) (files []noteFile, temps []string, patches
 	for _, a := range agents {
 		adir := filepath.Join(dir, a.Name())
 		fi, err := os.Lstat(adir)
-		if err != nil || !fi.IsDir() {
+		if err != nil || !fi.IsDir() || strings.HasPrefix(a.Name(), ".") { // .tasks, .claims, .mail: no agents
 			continue
 		}
 		entries, err := os.ReadDir(adir)

@@ -19,6 +19,8 @@ type Store struct {
 	// maxNoteBytes is the largest note loaded whole (WithMaxNoteBytes);
 	// 0 means no limit.
 	maxNoteBytes int64
+	// claimStore keeps task claims (WithClaims); nil: files.
+	claimStore Claims
 	// off is the kill switch (OpenEnv: YAGENT_BLACKBOARD=0), decided when
 	// the store is opened.
 	off bool

@@ -72,6 +72,7 @@ type delegateIn struct {
 	ContextRefs []string `json:"context_refs,omitempty"`
 	Isolation   string   `json:"isolation,omitempty"`
 	Background  bool     `json:"background,omitempty"`
+	Team        string   `json:"team,omitempty"`
 }
 
 // Tool returns the delegate tool for delegations at depth (1 from the
@@ -90,7 +91,7 @@ func (d *Delegator) run(ctx context.Context, c *agents.Call, a delegateIn, depth
 	if strings.TrimSpace(a.Task) == "" {
 		return agents.ErrorResult("the task is empty: write what the sub-agent should do and hand back"), nil
 	}
-	dl := agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation}
+	dl := agents.Delegation{CallID: c.ID, Agent: a.Agent, Task: a.Task, ContextRefs: a.ContextRefs, BoardID: board, Depth: depth, Isolation: a.Isolation, Team: a.Team}
 	if a.Background {
 		if d.Background == nil {
 			return agents.ErrorResult("background delegations need a session's director: leave background out and wait for the note"), nil

@@ -216,6 +216,9 @@ type turnState struct {
 	// shown are the finished background delegations the request being
 	// sent lists; a response to it marks them seen (markShown).
 	shown []string
+	// mail are the mailbox messages that request shows (markShown
+	// marks them read).
+	mail []string
 }
 
 type turnKey struct{}

@@ -329,10 +329,14 @@ func TestLeanFirstRequest(t *testing.T) {
 	}
 	first := f.srv.Requests()[0]
 	t.Logf("first director request: %d bytes, %d tools", len(first.Body), len(first.Tools))
-	if len(first.Body) > 12<<10 {
-		t.Errorf("first director request is %d bytes; the budget is 12 KB", len(first.Body))
+	// 13 KB since teams (issue 30 item 4): post_task, send_message and
+	// delegate's team add ~1 KB to the 11.7 KB before them
+	// (12.7 KB), descriptions cut to the bone; claim_task is not the
+	// director's.
+	if len(first.Body) > 13<<10 {
+		t.Errorf("first director request is %d bytes; the budget is 13 KB", len(first.Body))
 	}
-	want := []string{"apply_change", "await_delegations", "cancel_delegation", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "follow_up", "glob", "grep", "list_dir", "list_notes", "read_file", "read_note", "shell", "write_file"}
+	want := []string{"apply_change", "await_delegations", "cancel_delegation", "chat_note_delete", "chat_note_pin", "chat_note_save", "chat_sleep_start", "context_pack", "delegate", "discard_change", "edit_file", "follow_up", "glob", "grep", "list_dir", "list_notes", "post_task", "read_file", "read_note", "send_message", "shell", "write_file"}
 	if !slices.Equal(first.Tools, want) {
 		t.Errorf("director tools = %v; want %v", first.Tools, want)
 	}

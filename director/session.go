@@ -165,7 +165,7 @@ func (d *Director) subRecorder(parent *memory.Session) func(context.Context, age
 		fit := d.newFitter(sub, del.Agent, del.Model, memory.KindSubagent)
 		hooks := agents.DelegationHooks{
 			Session: sub.ID(), Transcript: sub.Info().Rollout, History: history,
-			Append: sub.Append,
+			Append: sub.Append, Read: sub.Read, MarkRead: sub.MarkRead,
 			OnResponse: func(resp llm.Response) {
 				d.warn("record the sub-agent's window use", sub.Observe(resp))
 				d.warn("record the sub-agent's tokens", sub.RecordUsage(ctx, "turn", resp.Usage))

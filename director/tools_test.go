@@ -11,8 +11,8 @@ import (
 // TestEveryBuiltinToolDeclared pins that every tool of schemas.json is
 // declared in code through agents.NewTool, which checks its arguments
 // struct against the schema (toolspec.CheckInput) when it builds the tool:
-// a session's director registers all of them but agent_exit (every
-// sub-agent's) and sleep_finish (the curation call's own, checked by
+// a session's director registers all of them but agent_exit and
+// claim_task (every sub-agent's) and sleep_finish (the curation call's own, checked by
 // sleep's TestFinishInMatchesSchema).
 func TestEveryBuiltinToolDeclared(t *testing.T) {
 	f := newFixture(t, "basic-text", nil)
@@ -23,6 +23,8 @@ func TestEveryBuiltinToolDeclared(t *testing.T) {
 			continue
 		case "agent_exit":
 			tool = agents.ExitTool()
+		case "claim_task":
+			tool = agents.ClaimTaskTool(f.d.app.Board) // every sub-agent's, never the director's
 		default:
 			var ok bool
 			if tool, ok = f.d.app.Registry.Get(name); !ok {

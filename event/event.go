@@ -72,6 +72,10 @@ const (
 	// since your last call"), so a resumed session does not report it
 	// again.
 	DelegationSeen Type = "delegation_seen"
+	// MessageRead marks a mailbox message (Text: its ref, mail/{stem}) as
+	// shown to the session's agent in a board index (issue 30 item 4), so
+	// the next index, and a resumed session, do not show it again.
+	MessageRead Type = "message_read"
 )
 
 // Event is one thing that happened in a run.

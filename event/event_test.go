@@ -37,6 +37,7 @@ func TestEventJSON(t *testing.T) {
 			Conclusion: "c", Usage: &UsageEvent{Requests: 2}, ElapsedMS: 7, Reason: "r", Resumed: true, Recovered: true}},
 		{Type: DelegationStarted, Time: at, Delegation: &DelegationEvent{CallID: "d2", Agent: "explorer", Task: "look", SubSession: "s3", Ref: "explorer/y", Background: true}},
 		{Type: DelegationSeen, Time: at, Delegation: &DelegationEvent{CallID: "d2", Agent: "explorer", Ref: "explorer/y", Background: true}},
+		{Type: MessageRead, Time: at, Text: "mail/20261129T100000Z_e9fb-4242-000001"},
 		{Type: Compacted, Time: at, Compaction: &CompactionEvent{Summary: "s", Upto: 4, Task: "t"}},
 		{Type: Cleared, Time: at, Compaction: &CompactionEvent{Upto: 6}},
 		{Type: TurnFinished, Time: at, Turn: 1, Reason: "answer"},

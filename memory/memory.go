@@ -31,6 +31,9 @@ type Memory struct {
 	// unseen are background delegations that finished and that no board
 	// index has shown the lead yet (background.go).
 	unseen []event.DelegationEvent
+	// read are the mailbox messages a board index has shown the
+	// session's agent (mailbox.go).
+	read map[string]bool
 }
 
 // Total is the number of messages the session has recorded.
@@ -266,6 +269,8 @@ func Rebuild(items []Item) (*Memory, []PendingDelegation) {
 			if d := it.Delegation; d != nil {
 				m.seen(d.Ref)
 			}
+		case event.MessageRead:
+			m.markRead(it.Text)
 		}
 	}
 	var pending []PendingDelegation

@@ -193,7 +193,7 @@ func (q *Queue) Close() {
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -260,6 +260,9 @@ var migrations = []string{
 	// What each budget scope spent, summed by the coordinator and every
 	// worker (spend.go).
 	5: spendSchema,
+	// Team task claims (issue 30 item 4, claim.go): one row per task of
+	// a board, created once.
+	6: claimSchema,
 }
 
 // migrate brings River's and yagent's schemas up to this build's versions,

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +37,7 @@ field names (see README.md, "Board JSON").`,
 		NewCmdBoardGC(f),
 		NewCmdBoardFollowUp(f),
 		NewCmdBoardCancel(f),
+		NewCmdBoardTasks(f),
 		NewCmdBoardPath(f),
 	)
 	return cmd
@@ -206,7 +205,7 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 		return fmt.Errorf("%w: `yagent board ls --board %s` lists the refs", err, opts.Board)
 	}
 	if errors.Is(err, blackboard.ErrNoteTooLarge) && !opts.JSON {
-		return boardShowStream(f, store, opts)
+		return boardErr(store.ShowStream(f.IO.Out, opts.Board, opts.Ref))
 	}
 	if errors.Is(err, blackboard.ErrNoteTooLarge) {
 		return fmt.Errorf("%w; without --json board show streams it", err)
@@ -221,29 +220,8 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 			Body    string              `json:"body"`
 		}{n.Meta, n.Handoff, n.Body})
 	}
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n%s", termsafe.Line(n.Meta.Ref), n.Handoff.Shown(termsafe.Text).Full(), termsafe.Text(n.Body))
-	if !strings.HasSuffix(n.Body, "\n") {
-		fmt.Fprintln(f.IO.Out)
-	}
-	if patch, err := store.ReadPatch(opts.Board, opts.Ref); err == nil && (opts.Patch || bytes.Count(patch, []byte("\n")) <= 40) {
-		fmt.Fprintf(f.IO.Out, "\npatch:\n%s", termsafe.Text(string(patch)))
-	}
-	return nil
-}
-
-// boardShowStream prints a note too large to load whole by copying its
-// body from the file.
-func boardShowStream(f *Factory, store *blackboard.Store, opts *boardShowOptions) error {
-	r, err := store.OpenNote(opts.Board, opts.Ref)
-	if err != nil {
-		return boardErr(err)
-	}
-	defer r.Close()
-	fmt.Fprintf(f.IO.Out, "ref: %s\n%s\n\n", termsafe.Line(r.Meta.Ref), r.Handoff.Shown(termsafe.Text).Full())
-	if _, err := termsafe.Copy(f.IO.Out, r); err != nil {
-		return fmt.Errorf("show note %s: %w", opts.Ref, err)
-	}
-	return nil
+	patch, _ := store.ReadPatch(opts.Board, opts.Ref)
+	return n.Show(f.IO.Out, patch, opts.Patch)
 }
 
 // boardIndexOptions are the inputs of `yagent board index`.

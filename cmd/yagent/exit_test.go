@@ -449,6 +449,7 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("unknown note", `no such note on this board`, "coder/20000101T000000Z_abcd-1-000001", "--board", "fx")},
 		"changes discard": {ok(fx.change, "--board", "fx"), bad("no change", `carries no change`, fx.ref, "--board", "fx")},
 		"board path":      {ok("--board", "fx")},
+		"board tasks":     {ok("--board", "fx"), bad("unknown board", `no such board "nosuch"`, "--board", "nosuch"), bad("no board", `required flag\(s\) "board" not set`)},
 		"config":          {ok(), unknownCommand("config")},
 		"config show":     {ok("--json")},
 		"trust": {ok(),

@@ -1,0 +1,28 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// NewCmdBoardTasks builds `yagent board tasks`: the task list and who
+// holds what (blackboard.TaskList.Table).
+func NewCmdBoardTasks(f *Factory) *cobra.Command {
+	var board string
+	var asJSON bool
+	cmd := &cobra.Command{Use: "tasks --board ID", Short: "List a board's team tasks, their state and who holds each", Args: cobra.NoArgs,
+		Example: `  yagent board tasks --board demo`,
+		RunE: func(*cobra.Command, []string) error {
+			store, err := openBoard(f, board, true)
+			if err != nil {
+				return err
+			}
+			l, err := store.Tasks(board)
+			if err != nil {
+				return boardErr(err)
+			}
+			return l.Write(f.IO.Out, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&board, "board", "", "board id (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {tasks: [{ref, title, body, team, assignee, depends_on, author, created, state, claim, conclusion, waiting}], unreadable}")
+	required(cmd, "board")
+	return cmd
+}
