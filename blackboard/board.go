@@ -17,6 +17,15 @@ const (
 	UnknownAgent = "unknown"
 )
 
+// Advise adds what a person does next to an error of a board command: a
+// board switched off is on again once YAGENT_BLACKBOARD is unset.
+func Advise(err error) error {
+	if errors.Is(err, ErrDisabled) {
+		return fmt.Errorf("%w: unset it to use the board", err)
+	}
+	return err
+}
+
 // Errors callers branch on (the CLI maps each to exit code 2: the person
 // asked for something the boards cannot give).
 var (

@@ -53,13 +53,6 @@ func openBoard(f *Factory, board string, mustExist bool) (*blackboard.Store, err
 	return store, store.CheckBoard(board, mustExist)
 }
 
-func boardErr(err error) error {
-	if errors.Is(err, blackboard.ErrDisabled) {
-		return fmt.Errorf("%w: unset it to use the board", err)
-	}
-	return err
-}
-
 // boardBoardsOptions are the inputs of `yagent board boards`.
 type boardBoardsOptions struct {
 	JSON bool
@@ -91,7 +84,7 @@ func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) e
 	}
 	boards, err := store.Boards()
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(boards))
@@ -143,7 +136,7 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 	}
 	res, err := store.ListNotes(opts.Board, blackboard.ListOptions{Agent: opts.Agent, Limit: opts.Limit})
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {
@@ -205,13 +198,13 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 		return fmt.Errorf("%w: `yagent board ls --board %s` lists the refs", err, opts.Board)
 	}
 	if errors.Is(err, blackboard.ErrNoteTooLarge) && !opts.JSON {
-		return boardErr(store.ShowStream(f.IO.Out, opts.Board, opts.Ref))
+		return blackboard.Advise(store.ShowStream(f.IO.Out, opts.Board, opts.Ref))
 	}
 	if errors.Is(err, blackboard.ErrNoteTooLarge) {
 		return fmt.Errorf("%w; without --json board show streams it", err)
 	}
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, struct {
@@ -344,7 +337,7 @@ func boardFollowUpRun(ctx context.Context, f *Factory, opts *boardFollowUpOption
 		return err
 	}
 	if _, err := director.FollowUpOf(store, opts.Board, opts.Ref, opts.Message); err != nil {
-		return boardErr(err) // refused before a session is made for it
+		return blackboard.Advise(err) // refused before a session is made for it
 	}
 	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Board: opts.Board, Title: "follow-up of " + opts.Ref})
 	if err != nil {

@@ -55,7 +55,7 @@ func boardGCRun(ctx context.Context, f *Factory, opts *boardGCOptions) error {
 	gcOpts.DryRun = opts.DryRun
 	rep, err := store.GC(gcOpts, f.Now())
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	x, err := openChanges(f, &changesOptions{})
 	if err != nil {

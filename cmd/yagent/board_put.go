@@ -83,7 +83,7 @@ func boardPutRun(ctx context.Context, f *Factory, opts *boardPutOptions) error {
 		Body: body,
 	})
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, m)

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/blackboard"
+)
 
 // NewCmdBoardTasks builds `yagent board tasks`: the task list and who
 // holds what (blackboard.TaskList.Table).
@@ -16,7 +20,7 @@ func NewCmdBoardTasks(f *Factory) *cobra.Command {
 			}
 			l, err := store.Tasks(board)
 			if err != nil {
-				return boardErr(err)
+				return blackboard.Advise(err)
 			}
 			return l.Write(f.IO.Out, asJSON)
 		},

@@ -89,7 +89,7 @@ func changesLsRun(ctx context.Context, f *Factory, x *app.Changes, opts *changes
 	}
 	notes, err := x.List(opts.Board, opts.All)
 	if err != nil || opts.JSON {
-		return jsonUnless(boardErr(err), f, nonNil(notes))
+		return jsonUnless(blackboard.Advise(err), f, nonNil(notes))
 	}
 	_, err = io.WriteString(f.IO.Out, blackboard.ChangesTable(notes))
 	return err
@@ -98,7 +98,7 @@ func changesLsRun(ctx context.Context, f *Factory, x *app.Changes, opts *changes
 func changesShowRun(ctx context.Context, f *Factory, x *app.Changes, opts *changesOptions) error {
 	n, err := x.Board.ReadNote(opts.Board, opts.Ref)
 	if err != nil {
-		return boardErr(err)
+		return blackboard.Advise(err)
 	}
 	if n.Meta.Change == nil {
 		return fmt.Errorf("%s: %w (`yagent changes ls --board %s` lists the changes)", opts.Ref, blackboard.ErrNoChange, opts.Board)
