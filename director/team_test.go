@@ -109,7 +109,7 @@ func TestTeam(t *testing.T) {
 	if summaries != 4 || len(notes.Notes) != 24 {
 		t.Errorf("%d notes, %d team summaries; want 20 task notes and 4 summaries", len(notes.Notes), summaries)
 	}
-	if len(t20.DependsOn) != 1 || t20.DependsOn[0] != t01.Ref || !t20.Claim.Time.After(t01.Created) {
+	if len(t20.DependsOn) != 1 || t20.DependsOn[0] != t01.Ref || t20.Claim.Time.Before(t01.Created) {
 		t.Errorf("T20 depends on %v, claimed %v; want T01 (%s)", t20.DependsOn, t20.Claim.Time, t01.Ref)
 	}
 	n01, _, _ := store.ReadHandoff("team-1", t01.Claim.Ref)
