@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,6 +103,11 @@ func (p *Process) WriteHooks(out, errOut io.Writer) error {
 	if err := set.WriteTable(out); err != nil {
 		return err
 	}
+	perms, permErr := hooks.LoadPermissions(files)
+	if err := perms.WriteTable(out); err != nil {
+		return err
+	}
+	loadErr = errors.Join(loadErr, permErr)
 	if problem != "" {
 		fmt.Fprintf(errOut, "warning: the trust list could not be read (the workspace's hooks are listed as untrusted): %s\n", problem)
 	}

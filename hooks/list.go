@@ -60,3 +60,29 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// WriteTable writes the permission rules part of `yagent hooks ls`: every
+// rule that applies (its list, the rule as written, its file), then every
+// rule not applied with why. Nothing when no file holds any.
+func (p *Permissions) WriteTable(w io.Writer) error {
+	if p == nil || len(p.Rules) == 0 && len(p.skipped) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(p.Rules) > 0 {
+		fmt.Fprintln(tw, "\nPERMISSION\tRULE\tSOURCE")
+		for _, r := range p.Rules {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Decision, shown(r.Text), shown(r.Source))
+		}
+	}
+	if len(p.skipped) > 0 {
+		fmt.Fprintln(tw, "\nSKIPPED RULE\tWHY\tSOURCE")
+		for _, k := range p.skipped {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", shown(k.What), shown(k.Why), shown(k.Source))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write the permission rules table: %w", err)
+	}
+	return nil
+}

@@ -252,3 +252,38 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+// TestPermissionsWriteTable: `yagent hooks ls` lists each rule that
+// applies with its file, then each one that does not with why — an
+// untrusted workspace's rules and tools yagent lacks among them.
+func TestPermissionsWriteTable(t *testing.T) {
+	dir := t.TempDir()
+	// write wraps its text as the hooks object; the permissions sit beside.
+	person := write(t, dir, "home/settings.json", `{}, "permissions": {"allow": ["Bash(git diff:*)"], "deny": ["Read(./.env)", "WebFetch(domain:example.com)"]}`)
+	ws := write(t, dir, "ws/.claude/settings.json", `{}, "permissions": {"allow": ["Bash(rm:*)"]}`)
+	p, err := LoadPermissions([]File{{Path: person, Trusted: true}, {Path: ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := p.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(b.String(), dir, "DIR")
+	want := `
+PERMISSION  RULE              SOURCE
+deny        Read(./.env)      DIR/home/settings.json
+allow       Bash(git diff:*)  DIR/home/settings.json
+
+SKIPPED RULE                       WHY                                          SOURCE
+deny WebFetch(domain:example.com)  yagent has no web fetch tool                 DIR/home/settings.json
+allow Bash(rm:*)                   the workspace is not trusted (yagent trust)  DIR/ws/.claude/settings.json
+`
+	if got != want {
+		t.Errorf("WriteTable:\n%s\nwant:\n%s", got, want)
+	}
+	b.Reset()
+	if err := (&Permissions{}).WriteTable(&b); err != nil || b.Len() != 0 {
+		t.Errorf("WriteTable of no rules wrote %q, %v; want nothing", b.String(), err)
+	}
+}
