@@ -452,20 +452,33 @@ func (l *Loop) usageOf(u llm.Usage) UsageEvent {
 	return e
 }
 
-// stallCheck counts identical consecutive calls.
+// stallCheck counts identical consecutive calls across answers. Copies
+// of a call within one answer count once: the model asked for them side
+// by side before it saw any result (four identical delegate(team: X)
+// calls start four members), so nothing tells it "the result will not
+// change" yet.
 type stallCheck struct {
-	limit int
-	last  string
-	count int
+	limit      int
+	last       string
+	count      int
+	answer     int // the answer being run (answered increments it)
+	lastAnswer int // the answer that last counted s.last
 }
+
+// answered marks the start of the calls of a new answer.
+func (s *stallCheck) answered() { s.answer++ }
 
 func (s *stallCheck) see(c llm.ToolCall) int {
 	sig := c.Name + "\x00" + canonicalJSON(c.Arguments)
-	if sig == s.last {
+	switch {
+	case sig == s.last && s.lastAnswer == s.answer:
+		// a copy within the same answer: counted already
+	case sig == s.last:
 		s.count++
-	} else {
+	default:
 		s.last, s.count = sig, 1
 	}
+	s.lastAnswer = s.answer
 	return s.count
 }
 
@@ -485,6 +498,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 	results := make([]Result, len(calls))
 	runnable := make([]*Tool, len(calls))
 	tools := a.current()
+	stall.answered()
 	for i, c := range calls {
 		t := findTool(tools, c.Name)
 		switch {

@@ -192,6 +192,36 @@ func TestLoopStallCheck(t *testing.T) {
 	}
 }
 
+// TestLoopStallCheckSideBySide: four identical calls in one answer all
+// run (they count once: the model has seen no result yet), and the same
+// call is stopped in the third answer that repeats it.
+func TestLoopStallCheckSideBySide(t *testing.T) {
+	srv, client := scenario(t, "loop-stall-side-by-side")
+	w := demoWorkspace(t)
+	out, err := (&Loop{Client: client, StallRepeats: 3}).Run(t.Context(), leadAgent(FSTools(w, ShellPolicy{})), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	var results []string
+	for _, m := range out.Messages {
+		if m.Role == llm.RoleTool {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 6 {
+		t.Fatalf("%d results %q; want 4 + 1 + 1", len(results), results)
+	}
+	for i, r := range results[:5] {
+		if strings.Contains(r, "will not change") {
+			t.Errorf("result %d = %q; want it run (copies in one answer count once)", i, r)
+		}
+	}
+	if !strings.Contains(results[5], "call number 3 of list_dir with the same arguments") {
+		t.Errorf("last result = %q; want the third answer's repeat stopped", results[5])
+	}
+}
+
 // TestLoopStallCheckSkipsUneventful: results flagged Uneventful (the
 // notebook's) do not count as progress — a notebook write beside each of
 // three identical calls does not hide the stall — and they are not
