@@ -86,6 +86,35 @@ func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 	return o
 }
 
+// resolved is opts with its zeros given their defaults (Source, poll
+// interval, lease, worker timeout), or the error that names the option out
+// of range.
+func (opts Options) resolved() (Options, error) {
+	if opts.Source == "" {
+		opts.Source = "queue.dsn"
+	}
+	if opts.MaxAttempts < 1 {
+		return opts, fmt.Errorf("%s: max_attempts %d: want 1 or more", opts.Source, opts.MaxAttempts)
+	}
+	if opts.RescueAfter <= 0 {
+		return opts, fmt.Errorf("%s: rescue_after %s: want a positive duration", opts.Source, opts.RescueAfter)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 100 * time.Millisecond
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.WorkerTimeout <= 0 {
+		opts.WorkerTimeout = min(DefaultWorkerTimeout, opts.RescueAfter/2)
+	}
+	if opts.WorkerTimeout >= opts.RescueAfter {
+		return opts, fmt.Errorf("%s: worker_timeout %s is not below rescue_after %s: worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout or raise rescue_after",
+			opts.Source, opts.WorkerTimeout, opts.RescueAfter)
+	}
+	return opts, nil
+}
+
 // Queue is an open connection to the queue database.
 type Queue struct {
 	opts Options
@@ -106,29 +135,11 @@ type Queue struct {
 // does not parse or answer is ErrUnreachable, named with the password
 // masked.
 func Open(ctx context.Context, opts Options) (*Queue, error) {
-	if opts.Source == "" {
-		opts.Source = "queue.dsn"
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
 	}
 	addr := MaskDSN(opts.DSN)
-	if opts.MaxAttempts < 1 {
-		return nil, fmt.Errorf("%s: max_attempts %d: want 1 or more", opts.Source, opts.MaxAttempts)
-	}
-	if opts.RescueAfter <= 0 {
-		return nil, fmt.Errorf("%s: rescue_after %s: want a positive duration", opts.Source, opts.RescueAfter)
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 100 * time.Millisecond
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = DefaultLease
-	}
-	if opts.WorkerTimeout <= 0 {
-		opts.WorkerTimeout = min(DefaultWorkerTimeout, opts.RescueAfter/2)
-	}
-	if opts.WorkerTimeout >= opts.RescueAfter {
-		return nil, fmt.Errorf("%s: worker_timeout %s is not below rescue_after %s: worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout or raise rescue_after",
-			opts.Source, opts.WorkerTimeout, opts.RescueAfter)
-	}
 	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
