@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,68 @@ func TestTimeLimitSaysRescueAfter(t *testing.T) {
 	}
 	if d := shortDuration(time.Hour); d != "1h" {
 		t.Errorf("shortDuration(1h) = %q", d)
+	}
+}
+
+// TestHeartbeatBeat: a beat writes the worker's last beat and running
+// jobs, then rescues a silent worker's job (and says so); a failing beat
+// is said once per run of failures — the first failure, not the second,
+// and again after a beat that worked — naming the retry interval, a sixth
+// of the worker's timeout.
+func TestHeartbeatBeat(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{WorkerTimeout: 30 * time.Second})
+	ctx := t.Context()
+	db := e.q.pool
+	for _, s := range []string{
+		`INSERT INTO yagent_worker (id, name, host, pid, started, last_beat, timeout_ms) VALUES
+			('silent-1', 'silent:1', 'h', 1, now(), now() - interval '40 seconds', 30000),
+			('me-2', 'me:2', 'h', 2, now(), now() - interval '20 seconds', 30000)`,
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at, attempted_by) VALUES
+			(1, '{"delegation":"item-001"}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now(), '{silent-1}')`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var said []string
+	h := &heartbeat{q: e.q, id: "me-2", timeout: 30 * time.Second, notice: func(s string) { said = append(said, s) }, jobs: map[int64]bool{9: true, 7: true}}
+	if _, err := h.beat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var age time.Duration
+	var jobs []int64
+	if err := db.QueryRow(ctx, `SELECT now() - last_beat, jobs FROM yagent_worker WHERE id = 'me-2'`).Scan(&age, &jobs); err != nil {
+		t.Fatal(err)
+	}
+	if age > 5*time.Second || len(jobs) != 2 || jobs[0] != 7 || jobs[1] != 9 {
+		t.Errorf("after a beat: last beat %s ago, jobs %v; want just now, [7 9]", age, jobs)
+	}
+	var state string
+	if err := db.QueryRow(ctx, `SELECT state FROM river_job WHERE id = 1`).Scan(&state); err != nil || state != "available" {
+		t.Errorf("the silent worker's job is %s (%v); want available: a beat rescues", state, err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "silent:1 missed its heartbeats") {
+		t.Errorf("the beat said %q; want the rescue of silent:1", said)
+	}
+
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	said = nil
+	for i, works := range []bool{false, false, true, false} {
+		c := dead
+		if works {
+			c = ctx
+		}
+		if _, err := h.beat(c); (err == nil) != works {
+			t.Fatalf("beat %d: %v; want it to work: %t", i, err, works)
+		}
+	}
+	if len(said) != 2 {
+		t.Fatalf("failing beats said %q; want two notices: the first failure and the first after a beat that worked", said)
+	}
+	for _, s := range said {
+		if !strings.Contains(s, "worker heartbeat on") || !strings.Contains(s, "retried every 5s; past queue.worker_timeout 30s") {
+			t.Errorf("notice %q; want the retry interval (5s, a sixth of 30s) and the timeout", s)
+		}
 	}
 }
