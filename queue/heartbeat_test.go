@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +140,47 @@ func TestHeartbeatBeat(t *testing.T) {
 	for _, s := range said {
 		if !strings.Contains(s, "worker heartbeat on") || !strings.Contains(s, "retried every 5s; past queue.worker_timeout 30s") {
 			t.Errorf("notice %q; want the retry interval (5s, a sixth of 30s) and the timeout", s)
+		}
+	}
+}
+
+// TestAttemptFence: inside a transaction an attempt passes its fence only
+// while the job is running and the attempt holds the job's token; a
+// token another attempt took since, a job no longer running, and a job
+// without an attempt row are stale.
+func TestAttemptFence(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	for _, s := range []string{
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at, finalized_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 2, now(), NULL),
+			(2, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'completed', 2, now(), now()),
+			(3, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now(), NULL)`,
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 6, 'w:1', 2, now()), (2, 6, 'w:1', 2, now())`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		job, token int64
+		stale      bool
+	}{
+		{"holds the token", 1, 6, false},
+		{"another attempt took it", 1, 5, true},
+		{"the job is no longer running", 2, 6, true},
+		{"no attempt row", 3, 1, true},
+	} {
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = (&attempt{q: e.q, job: tc.job, token: tc.token}).fence(ctx, tx)
+		_ = tx.Rollback(ctx)
+		if errors.Is(err, errStale) != tc.stale || (!tc.stale && err != nil) {
+			t.Errorf("%s: fence = %v; want stale: %t", tc.name, err, tc.stale)
 		}
 	}
 }
