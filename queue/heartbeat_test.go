@@ -184,3 +184,32 @@ func TestAttemptFence(t *testing.T) {
 		}
 	}
 }
+
+// TestParkWaitsForTheJob: a stale attempt is held while its job runs on
+// (another attempt's) and let go within a poll once the job is finalized.
+func TestParkWaitsForTheJob(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	if _, err := e.q.pool.Exec(ctx, `INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+		(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 2, now())`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		e.q.park(1, make(chan struct{}))
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("park returned while the job still runs")
+	case <-time.After(1500 * time.Millisecond):
+	}
+	if _, err := e.q.pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("park still holds the attempt 5 s after its job was finalized")
+	}
+}
