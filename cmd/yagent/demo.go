@@ -77,6 +77,7 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 		return err
 	}
 	defer s.close()
+	s.noHint = true
 	if err := oneTurn(ctx, f, s, demo.Prompt, false, nil, nil); err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 	if werr := ans.Write(out); werr != nil {
 		err = errors.Join(err, werr)
 	}
-	if s.human != nil {
+	if s.human != nil && !s.noHint {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}

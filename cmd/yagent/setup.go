@@ -63,8 +63,9 @@ type session struct {
 	sess  *memory.Session
 	sink  agents.Sink
 	human *printer.Human
-	// detach leaves background delegations when the run ends (--detach).
-	detach bool
+	// detach leaves background delegations when the run ends (--detach);
+	// noHint: no "yagent resume" hint (the demo's home is thrown away).
+	detach, noHint bool
 }
 
 func (s *session) close() { s.run.Close() }
