@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,25 @@ func TestOptionsResolved(t *testing.T) {
 	}
 	if d := cfg.Queue.Lease.D(); d != DefaultLease {
 		t.Errorf("defaults.yaml queue.lease %s; DefaultLease %s", d, DefaultLease)
+	}
+}
+
+// TestLeaseExpiredSays: a lease that ran out says whether the database
+// did not answer (naming it, its password masked, and the last error) or
+// the renewals were merely late; both are ErrLeaseLost.
+func TestLeaseExpiredSays(t *testing.T) {
+	q := &Queue{addr: "postgres://u:xxxxx@db:5432/q", opts: Options{DSN: "postgres://u:secret@db:5432/q"}}
+	down := q.leaseExpired(30*time.Second, errors.New("dial tcp db:5432: connection refused (password secret)"))
+	late := q.leaseExpired(30*time.Second, nil)
+	for _, err := range []error{down, late} {
+		if !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("%v: want ErrLeaseLost", err)
+		}
+	}
+	if msg := down.Error(); !strings.Contains(msg, "the queue database postgres://u:xxxxx@db:5432/q did not answer for longer than the lease (30s): dial tcp") || strings.Contains(msg, "secret") {
+		t.Errorf("database down: %q; want the database named, masked, and its error", msg)
+	}
+	if msg := late.Error(); !strings.Contains(msg, "not renewed for longer than the lease (30s)") {
+		t.Errorf("renewals late: %q", msg)
 	}
 }
