@@ -79,7 +79,7 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 			return fmt.Errorf("%w: it expired and another coordinator took the run over; this one stops landing", ErrLeaseLost)
 		},
 		Expired: func(last error) error { return q.leaseExpired(dur, last) },
-		OnLost: onLost,
+		OnLost:  onLost,
 		// Released: the next coordinator need not wait for it to expire;
 		// the row stays, and with it the token the next holder increments.
 		End: func(ctx context.Context) {
