@@ -89,19 +89,14 @@ func (b *Background) coordinator() (*Coordinator, error) {
 // Run runs d on a worker and lands its note at d.Stem (reserved by the
 // caller; one is reserved here when it is not) through the coordinator.
 func (b *Background) Run(ctx context.Context, d agents.Delegation) (agents.DelegationResult, error) {
-	c, err := b.coordinator()
-	if err != nil {
-		return agents.DelegationResult{}, err
-	}
 	if d.Stem == "" {
 		d.Stem = b.co.Runner.Board.NewStem()
 	}
-	// The run keys a delegation by its CallID: a model's call ids repeat
-	// across turns ("call_1" in every turn of a scripted session), a
-	// reserved stem never does. The director knows the delegation by its
-	// ref.
+	// Recorded first, and apart from a cancel already under way (the
+	// process detaching while the queue opens): the session has the
+	// delegation in flight from its start.
 	if b.record != nil {
-		h, err := b.record(ctx, d)
+		h, err := b.record(context.WithoutCancel(ctx), d)
 		if err != nil {
 			return agents.DelegationResult{}, err
 		}
@@ -109,8 +104,17 @@ func (b *Background) Run(ctx context.Context, d agents.Delegation) (agents.Deleg
 		b.hooks[d.Stem] = h
 		b.mu.Unlock()
 	}
-	d.CallID = d.Stem
-	res, err := c.Run(ctx, d)
+	var res agents.DelegationResult
+	c, err := b.coordinator()
+	if err == nil {
+		// The run keys a delegation by its CallID: a model's call ids
+		// repeat across turns ("call_1" in every turn of a scripted
+		// session), a reserved stem never does. The director knows the
+		// delegation by its ref.
+		run := d
+		run.CallID = d.Stem
+		res, err = c.Run(ctx, run)
+	}
 	if h, ok := b.take(d.Stem); ok && h.Finish != nil {
 		// Not landed (cancelled, the lease lost, refused): the record
 		// ends as abandoned, which leaves a background delegation in
