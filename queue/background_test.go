@@ -75,3 +75,27 @@ func TestBackgroundLandsAtReservedStems(t *testing.T) {
 		t.Error("a background delegation after Close ran; want an error")
 	}
 }
+
+// TestBackgroundDegradedAtReservedStem: a background delegation whose
+// every attempt fails (the only worker lacks the agent's tools) lands its
+// one degraded note at the stem the director reserved, not a new one:
+// the ref it announced gets the note.
+func TestBackgroundDegradedAtReservedStem(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 1})
+	bare := *e.runner
+	bare.Registry = agents.NewRegistry()
+	e.serve(t, &bare, "bare")
+	bg := NewBackground(t.Context(), Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 1, PollInterval: 20 * time.Millisecond},
+		"sess-2", CoordinatorOptions{Runner: e.runner, Board: "b", Events: e.events})
+	defer bg.Close()
+	d := item(1)
+	d.Background, d.Stem = true, e.store.NewStem()
+	res, err := bg.Run(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := blackboard.Ref{Agent: "worker", Stem: d.Stem}.String()
+	if res.Status != blackboard.StatusDegraded || res.Ref != want {
+		t.Errorf("result %s at %s; want degraded at the reserved ref %s", res.Status, res.Ref, want)
+	}
+}
