@@ -40,6 +40,8 @@ var (
 	// ErrRunBusy: another coordinator holds the plan run (the one
 	// sentinel of in-process batches too).
 	ErrRunBusy = lease.ErrBusy
+	// ErrNoQueue: a command that needs a queue was given none.
+	ErrNoQueue = errors.New("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
 )
 
 // Options are the resolved queue settings (config's queue: section).
@@ -84,6 +86,19 @@ func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 		o.DSN, o.Source = flag, "--queue"
 	}
 	return o
+}
+
+// OpenConfigured opens the queue OptionsFromConfig names; with required,
+// none is ErrNoQueue, else a nil Queue (Close is safe on it).
+func OpenConfigured(ctx context.Context, c config.Queue, flag string, log io.Writer, required bool) (*Queue, error) {
+	o := OptionsFromConfig(c, flag, log)
+	switch {
+	case o.DSN != "":
+		return Open(ctx, o)
+	case required:
+		return nil, ErrNoQueue
+	}
+	return nil, nil
 }
 
 // resolved is opts with its zeros given their defaults (Source, poll
@@ -196,6 +211,9 @@ func (q *Queue) Concurrency(flag int) int {
 
 // Close releases the connections.
 func (q *Queue) Close() {
+	if q == nil {
+		return
+	}
 	q.pool.Close()
 	q.live.Close()
 }
