@@ -106,7 +106,7 @@ func TestRecoveryNeverTwice(t *testing.T) {
 	}
 	// The first recovery wrote its note and died before recording it.
 	key := agents.RecoveryKey(s.ID(), "d1")
-	if _, err := agents.RecoverDelegation(f.store, f.board, key, agents.RecoveredReason, agents.Delegation{CallID: "d1", Agent: "explorer", Task: "look"}, nil, nil); err != nil {
+	if _, err := agents.RecoverDelegation(f.store, f.board, key, agents.RecoveredReason, agents.Delegation{CallID: "d1", Agent: "explorer", Task: "look"}, "", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
