@@ -301,6 +301,13 @@ func (d *Director) recoverOne(ctx context.Context, p memory.PendingDelegation, r
 	if p.Ref != "" {
 		d.dropStaleRequest(p.Ref) // the dead process's .run file
 	}
+	// A team member's open claims go back to the team: their notes never
+	// come (landed ones stay: one note per task).
+	released, rerr := d.app.Board.ReleaseClaimsOf(d.opts.BoardID, p.SubSession)
+	for _, c := range released {
+		d.notice(fmt.Sprintf("released %s, which %s held when it stopped: the task is open again", c.Task, p.Agent))
+	}
+	d.warn("release the claims of the interrupted delegation to "+p.Agent, rerr)
 	return meta, s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
 		Status: string(meta.Status), Conclusion: meta.Conclusion, SubSession: p.SubSession, Recovered: true, Background: p.Background})
 }
