@@ -167,7 +167,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	defer s.close()
 	parallel := int(opts.Parallel)
-	bopts := batch.Options{Runner: s.d.SubRunner(), Board: board, Resume: opts.Resume, Events: s.dr.BatchHooks(ctx, sink), Now: f.Now}
+	bopts := batch.Options{Runner: s.d.SubRunner(), Board: board, Resume: opts.Resume, Events: s.dr.BatchHooks(ctx, sink), Now: f.Now, Check: s.run.CheckGoal}
 	var coord *queue.Coordinator
 	// The run's lease (lost, the batch stops) and the ledger its spend is
 	// summed in across processes: queue's, else state.db's.
