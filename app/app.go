@@ -20,6 +20,7 @@ import (
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/skills"
 )
 
 // Options are what an App is built from.
@@ -57,8 +58,12 @@ type App struct {
 	Events   agents.Sink
 	// Index is how the board's per-call index is built.
 	Index blackboard.IndexOptions
-	// Project is the workspace's AGENTS.md, framed, for prompts.
+	// Project is the workspace's AGENTS.md, framed, for prompts, and the
+	// skills' catalogue entry (skills.Catalog.Listing).
 	Project string
+	// Skills are the run's skills (LoadSkills); the skill tool is in the
+	// registry when there is one.
+	Skills *skills.Catalog
 	// Runner runs delegations; its Recorder is unset (a session sets it).
 	Runner *agents.SubRunner
 	// Budget is the run's budget without its key (RunBudget): a session
@@ -92,6 +97,10 @@ func New(o Options) (*App, error) {
 	var catalog *agents.Catalog // loaded below: it needs the registry
 	tools = append(tools, agents.TeamTools(o.Board, func() *agents.Catalog { return catalog })...)
 	tools = append(tools, o.Tools...)
+	skillCat, skillWarnings := LoadSkills(cfg, ws.Dir())
+	if len(skillCat.All()) > 0 {
+		tools = append(tools, SkillTool(skillCat))
+	}
 	tools, ruleWarnings := withRules(cfg, ws, o.Policy, tools)
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
@@ -101,14 +110,14 @@ func New(o Options) (*App, error) {
 	}
 	a := &App{Config: cfg, Client: o.Client, Workspace: ws, Registry: reg, Board: o.Board,
 		Policy: o.Policy, Events: o.Events, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
-		Project: agents.ProjectInstructions(ws), now: now}
+		Project: agents.SystemPrompt(agents.ProjectInstructions(ws), skillCat.Listing()), Skills: skillCat, now: now}
 	a.Catalog = agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: cfg.Home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
 	catalog = a.Catalog
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
 	}
-	for _, w := range ruleWarnings {
+	for _, w := range append(skillWarnings, ruleWarnings...) {
 		a.Notice(w)
 	}
 	set, warnings := LoadHooks(cfg, ws.Dir())
@@ -123,7 +132,7 @@ func New(o Options) (*App, error) {
 		Client: o.Client, Registry: reg, Catalog: a.Catalog, Board: o.Board, Workspace: ws, Events: o.Events,
 		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
 		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,
-		TailRole: llm.Role(ag.TailRole), Project: a.Project,
+		TailRole: llm.Role(ag.TailRole), Project: a.Project, Skill: preloadSkill(skillCat),
 		Isolation: agents.Isolation{Mode: ag.Isolation, Include: ag.IsolationInclude, MaxBytes: ag.IsolationMaxBytes, Said: new(sync.Once)},
 	}
 	if cfg.Home != "" {
