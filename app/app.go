@@ -11,6 +11,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -58,9 +59,12 @@ type App struct {
 	Events   agents.Sink
 	// Index is how the board's per-call index is built.
 	Index blackboard.IndexOptions
-	// Project is the workspace's AGENTS.md, framed, for prompts, and the
-	// skills' catalogue entry (skills.Catalog.Listing).
+	// Project is the workspace's context files (Context), framed, for
+	// prompts, and the skills' catalogue entry (skills.Catalog.Listing).
 	Project string
+	// Context is what the context files of the workspace gave: the files
+	// read (for /status), the text and what was left out.
+	Context agents.Context
 	// Skills are the run's skills (LoadSkills); the skill tool is in the
 	// registry when there is one.
 	Skills *skills.Catalog
@@ -110,14 +114,15 @@ func New(o Options) (*App, error) {
 	}
 	a := &App{Config: cfg, Client: o.Client, Workspace: ws, Registry: reg, Board: o.Board,
 		Policy: o.Policy, Events: o.Events, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
-		Project: agents.SystemPrompt(agents.ProjectInstructions(ws), skillCat.Listing()), Skills: skillCat, now: now}
+		Context: agents.LoadContext(ContextOptions(cfg, ws.Dir())), Skills: skillCat, now: now}
+	a.Project = agents.SystemPrompt(a.Context.Text, skillCat.Listing())
 	a.Catalog = agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: cfg.Home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
 	catalog = a.Catalog
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
 	}
-	for _, w := range append(skillWarnings, ruleWarnings...) {
+	for _, w := range append(append(skillWarnings, a.Context.Notes...), ruleWarnings...) {
 		a.Notice(w)
 	}
 	set, warnings := LoadHooks(cfg, ws.Dir())
@@ -133,6 +138,9 @@ func New(o Options) (*App, error) {
 		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
 		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,
 		TailRole: llm.Role(ag.TailRole), Project: a.Project, Skill: preloadSkill(skillCat),
+		ProjectIn: func(dir string) string {
+			return agents.SystemPrompt(agents.LoadContext(ContextOptions(cfg, dir)).Text, skillCat.Listing())
+		},
 		Isolation: agents.Isolation{Mode: ag.Isolation, Include: ag.IsolationInclude, MaxBytes: ag.IsolationMaxBytes, Said: new(sync.Once)},
 	}
 	if cfg.Home != "" {
@@ -160,4 +168,18 @@ func (a *App) Close() error {
 		}
 	}
 	return err
+}
+
+// ContextOptions are the context files of a run working in dir: the
+// project's from its root down to dir, and the person's
+// $YAGENT_HOME/AGENTS.md, else ~/.claude/CLAUDE.md.
+func ContextOptions(cfg *config.Config, dir string) agents.ContextOptions {
+	o := agents.ContextOptions{Dir: dir, Home: cfg.UserHome}
+	if cfg.Home != "" {
+		o.User = append(o.User, filepath.Join(cfg.Home, "AGENTS.md"))
+	}
+	if cfg.UserHome != "" {
+		o.User = append(o.User, filepath.Join(cfg.UserHome, ".claude", "CLAUDE.md"))
+	}
+	return o
 }
