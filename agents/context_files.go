@@ -74,12 +74,13 @@ func LoadContext(o ContextOptions) Context {
 	var c Context
 	var parts []contextPart
 	for _, p := range o.User {
-		data, err := os.ReadFile(p)
+		p = abs(p)
+		l := &contextLoader{confine: filepath.Dir(p), home: o.Home, show: func(abs string) string { return abs }, notes: &c.Notes}
+		data, err := l.read(p)
 		if err != nil {
 			continue
 		}
-		l := &contextLoader{confine: filepath.Dir(p), home: o.Home, show: func(abs string) string { return abs }, notes: &c.Notes}
-		parts = append(parts, l.file(abs(p), string(data), "", " (the person's)", nil, 0)...)
+		parts = append(parts, l.file(p, data, "", " (the person's)", nil, 0)...)
 		break
 	}
 	dir := abs(o.Dir)
@@ -319,7 +320,7 @@ func Imports(text string) []string {
 					continue
 				}
 				p = strings.TrimRight(p, ".,;:!?)]}'\"")
-				if p == "" || !strings.ContainsAny(p, "/.") || strings.Contains(p, "@") || strings.Trim(p, "./") == "" && !strings.Contains(p, "..") {
+				if p == "" || !strings.ContainsAny(p, "/.") || strings.Contains(p, "@") || strings.Trim(p, "./") == "" {
 					continue
 				}
 				out = append(out, p)
