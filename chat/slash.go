@@ -89,7 +89,7 @@ func Help() string {
 }
 
 func (c *Chat) cmdHelp(_ context.Context, _ []string) (bool, error) {
-	fmt.Fprintln(c.w(), Help())
+	fmt.Fprintln(c.w(), Help()+customHelp(c.custom))
 	return false, nil
 }
 
