@@ -27,8 +27,9 @@ const CancelledReason = "cancelled while it ran (cancel_delegation or yagent boa
 // d.Stem when the delegation's ref was named at its start. A note with
 // the same key, or already at that ref (it landed before the process
 // could record it), is returned instead (never twice); the caller records
-// the recovery in the rollout.
-func RecoverDelegation(board *blackboard.Store, boardID, key, reason string, d Delegation, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
+// the recovery in the rollout. The note names the sub-agent session sub
+// (when known), so a follow-up can continue it from its kept rollout.
+func RecoverDelegation(board *blackboard.Store, boardID, key, reason string, d Delegation, sub string, subMessages []llm.Message, observed []string) (blackboard.NoteMeta, error) {
 	if m, ok, err := board.FindByKey(boardID, d.Agent, key); err != nil || ok {
 		return m, err
 	}
@@ -53,7 +54,7 @@ func RecoverDelegation(board *blackboard.Store, boardID, key, reason string, d D
 	}
 	return board.WriteNote(boardID, blackboard.NewNote{
 		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task,
-			Conclusion: concl, Reason: reason, Key: key},
+			Conclusion: concl, Reason: reason, Key: key, Session: sub},
 		Body:              body,
 		Stem:              d.Stem,
 		ObservedArtifacts: observed,

@@ -97,6 +97,12 @@ func (r *Run) Turns(ctx context.Context, g *Goal, prompt string, turn func(ctx c
 	}, func(res CheckResult) { r.Notice(g.Notice(res)) })
 }
 
+// CheckGoal runs g's check once in the run's sandbox and workspace (a
+// batch plan's until).
+func (r *Run) CheckGoal(ctx context.Context, g Goal, round int) (CheckResult, error) {
+	return g.RunCheck(ctx, r.Policy.Sandbox, r.Dir, round)
+}
+
 // RunCheck runs the check once in the sandbox box (nil: unconfined), in
 // dir. An error is a check that could not be started (the sandbox
 // refused, the context ended), not one that failed.

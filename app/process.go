@@ -139,7 +139,8 @@ func (p *Process) KBTools(sessionID func() string, warn func(error)) ([]*agents.
 }
 
 // MCPServers returns the process's external MCP servers (config
-// mcp_servers), none started yet; the first session that asks for tools
+// mcp_servers, and a trusted workspace's .mcp.json: MCPServersOf), none
+// started yet; the first session that asks for tools
 // starts them, once per process.
 func (p *Process) MCPServers() (*mcp.Servers, error) {
 	cfg, err := p.Config()
@@ -147,7 +148,15 @@ func (p *Process) MCPServers() (*mcp.Servers, error) {
 		return nil, err
 	}
 	p.mcpOnce.Do(func() {
-		p.mcp = mcp.NewServers(cfg.MCPServers, mcp.ServersOptions{
+		servers := cfg.MCPServers
+		if dir, err := WorkspaceDir(p.Dir); err == nil {
+			var warnings []string
+			servers, warnings = MCPServersOf(cfg, dir, p.Getenv)
+			for _, w := range warnings {
+				fmt.Fprintf(p.Stderr, "yagent: %s\n", w)
+			}
+		}
+		p.mcp = mcp.NewServers(servers, mcp.ServersOptions{
 			Getenv: p.Getenv, Version: buildinfo.Version(),
 			Notify: func(msg string) { fmt.Fprintf(p.Stderr, "yagent: %s\n", msg) },
 		})

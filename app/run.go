@@ -48,6 +48,10 @@ type RunOptions struct {
 	Inspect bool
 	// Store opens the notes root.
 	Store func() (*blackboard.Store, error)
+	// Claims, when set, gives where the run's team claims are kept
+	// instead of the files beside the board, and what closes them (with
+	// queue.dsn: its PostgreSQL rows, queue.ClaimsOf; issue 30 item 4).
+	Claims func(context.Context) (blackboard.Claims, func())
 	// KBTools, when set, are the knowledge base's tools of the run's
 	// agents (KBTools, over the process's store): sessionID names the
 	// session they act for ("" when there is none), warn shows what
@@ -163,6 +167,11 @@ func (r *Run) Assemble(ctx context.Context, sessionID func() string) error {
 	store, err := r.opts.Store()
 	if err != nil {
 		return err
+	}
+	if r.opts.Claims != nil {
+		claims, closeClaims := r.opts.Claims(ctx)
+		store.WithClaims(claims)
+		r.OnClose(closeClaims)
 	}
 	extra, err := r.extraTools(ctx, sessionID)
 	if err != nil {

@@ -38,7 +38,13 @@ type Plan struct {
 	// Budget caps what the whole plan spends on models (max_cost in US
 	// dollars, max_tokens); it narrows --max-cost, --max-tokens and
 	// budget.* (app.RunBudget). Nil: none of its own.
-	Budget      *budget.Limits   `yaml:"budget"`
+	Budget *budget.Limits `yaml:"budget"`
+	// Until is the check (a shell command) every delegation's work must
+	// pass, followed up while it fails (until.go); an entry's until
+	// overrides it. MaxRounds bounds the delegations per entry (0: the
+	// default, app.DefaultMaxRounds).
+	Until       string           `yaml:"until"`
+	MaxRounds   int              `yaml:"max_rounds"`
 	Delegations []PlanDelegation `yaml:"delegations"`
 
 	// Name is the file the plan came from, for errors and reports.
@@ -66,6 +72,9 @@ type PlanDelegation struct {
 	// Budget caps what this delegation and its subtree spend, within the
 	// plan's; never above it (Validate).
 	Budget *budget.Limits `yaml:"budget"`
+	// Until and MaxRounds override the plan's (until.go).
+	Until     string `yaml:"until" json:",omitempty"`
+	MaxRounds int    `yaml:"max_rounds" json:",omitempty"`
 }
 
 // ReadPlan reads and decodes the plan file at path. A file that cannot be
@@ -129,9 +138,23 @@ func ParsePlan(data []byte, name string) (*Plan, error) {
 // line returns the line of the node at path (mapping keys and sequence
 // indexes) or of its deepest existing ancestor; 0 when unknown.
 func (p *Plan) line(path ...any) int {
+	line, _ := p.find(path...)
+	return line
+}
+
+// hasNode reports whether the plan's file holds the node at path (a key
+// given, even with an empty value).
+func (p *Plan) hasNode(path ...any) bool {
+	_, ok := p.find(path...)
+	return ok
+}
+
+// find is line's walk: the line of the node at path, or of its deepest
+// existing ancestor, and whether the whole path exists.
+func (p *Plan) find(path ...any) (int, bool) {
 	n := p.root
 	if n == nil {
-		return 0
+		return 0, false
 	}
 	line := n.Line
 	for _, el := range path {
@@ -141,7 +164,7 @@ func (p *Plan) line(path ...any) int {
 		switch k := el.(type) {
 		case string:
 			if n.Kind != yaml.MappingNode {
-				return line
+				return line, false
 			}
 			var next *yaml.Node
 			for i := 0; i+1 < len(n.Content); i += 2 {
@@ -150,18 +173,18 @@ func (p *Plan) line(path ...any) int {
 				}
 			}
 			if next == nil {
-				return line
+				return line, false
 			}
 			n = next
 		case int:
 			if n.Kind != yaml.SequenceNode || k < 0 || k >= len(n.Content) {
-				return line
+				return line, false
 			}
 			n = n.Content[k]
 			line = n.Line
 		}
 	}
-	return line
+	return line, true
 }
 
 func docRoot(doc *yaml.Node) *yaml.Node {

@@ -20,9 +20,9 @@ func TestParsePlanErrors(t *testing.T) {
 		want []string
 	}{
 		{"syntax", "delegations:\n  - id: a\n    task: [unclosed\n", []string{"plan.yaml:3: YAML syntax: "}},
-		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, budget, delegations)`}},
+		{"unknown top key", "board: b\nparalel: 2\ndelegations: []\n", []string{`plan.yaml:2: unknown key "paralel" (known: board, parallel, merge, budget, until, max_rounds, delegations)`}},
 		{"unknown delegation key", "delegations:\n  - id: a\n    agent: explorer\n    task: t\n    dependson: [b]\n",
-			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation, budget)`}},
+			[]string{`plan.yaml:5: delegations[0]: unknown key "dependson" (known: id, agent, task, depends_on, context_refs, model, max_steps, isolation, budget, until, max_rounds)`}},
 		{"wrong types, all listed", "parallel: many\ndelegations:\n  - id: a\n    depends_on: b\n    max_steps: lots\n",
 			[]string{`plan.yaml:1: parallel: want an integer, got "many"`, `plan.yaml:4: delegations[0].depends_on: want a list such as [scan, review], got "b"`,
 				`plan.yaml:5: delegations[0].max_steps: want an integer, got "lots"`}},
@@ -119,6 +119,15 @@ func TestValidatePlan(t *testing.T) {
 		{"negative parallel", "parallel: -2\n" + head + "  - {id: a, agent: explorer, task: t}\n", "plan.yaml:1: parallel: -2: want 1 or more"},
 		{"bad board", "board: ../escape\n" + head + "  - {id: a, agent: explorer, task: t}\n", `plan.yaml:1: board: invalid board id "../escape"`},
 		{"no delegations", "board: x\n", "delegations: no delegations"},
+		{"until", "until: test -f DONE\nmax_rounds: 3\n" + head + "  - {id: a, agent: worker, task: t}\n  - {id: b, agent: worker, task: t, until: make check, max_rounds: 2}\n", ""},
+		{"entry until only", head + "  - {id: a, agent: worker, task: t, until: make check, max_rounds: 2}\n", ""},
+		{"max_rounds of every entry's until", "max_rounds: 4\n" + head + "  - {id: a, agent: worker, task: t, until: make check}\n", ""},
+		{"negative max_rounds", "until: x\nmax_rounds: -1\n" + head + "  - {id: a, agent: worker, task: t}\n", "plan.yaml:2: max_rounds: -1: want 1 or more rounds (default 10)"},
+		{"negative entry max_rounds", "until: x\n" + head + "  - {id: a, agent: worker, task: t, max_rounds: 0}\n  - {id: b, agent: worker, task: t, max_rounds: -2}\n", "plan.yaml:4: delegations[1].max_rounds: -2: want 1 or more rounds"},
+		{"empty until", "until: ''\n" + head + "  - {id: a, agent: worker, task: t}\n", "plan.yaml:1: until: empty check"},
+		{"empty entry until", head + "  - {id: a, agent: worker, task: t, until: ' '}\n", "plan.yaml:2: delegations[0].until: empty check"},
+		{"max_rounds without until", "max_rounds: 3\n" + head + "  - {id: a, agent: worker, task: t}\n", "plan.yaml:1: max_rounds: max_rounds bounds until"},
+		{"entry max_rounds without until", head + "  - {id: a, agent: worker, task: t, max_rounds: 3}\n", "plan.yaml:2: delegations[0].max_rounds: max_rounds bounds until"},
 		{"too many refs", head + "  - {id: a, agent: explorer, task: t}\n  - {id: b, agent: explorer, task: t, depends_on: [a], context_refs: [a, a, a, a, a, a, a, a, a, a, a]}\n", "11 refs: at most 10 notes are inlined"},
 	}
 	for _, tt := range tests {

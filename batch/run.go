@@ -84,6 +84,9 @@ type Options struct {
 	// Changes applies the changes of a plan with merge: auto; nil: the
 	// runner's board, workspace and worktrees.
 	Changes *app.Changes
+	// Check runs an until check (app.Run.CheckGoal); nil: an entry with
+	// until fails saying no check ran.
+	Check CheckFunc
 }
 
 // Report is what a batch run did, one row per delegation in plan

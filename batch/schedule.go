@@ -229,7 +229,11 @@ func (b *batchRun) start(ctx context.Context, i int, results chan<- batchResult)
 		exec = b.opts.Runner
 	}
 	go func() {
-		res, err := exec.Run(entryBudget(ctx, d), del)
+		ectx := entryBudget(ctx, d)
+		res, err := exec.Run(ectx, del)
+		if err == nil && b.plan.goal(d).Check != "" {
+			res = b.until(ectx, exec, d, del, res)
+		}
 		results <- batchResult{i: i, res: res, err: err}
 	}()
 }

@@ -78,6 +78,7 @@ func (p *Plan) Validate(env PlanEnv) error {
 		add(p.line("parallel"), "parallel", "%d: want 1 or more (or leave it out for the default)", p.Parallel)
 	}
 	p.checkPlanBudget(add)
+	p.checkUntil(add)
 	if p.Merge != "" && p.Merge != MergeManual && p.Merge != MergeAuto {
 		add(p.line("merge"), "merge", "%q: want manual or auto (or leave it out: manual, the changes stay pending on the board)", p.Merge)
 	}

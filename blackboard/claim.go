@@ -322,6 +322,35 @@ func (s *Store) ReleaseClaim(board string, c Claim) error {
 	return nil
 }
 
+// ReleaseClaimsOf releases the claims the sub-agent session holds on
+// board whose notes never landed (ReleaseClaim each) and returns them:
+// its process died, so those notes never come, and each task is open
+// again for another member. A task whose note landed stays done or
+// failed; a claim of another session is never touched.
+func (s *Store) ReleaseClaimsOf(board, session string) ([]Claim, error) {
+	if session == "" {
+		return nil, nil
+	}
+	list, err := s.Tasks(board)
+	if err != nil {
+		if errors.Is(err, ErrDisabled) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("release the claims of session %s: %w", session, err)
+	}
+	var out []Claim
+	for _, t := range list.Tasks {
+		if t.State != TaskClaimed || t.Claim == nil || t.Claim.Session != session {
+			continue
+		}
+		if err := s.ReleaseClaim(board, *t.Claim); err != nil {
+			return out, err
+		}
+		out = append(out, *t.Claim)
+	}
+	return out, nil
+}
+
 // Claimable returns the tasks a member of team (agent) could claim now,
 // in posting order: open, waiting on nothing, of its team, assigned to
 // nobody or to it.

@@ -37,3 +37,56 @@ func (s *Store) ShowStream(w io.Writer, board, ref string) error {
 	}
 	return nil
 }
+
+// ListJSON is `yagent board ls --json`: the notes, how many were skipped
+// and why (empty lists, never null).
+type ListJSON struct {
+	Notes      []NoteMeta   `json:"notes"`
+	Skipped    int          `json:"skipped"`
+	Unreadable []Unreadable `json:"unreadable"`
+}
+
+// JSON is r as `yagent board ls --json` prints it.
+func (r ListResult) JSON() ListJSON {
+	j := ListJSON(r)
+	if j.Notes == nil {
+		j.Notes = []NoteMeta{}
+	}
+	if j.Unreadable == nil {
+		j.Unreadable = []Unreadable{}
+	}
+	return j
+}
+
+// WriteSkipped tells a person which notes the listing skipped (nothing
+// when none was).
+func (r ListResult) WriteSkipped(w io.Writer) {
+	if r.Skipped == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d unreadable notes skipped:\n", r.Skipped)
+	for _, u := range r.Unreadable {
+		fmt.Fprintf(w, "  %s: %s\n", termsafe.Line(u.Ref), termsafe.Line(u.Err))
+	}
+}
+
+// NoteJSON is `yagent board show --json`.
+type NoteJSON struct {
+	Meta    NoteMeta `json:"meta"`
+	Handoff *Handoff `json:"handoff"`
+	Body    string   `json:"body"`
+}
+
+// JSON is n as `yagent board show --json` prints it.
+func (n *Note) JSON() NoteJSON { return NoteJSON{n.Meta, n.Handoff, n.Body} }
+
+// WriteBoards is `yagent board boards` for a person: the table on w, or,
+// when there is none, a line on errOut naming where boards live (root).
+func WriteBoards(w, errOut io.Writer, root string, boards []BoardInfo) error {
+	if len(boards) == 0 {
+		fmt.Fprintf(errOut, "no boards under %s\n", root)
+		return nil
+	}
+	_, err := io.WriteString(w, BoardsTable(boards))
+	return err
+}

@@ -95,3 +95,15 @@ func RemoveSession(ctx context.Context, st *memory.Store, ref string) ([]memory.
 	}
 	return removed, nil
 }
+
+// WriteSessions is `yagent sessions ls` for a person: the table on w, or,
+// when there are none, a line on errOut saying where to look instead.
+func WriteSessions(w, errOut io.Writer, rows []Row) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(errOut, "no sessions here yet (yagent sessions ls --all lists every directory)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	PrintSessions(tw, rows, false)
+	return tw.Flush()
+}

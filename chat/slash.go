@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/notebook"
 )
 
@@ -35,6 +36,8 @@ func slashCommands() []slashCommand {
 		{name: "/resume", args: "[ID|NAME] [--all]", help: "reopen an earlier session (a picker without an id)", run: (*Chat).cmdResume},
 		{name: "/sessions", args: "[--all]", help: "list sessions of this directory (--all: every directory)", run: (*Chat).cmdSessions},
 		{name: "/board", help: "list this session's board notes", run: (*Chat).cmdBoard},
+		{name: "/rerun", args: "REF", help: "run a note's delegation again: same agent, same task (resume lists recovered ones)", run: (*Chat).cmdRerun},
+		{name: "/follow-up", args: "REF MESSAGE", help: "continue the sub-agent that wrote REF from its kept history", run: (*Chat).cmdFollowUp},
 		{name: "/compact", help: "summarise older history now", run: (*Chat).cmdCompact},
 		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*Chat).cmdClear},
 		{name: "/rewind", args: "[N] [--files-only|--conversation-only] [--force]", help: "files and conversation back to before turn N (default: the last)", run: (*Chat).cmdRewind},
@@ -140,6 +143,32 @@ func (c *Chat) cmdBoard(_ context.Context, _ []string) (bool, error) {
 		fmt.Fprintf(w, "%s [%s] %s\n", m.Ref, m.Status, brief.Line(m.Conclusion, 100))
 	}
 	return false, nil
+}
+
+// cmdRerun is yagent board rerun on this session's board: a new
+// delegation with REF's agent and task.
+func (c *Chat) cmdRerun(ctx context.Context, args []string) (bool, error) {
+	if len(args) != 1 {
+		return false, errors.New("usage: /rerun REF (a note's ref: /board lists them)")
+	}
+	out, err := c.s.Director.Rerun(ctx, args[0])
+	if out != "" {
+		fmt.Fprintln(c.w(), termsafe.Text(out))
+	}
+	return false, err
+}
+
+// cmdFollowUp is yagent board follow-up on this session's board: the
+// sub-agent that wrote REF continues from its history with MESSAGE.
+func (c *Chat) cmdFollowUp(ctx context.Context, args []string) (bool, error) {
+	if len(args) < 2 {
+		return false, errors.New("usage: /follow-up REF MESSAGE (a note's ref: /board lists them)")
+	}
+	out, err := c.s.Director.FollowUp(ctx, args[0], strings.Join(args[1:], " "))
+	if out != "" {
+		fmt.Fprintln(c.w(), termsafe.Text(out))
+	}
+	return false, err
 }
 
 func (c *Chat) cmdCompact(ctx context.Context, _ []string) (bool, error) {

@@ -36,7 +36,7 @@ func TestSlashCommandsOneTable(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"/board", "/clear", "/compact", "/exit", "/help", "/history", "/model", "/notes", "/quit", "/rename", "/resume", "/rewind", "/sessions", "/status"}; !slices.Equal(complete, want) {
+	if want := []string{"/board", "/clear", "/compact", "/exit", "/follow-up", "/help", "/history", "/model", "/notes", "/quit", "/rename", "/rerun", "/resume", "/rewind", "/sessions", "/status"}; !slices.Equal(complete, want) {
 		t.Errorf("completion = %v; want %v", complete, want)
 	}
 	if _, ok := findSlash("/nosuch"); ok {

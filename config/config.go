@@ -355,6 +355,13 @@ type MCPServer struct {
 	// Allow are the server's tools that run without asking (tool names,
 	// or "*" for all); the others are asked about like shell commands.
 	Allow []string `yaml:"allow" json:"allow"`
+	// Headers are sent with every request of a url server. Only a
+	// trusted workspace's .mcp.json sets them (Claude Code's headers,
+	// their variables expanded), never a YAML file; never printed.
+	Headers map[string]string `yaml:"-" json:"-"`
+	// Source is the file a server came from when it is not the YAML
+	// configuration (a workspace's .mcp.json).
+	Source string `yaml:"-" json:"source,omitempty"`
 }
 
 // MCPServerDefaults is the name of the mcp_servers entry that is not a

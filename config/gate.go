@@ -124,3 +124,8 @@ func workspaceLayer(home, wd, file, userFile string) (ws Workspace, own bool) {
 	ws.Trusted = list.Has(ws.Dir)
 	return ws, false
 }
+
+// SecretVar reports whether a workspace's file may name the variable
+// name as one whose value is sent to a server: it ends in _API_KEY or
+// _TOKEN (secretVar; a workspace's .mcp.json headers and urls too).
+func SecretVar(name string) bool { return secretVar().MatchString(name) }

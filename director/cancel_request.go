@@ -96,6 +96,28 @@ func (d *Director) forgetCancelRequest(j *job) {
 	}
 }
 
+// dropStaleRequest removes the .run and .cancel files of a background
+// delegation ref a dead process left (recovered on resume), so board
+// cancel and the web view do not take it for running. A .run of another
+// live process is left alone.
+func (d *Director) dropStaleRequest(ref string) {
+	if d.app.Config.Home == "" {
+		return
+	}
+	run, cancel, err := requestPaths(d.app.Config.Home, d.opts.BoardID, ref)
+	if err != nil {
+		return
+	}
+	if data, err := os.ReadFile(run); err == nil {
+		pidText, _, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+		if pid, _ := strconv.Atoi(pidText); pid > 0 && pid != os.Getpid() && alive(pid) {
+			return
+		}
+	}
+	os.Remove(run)
+	os.Remove(cancel)
+}
+
 // RequestCancel asks the process running the background delegation ref
 // of board (under home) to cancel it, and waits up to wait for its note
 // to land (yagent board cancel). A note already there is ErrLanded; no

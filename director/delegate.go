@@ -41,9 +41,20 @@ type Delegator struct {
 	// Background, when set, starts a delegation in the background
 	// (delegate's background: true; the director's, background.go).
 	Background func(context.Context, *agents.Call, agents.Delegation) (agents.Result, error)
+	// Remote, when set, runs the background delegations (not team
+	// members nor follow-ups: remote) instead of Runner: with queue.dsn,
+	// on the queue's workers (queue.Background), which lands each note
+	// through its coordinator.
+	Remote Executor
 
 	sem     chan struct{} // nil: no bound
 	perTurn atomic.Int64
+}
+
+// Executor runs one delegation to its note (agents.SubRunner's Run; a
+// queue's, on workers).
+type Executor interface {
+	Run(ctx context.Context, d agents.Delegation) (agents.DelegationResult, error)
 }
 
 // NewDelegator returns a delegator with its parallelism bound set up.
@@ -151,7 +162,11 @@ func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Deleg
 	if d.Around != nil {
 		after = d.Around(ctx, dl)
 	}
-	res, err = d.Runner.Run(ctx, dl)
+	var run Executor = d.Runner
+	if d.remote(dl) {
+		run = d.Remote
+	}
+	res, err = run.Run(ctx, dl)
 	if land != nil {
 		land(&res, err)
 	}
@@ -177,6 +192,14 @@ func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Deleg
 	}
 	d.emit(agents.Event{Type: agents.EventDelegationFinished, Depth: depth - 1, Delegation: fin})
 	return res, true, err
+}
+
+// remote says whether dl runs on Remote: a background delegation, unless
+// it is a team member or a follow-up — those read this host's board and
+// sessions (the team's tasks and mailbox, the kept rollout), which a
+// worker does not have; they run here.
+func (d *Delegator) remote(dl agents.Delegation) bool {
+	return d.Remote != nil && dl.Background && dl.Team == "" && dl.FollowUp == nil
 }
 
 // refOf is the ref a delegation's note lands at when its stem was

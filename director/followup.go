@@ -75,11 +75,49 @@ func (d *Director) FollowUp(ctx context.Context, ref, message string) (string, e
 	if err != nil {
 		return "", err
 	}
-	dl.CallID = "follow-up-" + d.delegator.Now().UTC().Format("20060102T150405.000Z")
+	return d.launchOutside(ctx, "follow_up", dl)
+}
+
+// launchOutside runs dl outside a turn as if the lead's tool name had
+// called it: under the run's budget, on the session's board.
+func (d *Director) launchOutside(ctx context.Context, name string, dl agents.Delegation) (string, error) {
+	dl.CallID = strings.ReplaceAll(name, "_", "-") + "-" + d.delegator.Now().UTC().Format("20060102T150405.000Z")
 	ctx = blackboard.WithBoardID(d.withBudget(ctx), d.opts.BoardID)
-	res, err := d.delegator.launch(ctx, &agents.Call{ID: dl.CallID, Name: "follow_up"}, dl)
+	res, err := d.delegator.launch(ctx, &agents.Call{ID: dl.CallID, Name: name}, dl)
 	if err == nil && res.IsError {
 		err = errors.New(res.Content)
 	}
 	return res.Content, err
+}
+
+// RerunOf is the delegation that runs the note ref of board again: a new
+// delegation (a new sub-agent session, a new note) with the note's agent
+// and task — what a resume offers for a delegation a dead process left.
+// A note that is not there, or names no task, is an error saying so.
+func RerunOf(store *blackboard.Store, board, ref string) (agents.Delegation, error) {
+	meta, h, err := store.ReadHandoff(board, ref)
+	if err != nil {
+		return agents.Delegation{}, fmt.Errorf("re-run %s: %w", ref, err)
+	}
+	if strings.TrimSpace(h.Task) == "" {
+		return agents.Delegation{}, fmt.Errorf("re-run %s: the note names no task: delegate it anew with the task written out", meta.Ref)
+	}
+	agent := h.Agent
+	if agent == "" {
+		agent = meta.Agent
+	}
+	return agents.Delegation{Agent: agent, Task: h.Task, BoardID: board, Depth: 1}, nil
+}
+
+// Rerun runs the delegation that landed ref again outside a turn (yagent
+// board rerun, /rerun): the same agent and task as a new delegation,
+// under the run's budget, recorded in this session like a delegation of
+// its own. It returns what the lead would be told; a refusal or an error
+// note is an error.
+func (d *Director) Rerun(ctx context.Context, ref string) (string, error) {
+	dl, err := RerunOf(d.app.Board, d.opts.BoardID, ref)
+	if err != nil {
+		return "", err
+	}
+	return d.launchOutside(ctx, "rerun", dl)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/queue"
 )
 
 // OpenOptions say which session Open opens and over which run.
@@ -106,6 +107,15 @@ func Open(ctx context.Context, o OpenOptions) (_ *Run, err error) {
 		return nil, err
 	}
 	out.Director = d
+	if r.Config.Queue.DSN != "" && !o.Run.Inspect {
+		// With queue.dsn the background delegations run on the queue's
+		// workers; closed after the director stops (closers run last
+		// first), which leaves them.
+		bg := queue.NewBackground(ctx, queue.OptionsFromConfig(r.Config.Queue, "", nil), sess.ID(),
+			queue.CoordinatorOptions{Runner: d.SubRunner(), Board: sess.BoardID(), Events: o.Run.Events, Models: r.Clients.Settings})
+		d.delegator.Remote = bg
+		r.OnClose(bg.Close)
+	}
 	r.OnClose(func() { r.Warn("stopping the director", d.Close()) })
 	if !o.Run.Inspect {
 		d.Start(ctx)

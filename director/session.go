@@ -235,6 +235,7 @@ func reopenSub(ctx context.Context, st *memory.Store, del agents.Delegation) (*m
 func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMeta, error) {
 	s := d.opts.Session
 	var notes []blackboard.NoteMeta
+	var tasks []string
 	for _, p := range s.Pending {
 		meta, err := d.recoverOne(ctx, p, agents.RecoveredReason)
 		if err != nil {
@@ -242,10 +243,34 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 		}
 		s.Interrupted(p.CallID, fmt.Sprintf("status: degraded\nref: %s\nconclusion: %s\n(the process ended while this delegation ran; its last output was recovered into the note — read_note gives it)", meta.Ref, meta.Conclusion))
 		notes = append(notes, meta)
+		tasks = append(tasks, p.Task)
 		d.notice(fmt.Sprintf("recovered the interrupted delegation to %s as %s (degraded)", p.Agent, meta.Ref))
 	}
 	s.Pending = nil
+	if len(notes) > 0 {
+		d.notice(RecoveredList(d.opts.BoardID, notes, tasks))
+	}
 	return notes, nil
+}
+
+// RecoveredList is what a resume shows of the delegations it recovered
+// (notes, with the task each was given): each ref and task, and the two
+// ways on — a re-run (a new delegation with the same agent and task) and
+// a follow-up (the same sub-agent from its kept rollout) — as slash
+// commands and as commands of the command line.
+func RecoveredList(board string, notes []blackboard.NoteMeta, tasks []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d delegations the ended process left were recovered as degraded notes (their rollouts kept):", len(notes))
+	for i, m := range notes {
+		task := m.Task
+		if i < len(tasks) && tasks[i] != "" {
+			task = tasks[i]
+		}
+		fmt.Fprintf(&b, "\n  %s · task: %s", m.Ref, cutLine(oneLine(task), 120))
+		fmt.Fprintf(&b, "\n    re-run:    /rerun %s   or   yagent board rerun %s --board %s", m.Ref, m.Ref, board)
+		fmt.Fprintf(&b, "\n    follow up: /follow-up %s MESSAGE   or   yagent board follow-up %s \"MESSAGE\" --board %s", m.Ref, m.Ref, board)
+	}
+	return b.String()
 }
 
 // recoverOne lands the one note of a delegation that ended without its
@@ -269,10 +294,20 @@ func (d *Director) recoverOne(ctx context.Context, p memory.PendingDelegation, r
 			del.Stem = r.Stem
 		}
 	}
-	meta, err := agents.RecoverDelegation(d.app.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), reason, del, msgs, agents.ArtifactsOf(msgs))
+	meta, err := agents.RecoverDelegation(d.app.Board, d.opts.BoardID, agents.RecoveryKey(s.ID(), p.CallID), reason, del, p.SubSession, msgs, agents.ArtifactsOf(msgs))
 	if err != nil {
 		return meta, fmt.Errorf("recover the interrupted delegation to %s: %w", p.Agent, err)
 	}
+	if p.Ref != "" {
+		d.dropStaleRequest(p.Ref) // the dead process's .run file
+	}
+	// A team member's open claims go back to the team: their notes never
+	// come (landed ones stay: one note per task).
+	released, rerr := d.app.Board.ReleaseClaimsOf(d.opts.BoardID, p.SubSession)
+	for _, c := range released {
+		d.notice(fmt.Sprintf("released %s, which %s held when it stopped: the task is open again", c.Task, p.Agent))
+	}
+	d.warn("release the claims of the interrupted delegation to "+p.Agent, rerr)
 	return meta, s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
 		Status: string(meta.Status), Conclusion: meta.Conclusion, SubSession: p.SubSession, Recovered: true, Background: p.Background})
 }

@@ -2,6 +2,7 @@ package director
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -106,7 +107,7 @@ func TestRecoveryNeverTwice(t *testing.T) {
 	}
 	// The first recovery wrote its note and died before recording it.
 	key := agents.RecoveryKey(s.ID(), "d1")
-	if _, err := agents.RecoverDelegation(f.store, f.board, key, agents.RecoveredReason, agents.Delegation{CallID: "d1", Agent: "explorer", Task: "look"}, nil, nil); err != nil {
+	if _, err := agents.RecoverDelegation(f.store, f.board, key, agents.RecoveredReason, agents.Delegation{CallID: "d1", Agent: "explorer", Task: "look"}, "", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -228,4 +229,92 @@ func smallWindow(c *config.Config) {
 	c.Context.CompactBudget = 0.8
 	c.Context.WrapUpReserveTokens = 1000
 	c.Context.KeepRecentTurns = 2
+}
+
+// TestRecoveryReleasesDeadClaims: a team member whose process died held
+// claims; its recovery on resume releases the one whose note never landed
+// (the task is open again, another member claims it and lands the one
+// note of that task), keeps the one whose note landed (done, never a
+// second note) and never touches another session's claim.
+func TestRecoveryReleasesDeadClaims(t *testing.T) {
+	f := newFixture(t, "demo", nil)
+	s, st := f.sess, f.store
+	post := func(title string) string {
+		task, err := st.PostTask(f.board, blackboard.Task{Title: title, Team: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.Ref
+	}
+	claim := func(task, session string) blackboard.ClaimResult {
+		t.Helper()
+		ref := blackboard.Ref{Agent: "worker", Stem: st.NewStem()}.String()
+		res, err := st.ClaimTask(f.board, task, blackboard.Claim{Agent: "worker", Session: session, Ref: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	land := func(c *blackboard.Claim) {
+		t.Helper()
+		r, _ := blackboard.ParseNoteRef(c.Ref)
+		if _, err := st.WriteNote(f.board, blackboard.NewNote{Stem: r.Stem, Handoff: blackboard.Handoff{Status: blackboard.StatusOK,
+			Agent: "worker", Task: c.Task, Conclusion: "did " + c.Task}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open, landed, other := post("open when it died"), post("landed before it died"), post("held by a live member")
+	claim(open, "sub-dead")
+	land(claim(landed, "sub-dead").Holder)
+	claim(other, "sub-alive")
+
+	if err := s.DelegationStarted(agents.DelegationEvent{CallID: "d1", Agent: "worker", Task: "work team t", SubSession: "sub-dead"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	resumed, err := f.sessions.Resume(t.Context(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	f.d.opts.Session = resumed
+	if _, err := f.d.RecoverInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	state := func() map[string]blackboard.TaskState {
+		list, err := st.Tasks(f.board)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]blackboard.TaskState{}
+		for _, task := range list.Tasks {
+			out[task.Ref] = task.State
+		}
+		return out
+	}
+	want := map[string]blackboard.TaskState{open: blackboard.TaskOpen, landed: blackboard.TaskDone, other: blackboard.TaskClaimed}
+	if got := state(); !maps.Equal(got, want) {
+		t.Errorf("after the recovery tasks are %v; want %v", got, want)
+	}
+	// Another member takes the released task and lands its one note.
+	res := claim(open, "sub-next")
+	if !res.Won {
+		t.Fatalf("the released task cannot be claimed again: held by %+v", res.Holder)
+	}
+	land(res.Holder)
+	if got := state()[open]; got != blackboard.TaskDone {
+		t.Errorf("the re-claimed task is %s; want done", got)
+	}
+	perTask := map[string]int{}
+	degraded := 0
+	for _, n := range f.notes(t) {
+		if n.Handoff.Status == blackboard.StatusDegraded {
+			degraded++
+			continue
+		}
+		perTask[n.Handoff.Task]++
+	}
+	if degraded != 1 || perTask[open] != 1 || perTask[landed] != 1 || len(perTask) != 2 {
+		t.Errorf("notes: %d degraded, per task %v; want one degraded and one note for each of %s, %s", degraded, perTask, open, landed)
+	}
 }

@@ -11,11 +11,56 @@ type GetNoteInput struct {
 	Ref      string `json:"ref" jsonschema:"a note id such as n42, or a wiki ref such as [[Deploy guide]] (a former title works too)"`
 	Project  string `json:"project,omitempty" jsonschema:"project handle to resolve a wiki ref in; without it the ref is looked up in your personal notes, then in every project you can reach"`
 	Detailed bool   `json:"detailed,omitempty" jsonschema:"also return the outline (headings), links and former titles"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"the body's first character to return; a long body comes in pages: pass the nextOffset of the page before"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"characters of the body to return, 1 to 40000; default 12000"`
 }
 
-// GetNote returns a whole note with its versionToken and provenance. See
-// tooldesc/get_note.md.
+// Body pages of get_note, in characters: a 160 KB note in one result was
+// refused by Claude Code and cut by Codex (issue 31 item 7).
+const (
+	defaultNotePage = 12000
+	maxNotePage     = 40000
+)
+
+// GetNote returns a note with its versionToken and provenance, its body
+// one page of in.Limit characters from in.Offset (bodyChars and
+// nextOffset say where it stands when the page is not the whole body).
+// See tooldesc/get_note.md.
 func (s *Store) GetNote(ctx context.Context, c Caller, in GetNoteInput) (Note, error) {
+	limit, err := clampLimit(in.Limit, defaultNotePage, maxNotePage)
+	if err != nil {
+		return Note{}, err
+	}
+	if in.Offset < 0 {
+		return Note{}, invalidf("offset %d is negative; pass 0 (the start) or the nextOffset of the page before", in.Offset)
+	}
+	n, err := s.ReadNote(ctx, c, in)
+	if err != nil {
+		return Note{}, err
+	}
+	return n, n.page(in.Offset, limit)
+}
+
+// page cuts n's body to characters [offset, offset+limit).
+func (n *Note) page(offset, limit int) error {
+	body := []rune(n.Body)
+	if offset == 0 && len(body) <= limit {
+		return nil
+	}
+	if offset > len(body) {
+		return invalidf("offset %d is past the end of %s's body (%d characters)", offset, n.ID, len(body))
+	}
+	end := min(offset+limit, len(body))
+	n.Body, n.BodyChars, n.BodyOffset = string(body[offset:end]), len(body), offset
+	if end < len(body) {
+		n.NextOffset = end
+	}
+	return nil
+}
+
+// ReadNote is GetNote with the whole body, for the person's own commands
+// (yagent kb show); in.Offset and in.Limit are not read.
+func (s *Store) ReadNote(ctx context.Context, c Caller, in GetNoteInput) (Note, error) {
 	if err := c.check(); err != nil {
 		return Note{}, err
 	}

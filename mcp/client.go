@@ -54,9 +54,14 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 	s := &Servers{opts: opts, remotes: map[string]*remote{}}
 	for name, c := range cfg {
 		r := &remote{name: name, cfg: c, opts: &s.opts}
+		var secrets []string // no error or notice shows them
 		if c.URL != "" && c.TokenEnv != "" {
-			r.secrets = redact.New(opts.Getenv(c.TokenEnv))
+			secrets = append(secrets, opts.Getenv(c.TokenEnv))
 		}
+		for _, v := range c.Headers {
+			secrets = append(secrets, v) // "Bearer X": redact takes X too
+		}
+		r.secrets = redact.New(secrets...)
 		s.remotes[name] = r
 	}
 	s.names = slices.Sorted(maps.Keys(cfg))
@@ -66,8 +71,9 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 // ServerInfo is one configured server as `yagent mcp ls` shows it.
 type ServerInfo struct {
 	Name      string     `json:"name"`
-	Transport string     `json:"transport"` // stdio or http
-	Target    string     `json:"target"`    // the command line or the URL
+	Transport string     `json:"transport"`        // stdio or http
+	Source    string     `json:"source,omitempty"` // a workspace's .mcp.json, not the configuration
+	Target    string     `json:"target"`           // the command line or the URL
 	Enabled   bool       `json:"enabled"`
 	Status    string     `json:"status"` // disabled, running, failed, stopped
 	Error     string     `json:"error,omitempty"`
@@ -306,6 +312,9 @@ func (r *remote) transport() (sdk.Transport, error) {
 			}
 			hc.Transport = bearer{token: tok, next: http.DefaultTransport}
 		}
+		if len(r.cfg.Headers) > 0 {
+			hc.Transport = headers{h: r.cfg.Headers, next: hc.Transport}
+		}
 		return &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}, nil
 	}
 	cmd := exec.Command(r.cfg.Command, r.cfg.Args...)
@@ -315,6 +324,20 @@ func (r *remote) transport() (sdk.Transport, error) {
 	}
 	cmd.Stderr = nil // a server's stderr is its own log, not yagent's output
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+}
+
+// headers adds a .mcp.json server's headers to every request.
+type headers struct {
+	h    map[string]string
+	next http.RoundTripper
+}
+
+func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.h {
+		req.Header.Set(k, v)
+	}
+	return h.next.RoundTrip(req)
 }
 
 // bearer adds the server's bearer token to every request.
@@ -340,7 +363,7 @@ func (r *remote) scrubbed(res agents.Result, err error) (agents.Result, error) {
 func (r *remote) info() ServerInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	info := ServerInfo{Name: r.name, Target: r.target(), Enabled: r.cfg.Enabled, Transport: "stdio", Tools: []ToolInfo{}}
+	info := ServerInfo{Name: r.name, Target: r.target(), Enabled: r.cfg.Enabled, Transport: "stdio", Source: r.cfg.Source, Tools: []ToolInfo{}}
 	if r.cfg.URL != "" {
 		info.Transport = "http"
 	}

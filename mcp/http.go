@@ -62,7 +62,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		if !ok {
 			return grant{}, fmt.Errorf("bearer token carries no kb caller")
 		}
-		c.Client = clientName(req, "mcp-http")
+		c.Client = clientName(req, g.conns.client(bearerKey(req), "mcp-http"))
 		c.Session = g.conns.name(bearerKey(req))
 		return grant{caller: c, write: slices.Contains(ti.Scopes, scopeWrite)}, nil
 	}

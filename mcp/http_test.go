@@ -238,3 +238,61 @@ func TestHTTPUnauthorizedWWWAuthenticate(t *testing.T) {
 		t.Errorf("metadata: %d %s (%v)", resp.StatusCode, body, err)
 	}
 }
+
+// TestHTTPClientNameKept: a client of a revision before 2026-07-28 (Codex)
+// names itself in initialize only; over stateless HTTP each later request
+// is a session of its own. Its writes are still booked under that name,
+// not "mcp-http", and a client that initializes again without a name
+// drops it.
+func TestHTTPClientNameKept(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.gw.HTTPHandler())
+	defer srv.Close()
+	rpc := func(body string) string {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.write)
+		if !strings.Contains(body, `"initialize"`) {
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: %d %s", body, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	initialize := func(client string) {
+		info := ""
+		if client != "" {
+			info = `,"clientInfo":{"name":"` + client + `","version":"0.1"}`
+		}
+		rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}` + info + `}}`)
+		rpc(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
+	provenance := func(title string) string {
+		t.Helper()
+		out := rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"project":"acme/web","body":"# ` + title + `\n\nhello"}}}`)
+		if !strings.Contains(out, title) {
+			t.Fatalf("create_note %s: %s", title, out)
+		}
+		return rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_note","arguments":{"ref":"[[` + title + `]]"}}}`)
+	}
+	initialize("codex-mcp-client")
+	if out := provenance("From Codex"); !strings.Contains(out, `\"client\":\"codex-mcp-client\"`) {
+		t.Errorf("the note of an old client over stateless HTTP is not booked under its name:\n%s", out)
+	}
+	initialize("")
+	if out := provenance("Anonymous"); !strings.Contains(out, `\"client\":\"mcp-http\"`) {
+		t.Errorf("a client that initialized again without a name kept the old one:\n%s", out)
+	}
+}

@@ -14,15 +14,16 @@ import (
 
 // ServeStdio serves one client speaking MCP on in and out, with the tools
 // token reaches (ServerForToken's errors as they are), until the client
-// leaves (nil) or ctx ends.
+// leaves or ctx ends (a signal: how clients stop a stdio server, Claude
+// Code with SIGTERM) — both nil.
 func (g *Gateway) ServeStdio(ctx context.Context, token string, in io.Reader, out io.Writer) error {
 	s, err := g.ServerForToken(ctx, token)
 	if err != nil {
 		return err
 	}
 	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
-	if ctx.Err() == nil && (err == nil || isEOF(err)) {
-		return nil // the client left
+	if ctx.Err() != nil || err == nil || isEOF(err) {
+		return nil // the client left, or stopped the server
 	}
 	return err
 }

@@ -22,9 +22,29 @@ import (
 // revision, SEP-2575); each gives its key a new name. A client that sends
 // neither keeps one name per token, and kb's idle window alone separates
 // its visits.
+//
+// A connection also keeps the client's name from its initialize: over
+// stateless HTTP a client of a revision before 2026-07-28 (Codex's)
+// names itself there only, and each later request is a session of its own
+// without it — its writes were booked "via mcp-http".
 type connections struct {
-	mu    sync.Mutex
-	names map[any]string
+	mu      sync.Mutex
+	names   map[any]string
+	clients map[any]string // the clientInfo name of the key's last initialize
+}
+
+// client returns the name the connection's client gave at its last
+// initialize, or fallback.
+func (c *connections) client(key any, fallback string) string {
+	if key == nil {
+		return fallback
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := c.clients[key]; n != "" {
+		return n
+	}
+	return fallback
 }
 
 // keyFunc returns the connection key of a request (nil: none).
@@ -62,6 +82,13 @@ func (c *connections) middleware(key keyFunc) sdk.Middleware {
 				if k := key(req); k != nil {
 					c.mu.Lock()
 					c.rename(k)
+					if c.clients == nil {
+						c.clients = map[any]string{}
+					}
+					delete(c.clients, k)
+					if p, ok := req.GetParams().(*sdk.InitializeParams); ok && p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+						c.clients[k] = p.ClientInfo.Name
+					}
 					c.mu.Unlock()
 				}
 			}

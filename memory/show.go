@@ -34,3 +34,18 @@ func (in Info) Text(spend []SpendRow) string {
 	tw.Flush()
 	return b.String()
 }
+
+// ShowJSON is `yagent sessions show --json`: the session and its spend
+// per label (an empty list, never null).
+type ShowJSON struct {
+	Session Info       `json:"session"`
+	Spend   []SpendRow `json:"spend"`
+}
+
+// JSON is in with its spend as `yagent sessions show --json` prints it.
+func (in Info) JSON(spend []SpendRow) ShowJSON {
+	if spend == nil {
+		spend = []SpendRow{}
+	}
+	return ShowJSON{in, spend}
+}

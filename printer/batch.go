@@ -36,6 +36,16 @@ func NewBatch(errOut io.Writer, tty bool) *Batch {
 	return &Batch{errOut: errOut, tty: tty}
 }
 
+// BatchSink is where a batch's events go: with asJSON a JSON stream on
+// out (human nil), else a Batch on errOut (human is it, for the table).
+func BatchSink(asJSON bool, out, errOut io.Writer, tty bool) (sink agents.Sink, human *Batch) {
+	if asJSON {
+		return NewJSON(out, errOut), nil
+	}
+	human = NewBatch(errOut, tty)
+	return human, human
+}
+
 // Emit prints the lines of e, a delegation's after its clock.
 func (p *Batch) Emit(e agents.Event) {
 	p.mu.Lock()

@@ -1,9 +1,12 @@
 package queue
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,5 +98,53 @@ func TestClaimsInPostgres(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "b", ".claims")); !os.IsNotExist(err) {
 		t.Errorf("claims were written as files too: %v", err)
+	}
+}
+
+// TestClaimsOf: what app.RunOptions.Claims gets with queue.dsn. No DSN,
+// no claims (files); a DSN opens the queue at the first claim, not
+// before (an address nobody answers fails that claim naming its source,
+// and only then); claims of a run whose context was cancelled still
+// decide and release (a member stopped by Ctrl-C frees its task); after
+// close no claim opens the queue again.
+func TestClaimsOf(t *testing.T) {
+	if ClaimsOf(Options{}) != nil {
+		t.Fatal("ClaimsOf without a DSN gave claims; want nil (claims stay files)")
+	}
+	c := blackboard.Claim{Version: blackboard.ClaimVersion, Task: "task/x", Agent: "worker", Ref: "worker/x", Time: time.Now()}
+
+	bad, closeBad := ClaimsOf(Options{DSN: "postgres://yagent@127.0.0.1:1/none?connect_timeout=2", Source: "queue.dsn",
+		RescueAfter: time.Hour, MaxAttempts: 1})(t.Context())
+	_, _, err := bad.Create("b", c)
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "queue.dsn") {
+		t.Errorf("a claim on an unreachable queue: %v; want ErrUnreachable naming queue.dsn", err)
+	}
+	closeBad()
+
+	dsn := pgtest.New(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	claims, closeClaims := ClaimsOf(Options{DSN: dsn, RescueAfter: time.Hour, MaxAttempts: 1})(ctx)
+	lazy := claims.(*lazyClaims)
+	if lazy.q != nil {
+		t.Fatal("the queue was opened before the first claim")
+	}
+	if _, won, err := claims.Create("b", c); err != nil || !won {
+		t.Fatalf("first claim: won %v, %v; want won", won, err)
+	}
+	cancel()
+	other := c
+	other.Ref, other.Agent = "reviewer/y", "reviewer"
+	if holder, won, err := claims.Create("b", other); err != nil || won || holder.Ref != c.Ref {
+		t.Errorf("a second claim after the run's cancel: %+v, won %v, %v; want the first claim's holder", holder, won, err)
+	}
+	if err := claims.Release("b", c); err != nil {
+		t.Errorf("release after the run's cancel: %v", err)
+	}
+	if h, err := claims.Get("b", c.Task); err != nil || h != nil {
+		t.Errorf("after the release: %+v, %v; want no claim", h, err)
+	}
+	closeClaims()
+	if _, _, err := claims.Create("b", c); err == nil {
+		t.Error("a claim after close succeeded; want an error")
 	}
 }

@@ -241,7 +241,7 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		Run: c.run, Delegation: d.CallID, Board: d.BoardID, Key: LandingKey(c.run, d.CallID), Task: d.Task,
 		Agent: JobAgent{Name: def.Name, Model: def.Model, MaxSteps: def.MaxSteps, Prompt: prep.Prompt, Source: def.Source},
 		Tools: tools, Model: d.Model, MaxSteps: d.MaxSteps, Index: prep.Index, Pack: prep.Pack, Unresolved: prep.Unresolved,
-		Trace: telemetry.Inject(ctx),
+		Trace: telemetry.Inject(ctx), Stem: d.Stem,
 	}
 	if b := budget.From(ctx); b != nil {
 		args.Budget = b.Scopes
@@ -506,6 +506,7 @@ func degradedNote(d agents.Delegation, row *rivertype.JobRow, out JobOutput) bla
 		Handoff: blackboard.Handoff{Status: blackboard.StatusDegraded, Agent: d.Agent, Task: d.Task, Reason: last,
 			Conclusion: fmt.Sprintf("The delegation failed on all %d attempts: %s", row.Attempt, firstLine(last))},
 		Body: b.String(),
+		Stem: d.Stem, // a background delegation's reserved one ("" otherwise)
 	}
 }
 

@@ -52,6 +52,13 @@
 //     refused, naming the holder, until the lease expires; a PostgreSQL
 //     restart keeps the row. Every landing checks the lease's fencing token
 //     in its transaction; a coordinator that cannot renew stops landing.
+//   - A director session's background delegations take the same path
+//     (background.go): Background is a Coordinator whose plan run is the
+//     session, opened at its first background delegation; the job carries
+//     the stem the director reserved, and the note lands there. Team task
+//     claims of every run are rows of yagent_task_claim (claim.go,
+//     ClaimsOf), one winner across hosts; team members themselves still run
+//     in the director's process.
 //   - Schemas are versioned: River's migrations (rivermigrate) and yagent's
 //     own tables (yagent_queue_schema) are applied in one transaction under
 //     an advisory lock; a database from a newer yagent is refused, naming

@@ -54,6 +54,10 @@ type JobArgs struct {
 	// (the plan's, its entry's): the worker checks and charges them in
 	// the queue database's ledger (spend.go).
 	Budget []budget.Scope `json:"budget,omitempty"`
+	// Stem, when set, is the note's stem the coordinator reserved (a
+	// director's background delegation: its ref was announced when it
+	// started); the worker's note takes it.
+	Stem string `json:"stem,omitempty"`
 }
 
 // ModelSettings say which model a delegation runs on, without secrets

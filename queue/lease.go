@@ -78,14 +78,8 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 		Taken: func() error {
 			return fmt.Errorf("%w: it expired and another coordinator took the run over; this one stops landing", ErrLeaseLost)
 		},
-		Expired: func(last error) error {
-			if last != nil {
-				return fmt.Errorf("%w: the queue database %s did not answer for longer than the lease (%s): %v; this one stops landing, run the batch again with --resume",
-					ErrLeaseLost, q.addr, dur, scrub(last, q.opts.DSN))
-			}
-			return fmt.Errorf("%w: not renewed for longer than the lease (%s); this one stops landing, run the batch again with --resume", ErrLeaseLost, dur)
-		},
-		OnLost: onLost,
+		Expired: func(last error) error { return q.leaseExpired(dur, last) },
+		OnLost:  onLost,
 		// Released: the next coordinator need not wait for it to expire;
 		// the row stays, and with it the token the next holder increments.
 		End: func(ctx context.Context) {
@@ -93,6 +87,16 @@ func (q *Queue) acquireLease(ctx context.Context, board, plan, digest string, on
 		},
 	})
 	return l, nil
+}
+
+// leaseExpired is the error of a lease of dur that ran out without a
+// renewal; last is the renewals' last error (nil: they ran, late).
+func (q *Queue) leaseExpired(dur time.Duration, last error) error {
+	if last != nil {
+		return fmt.Errorf("%w: the queue database %s did not answer for longer than the lease (%s): %v; this one stops landing, run the batch again with --resume",
+			ErrLeaseLost, q.addr, dur, scrub(last, q.opts.DSN))
+	}
+	return fmt.Errorf("%w: not renewed for longer than the lease (%s); this one stops landing, run the batch again with --resume", ErrLeaseLost, dur)
 }
 
 // check returns the error of a lost lease, marking it lost when its time

@@ -15,13 +15,17 @@ import (
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
-// busy asserts err is a refusal naming this process as the holder.
+// busy asserts err is a refusal naming this process as the holder and
+// how long its lease has left.
 func busy(t *testing.T, what string, err error) {
 	t.Helper()
 	var b *BusyError
 	host, _ := os.Hostname()
 	if !errors.As(err, &b) || !errors.Is(err, ErrRunBusy) {
 		t.Fatalf("%s: %v; want a *BusyError (ErrRunBusy)", what, err)
+	}
+	if b.Left <= 0 || b.Left > b.Expires.Sub(b.Since)+time.Second {
+		t.Errorf("%s: the lease is left for %s of its %s; want the time until it expires", what, b.Left, b.Expires.Sub(b.Since))
 	}
 	for _, want := range []string{host, fmt.Sprintf("pid %d", os.Getpid()), "since ", "try again after "} {
 		if !strings.Contains(err.Error(), want) {

@@ -40,6 +40,8 @@ var (
 	// ErrRunBusy: another coordinator holds the plan run (the one
 	// sentinel of in-process batches too).
 	ErrRunBusy = lease.ErrBusy
+	// ErrNoQueue: a command that needs a queue was given none.
+	ErrNoQueue = errors.New("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
 )
 
 // Options are the resolved queue settings (config's queue: section).
@@ -86,6 +88,48 @@ func OptionsFromConfig(c config.Queue, flag string, log io.Writer) Options {
 	return o
 }
 
+// OpenConfigured opens the queue OptionsFromConfig names; with required,
+// none is ErrNoQueue, else a nil Queue (Close is safe on it).
+func OpenConfigured(ctx context.Context, c config.Queue, flag string, log io.Writer, required bool) (*Queue, error) {
+	o := OptionsFromConfig(c, flag, log)
+	switch {
+	case o.DSN != "":
+		return Open(ctx, o)
+	case required:
+		return nil, ErrNoQueue
+	}
+	return nil, nil
+}
+
+// resolved is opts with its zeros given their defaults (Source, poll
+// interval, lease, worker timeout), or the error that names the option out
+// of range.
+func (opts Options) resolved() (Options, error) {
+	if opts.Source == "" {
+		opts.Source = "queue.dsn"
+	}
+	if opts.MaxAttempts < 1 {
+		return opts, fmt.Errorf("%s: max_attempts %d: want 1 or more", opts.Source, opts.MaxAttempts)
+	}
+	if opts.RescueAfter <= 0 {
+		return opts, fmt.Errorf("%s: rescue_after %s: want a positive duration", opts.Source, opts.RescueAfter)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 100 * time.Millisecond
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = DefaultLease
+	}
+	if opts.WorkerTimeout <= 0 {
+		opts.WorkerTimeout = min(DefaultWorkerTimeout, opts.RescueAfter/2)
+	}
+	if opts.WorkerTimeout >= opts.RescueAfter {
+		return opts, fmt.Errorf("%s: worker_timeout %s is not below rescue_after %s: worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout or raise rescue_after",
+			opts.Source, opts.WorkerTimeout, opts.RescueAfter)
+	}
+	return opts, nil
+}
+
 // Queue is an open connection to the queue database.
 type Queue struct {
 	opts Options
@@ -106,29 +150,11 @@ type Queue struct {
 // does not parse or answer is ErrUnreachable, named with the password
 // masked.
 func Open(ctx context.Context, opts Options) (*Queue, error) {
-	if opts.Source == "" {
-		opts.Source = "queue.dsn"
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
 	}
 	addr := MaskDSN(opts.DSN)
-	if opts.MaxAttempts < 1 {
-		return nil, fmt.Errorf("%s: max_attempts %d: want 1 or more", opts.Source, opts.MaxAttempts)
-	}
-	if opts.RescueAfter <= 0 {
-		return nil, fmt.Errorf("%s: rescue_after %s: want a positive duration", opts.Source, opts.RescueAfter)
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 100 * time.Millisecond
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = DefaultLease
-	}
-	if opts.WorkerTimeout <= 0 {
-		opts.WorkerTimeout = min(DefaultWorkerTimeout, opts.RescueAfter/2)
-	}
-	if opts.WorkerTimeout >= opts.RescueAfter {
-		return nil, fmt.Errorf("%s: worker_timeout %s is not below rescue_after %s: worker_timeout is how long a worker may miss its heartbeats before its jobs go to another worker, rescue_after the longest a delegation may run; lower worker_timeout or raise rescue_after",
-			opts.Source, opts.WorkerTimeout, opts.RescueAfter)
-	}
 	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: not a PostgreSQL address (want postgres://user@host:5432/db)", opts.Source, addr, ErrUnreachable)
@@ -185,6 +211,9 @@ func (q *Queue) Concurrency(flag int) int {
 
 // Close releases the connections.
 func (q *Queue) Close() {
+	if q == nil {
+		return
+	}
 	q.pool.Close()
 	q.live.Close()
 }

@@ -442,7 +442,7 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 	}
 	d := agents.Delegation{
 		CallID: a.Delegation, Agent: a.Agent.Name, Task: a.Task, BoardID: a.Board, Depth: 1, Key: a.Key,
-		Model: a.Model, MaxSteps: a.MaxSteps, Base: a.Base,
+		Model: a.Model, MaxSteps: a.MaxSteps, Base: a.Base, Stem: a.Stem,
 		Prepared: &agents.Prepared{
 			Definition: agents.Definition{Name: a.Agent.Name, Tools: tools, Model: a.Agent.Model, MaxSteps: a.Agent.MaxSteps, Source: a.Agent.Source},
 			Prompt:     a.Agent.Prompt, Index: a.Index, Pack: a.Pack, Unresolved: a.Unresolved,

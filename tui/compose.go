@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -168,20 +170,36 @@ func attach(root, prompt string) (string, []string, error) {
 	}
 	var b strings.Builder
 	var names, problems []string
+	seen := map[string]bool{}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return prompt, nil, err
+	}
+	defer r.Close()
 	for _, sm := range mention().FindAllStringSubmatch(prompt, -1) {
+		// "@main.go," names main.go: punctuation after a mention is the
+		// sentence's, unless a file has it in its name.
 		rel := filepath.Clean(sm[2])
-		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") || slices.Contains(names, rel) {
+		data, err := r.ReadFile(rel)
+		if trimmed := filepath.Clean(strings.TrimRight(sm[2], ".,;:!?)]}'\"")); err != nil && trimmed != rel && trimmed != "." {
+			rel = trimmed
+			data, err = r.ReadFile(rel)
+		}
+		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") || seen[rel] {
 			continue
 		}
-		r, err := os.OpenRoot(root)
-		if err != nil {
-			return prompt, nil, err
-		}
-		data, err := r.ReadFile(rel)
-		r.Close()
+		seen[rel] = true
 		switch {
+		case err != nil && strings.ContainsAny(rel, "./"):
+			// it reads as a path: say it attached nothing (issue 32)
+			what := "no such file in the workspace"
+			if !errors.Is(err, fs.ErrNotExist) {
+				what = "not a file that can be read"
+			}
+			problems = append(problems, fmt.Sprintf("@%s: %s; sent as typed", rel, what))
+			continue
 		case err != nil:
-			continue // not a file: an @ that is no mention
+			continue // @name: no mention of a file
 		case len(data) > attachMax:
 			problems = append(problems, fmt.Sprintf("%s is %d bytes, more than %d: not attached, the agent can read it", rel, len(data), attachMax))
 			continue
@@ -189,11 +207,10 @@ func attach(root, prompt string) (string, []string, error) {
 		names = append(names, rel)
 		fmt.Fprintf(&b, "\n\n<file path=%q>\n%s\n</file>", rel, strings.TrimRight(string(data), "\n"))
 	}
-	var err error
 	if len(problems) > 0 {
-		err = fmt.Errorf("%s", strings.Join(problems, "; "))
+		return prompt + b.String(), names, fmt.Errorf("%s", strings.Join(problems, "; "))
 	}
-	return prompt + b.String(), names, err
+	return prompt + b.String(), names, nil
 }
 
 // echo is the person's prompt as the transcript shows it: long ones cut.

@@ -139,9 +139,14 @@ func TestComplete(t *testing.T) {
 			t.Errorf("Tab after %q = %q (hint %q); want %q (hint %q)", tc.typed, got, m.hint, tc.want, tc.hint)
 		}
 	}
-	prompt, names, err := attach(dir, "summarise @docs/guide.md and @nothing.txt, not @../etc/passwd")
-	if err != nil || len(names) != 1 || !strings.Contains(prompt, "<file path=\"docs/guide.md\">\n# Guide\n</file>") {
+	prompt, names, err := attach(dir, "summarise @docs/guide.md, and @nothing.txt (twice: @nothing.txt), ask @alice, not @../etc/passwd")
+	if len(names) != 1 || !strings.Contains(prompt, "<file path=\"docs/guide.md\">\n# Guide\n</file>") {
 		t.Errorf("attach = %q, %q, %v", prompt, names, err)
+	}
+	// A mention that reads as a path and names nothing says so, once; @alice
+	// (no dot, no slash) is no file mention.
+	if err == nil || err.Error() != "@nothing.txt: no such file in the workspace; sent as typed" {
+		t.Errorf("attach said %v; want @nothing.txt named as attaching nothing", err)
 	}
 }
 

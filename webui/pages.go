@@ -270,6 +270,11 @@ type boardData struct {
 	Notes []noteRow
 	// Unreadable are notes that could not be listed.
 	Unreadable []blackboard.Unreadable
+	// Tasks are the board's team tasks with their derived state (issue
+	// 30: `yagent board tasks`' list); TasksErr says why they could not
+	// be read (the notes still show).
+	Tasks    blackboard.TaskList
+	TasksErr string
 }
 
 type noteRow struct {
@@ -306,6 +311,9 @@ func (s *Server) boardPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := boardData{ID: id, Index: idx, Unreadable: list.Unreadable}
+	if d.Tasks, err = s.o.Board.Tasks(id); err != nil {
+		d.TasksErr = err.Error()
+	}
 	for _, m := range list.Notes {
 		d.Notes = append(d.Notes, noteRow{NoteMeta: m, Href: noteHref(id, m.Ref)})
 	}

@@ -2,9 +2,12 @@ package webui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/yagent/yagent/blackboard"
 )
 
 // The pages are written by Go code, not by html/template: executing any
@@ -364,6 +367,57 @@ func (d boardData) write(w *pageWriter) {
 	}
 	for _, u := range d.Unreadable {
 		w.raw(`<p class="warning">unreadable: `, esc(u.Ref), `: `, esc(u.Err), "</p>\n")
+	}
+	d.writeTasks(w)
+}
+
+// writeTasks is the board's task list (issue 30 teams), as `yagent board
+// tasks` derives it: each task's title, state, team, claimant (with the
+// note that lands for it, linked once it has landed) and what it depends
+// on (those not done yet marked waiting).
+func (d boardData) writeTasks(w *pageWriter) {
+	w.raw("<h2>Tasks</h2>\n")
+	if d.TasksErr != "" {
+		w.raw(`<p class="warning" id="tasks">the tasks could not be read: `, esc(d.TasksErr), "</p>\n")
+		return
+	}
+	if len(d.Tasks.Tasks) == 0 {
+		w.raw(`<p class="empty" id="tasks">No tasks: post_task writes them, team members claim them.</p>`, "\n")
+	} else {
+		w.raw(`<table class="list" id="tasks">
+<thead><tr><th>task</th><th>title</th><th>state</th><th>team</th><th>claimant</th><th>depends on</th></tr></thead>
+<tbody>
+`)
+		for _, t := range d.Tasks.Tasks {
+			st := esc(string(t.State))
+			w.raw(`<tr data-task="`, esc(t.Ref), `"><td>`, esc(t.Ref), `</td><td>`, esc(short(t.Title, 140)), `</td><td><span class="status status-`, st, `">`, st,
+				`</span></td><td>`, esc(t.Team), `</td><td>`)
+			switch {
+			case t.Claim == nil && t.Assignee != "":
+				w.raw(`<span class="muted">for `, esc(t.Assignee), `</span>`)
+			case t.Claim == nil:
+				w.raw(`<span class="muted">none</span>`)
+			case t.State == blackboard.TaskDone || t.State == blackboard.TaskFailed:
+				w.raw(esc(t.Claim.Agent), ` → <a href="`, href(noteHref(d.ID, t.Claim.Ref)), `">`, esc(t.Claim.Ref), `</a>`)
+			default:
+				w.raw(esc(t.Claim.Agent), ` <span class="muted">(its note lands at `, esc(t.Claim.Ref), `)</span>`)
+			}
+			w.raw(`</td><td>`)
+			for i, dep := range t.DependsOn {
+				if i > 0 {
+					w.raw(", ")
+				}
+				w.raw(esc(dep))
+				if slices.Contains(t.Waiting, dep) {
+					w.raw(` <span class="muted">(waiting)</span>`)
+				}
+			}
+			w.raw("</td></tr>")
+		}
+		w.raw("\n</tbody>\n</table>\n")
+	}
+	if n := len(d.Tasks.Unreadable); n > 0 {
+		w.raw(`<p class="warning">`, num(n), ` task files unreadable: `, esc(strings.Join(d.Tasks.Unreadable, ", ")), "</p>\n")
 	}
 }
 

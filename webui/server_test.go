@@ -601,3 +601,67 @@ func TestBatchRunningOnWorker(t *testing.T) {
 		t.Errorf("the batch page does not name the worker:\n%s", body)
 	}
 }
+
+// TestBoardTasks: the board page lists the board's team tasks as `yagent
+// board tasks` derives them — title (escaped), state, team, claimant with
+// the note that lands for it (linked once landed), depends_on with the
+// ones not done marked waiting — read-only and only behind the guard.
+func TestBoardTasks(t *testing.T) {
+	fx := newFixture(t)
+	board := fx.run.BoardID()
+	st := fx.board
+	post := func(task blackboard.Task) string {
+		t.Helper()
+		task, err := st.PostTask(board, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task.Ref
+	}
+	claim := func(task, agent string) string {
+		t.Helper()
+		ref := blackboard.Ref{Agent: agent, Stem: st.NewStem()}.String()
+		res, err := st.ClaimTask(board, task, blackboard.Claim{Agent: agent, Session: "s-" + agent, Ref: ref})
+		if err != nil || !res.Won {
+			t.Fatalf("claim %s: %+v, %v", task, res, err)
+		}
+		return ref
+	}
+	t1 := post(blackboard.Task{Title: "Split <the> store", Team: "db"})
+	done := claim(t1, "worker")
+	r, _ := blackboard.ParseNoteRef(done)
+	if _, err := st.WriteNote(board, blackboard.NewNote{Stem: r.Stem, Handoff: blackboard.Handoff{Status: blackboard.StatusOK, Agent: "worker", Task: t1, Conclusion: "split"}}); err != nil {
+		t.Fatal(err)
+	}
+	t2 := post(blackboard.Task{Title: "Migrate the rows", Team: "db", DependsOn: []string{t1}})
+	held := claim(t2, "coder")
+	t3 := post(blackboard.Task{Title: "Drop the old table", Team: "db", DependsOn: []string{t1, t2}})
+	post(blackboard.Task{Title: "Review it", Team: "db", Assignee: "reviewer"})
+
+	c := fx.client(t)
+	code, body := get(t, c, fx.ts.URL+"/b/"+board)
+	if code != http.StatusOK {
+		t.Fatalf("GET board = %d:\n%s", code, body)
+	}
+	want := []string{`<h2>Tasks</h2>`, `id="tasks"`,
+		`<tr data-task="` + t1 + `"><td>` + t1 + `</td><td>Split &lt;the&gt; store</td><td><span class="status status-done">done</span></td><td>db</td><td>worker → <a href="` + noteURL(board, done) + `">` + done + `</a></td><td></td></tr>`,
+		`<tr data-task="` + t2 + `">`, `Migrate the rows`, `status-claimed">claimed<`, `coder <span class="muted">(its note lands at ` + held + `)</span>`, `<td>` + t1 + `</td>`,
+		`<tr data-task="` + t3 + `">`, `Drop the old table`, `status-open">open<`, `<span class="muted">none</span>`, t1 + `, ` + t2 + ` <span class="muted">(waiting)</span>`,
+		`Review it`, `<span class="muted">for reviewer</span>`}
+	rest := body
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		if i < 0 {
+			t.Fatalf("board page: missing (or out of order) %q in:\n%s", w, body)
+		}
+		rest = rest[i+len(w):]
+	}
+	if strings.Contains(body, t1+` <span class="muted">(waiting)`) {
+		t.Errorf("a done dependency is marked waiting:\n%s", body)
+	}
+	// Behind the guard: no cookie, no tasks.
+	code, body = get(t, &http.Client{}, fx.ts.URL+"/b/"+board)
+	if code != http.StatusUnauthorized || strings.Contains(body, "Migrate the rows") {
+		t.Errorf("GET board without the cookie = %d, shows the tasks: %v", code, strings.Contains(body, "Migrate the rows"))
+	}
+}

@@ -152,22 +152,13 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	// A queue is opened before anything else runs: an unreachable one is
 	// the person's to fix (exit 2). The coordinator runs no model, so it
 	// needs no endpoint of its own.
-	var q *queue.Queue
-	if qo := queue.OptionsFromConfig(cfg.Queue, opts.Queue, f.IO.ErrOut); qo.DSN != "" {
-		if q, err = queue.Open(ctx, qo); err != nil {
-			return err
-		}
-		defer q.Close()
+	q, err := queue.OpenConfigured(ctx, cfg.Queue, opts.Queue, f.IO.ErrOut, false)
+	if err != nil {
+		return err
 	}
+	defer q.Close()
 
-	var sink agents.Sink
-	var human *printer.Batch
-	if opts.Agent.JSON {
-		sink = printer.NewJSON(f.IO.Out, f.IO.ErrOut)
-	} else {
-		human = printer.NewBatch(f.IO.ErrOut, f.IO.ErrTTY)
-		sink = human
-	}
+	sink, human := printer.BatchSink(opts.Agent.JSON, f.IO.Out, f.IO.ErrOut, f.IO.ErrTTY)
 	// The director's own events (sub-agents' tool calls, text) stay out of
 	// the batch output; its notices (the replay label, recoveries) go in.
 	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindBatch, ID: sessionID, Board: board, Sink: printer.OnlyNotices(sink), Title: "batch " + opts.PlanFile, Inspect: q != nil})
@@ -176,7 +167,7 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 	}
 	defer s.close()
 	parallel := int(opts.Parallel)
-	bopts := batch.Options{Runner: s.d.SubRunner(), Board: board, Resume: opts.Resume, Events: s.dr.BatchHooks(ctx, sink), Now: f.Now}
+	bopts := batch.Options{Runner: s.d.SubRunner(), Board: board, Resume: opts.Resume, Events: s.dr.BatchHooks(ctx, sink), Now: f.Now, Check: s.run.CheckGoal}
 	var coord *queue.Coordinator
 	// The run's lease (lost, the batch stops) and the ledger its spend is
 	// summed in across processes: queue's, else state.db's.

@@ -36,6 +36,7 @@ field names (see README.md, "Board JSON").`,
 		NewCmdBoardPut(f),
 		NewCmdBoardGC(f),
 		NewCmdBoardFollowUp(f),
+		NewCmdBoardRerun(f),
 		NewCmdBoardCancel(f),
 		NewCmdBoardTasks(f),
 		NewCmdBoardPath(f),
@@ -89,12 +90,7 @@ func boardBoardsRun(ctx context.Context, f *Factory, opts *boardBoardsOptions) e
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(boards))
 	}
-	if len(boards) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "no boards under %s\n", store.Root())
-		return nil
-	}
-	_, err = io.WriteString(f.IO.Out, blackboard.BoardsTable(boards))
-	return err
+	return blackboard.WriteBoards(f.IO.Out, f.IO.ErrOut, store.Root(), boards)
 }
 
 // boardLsOptions are the inputs of `yagent board ls`.
@@ -139,22 +135,11 @@ func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
 		return blackboard.Advise(err)
 	}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Notes      []blackboard.NoteMeta   `json:"notes"`
-			Skipped    int                     `json:"skipped"`
-			Unreadable []blackboard.Unreadable `json:"unreadable"`
-		}{nonNil(res.Notes), res.Skipped, nonNil(res.Unreadable)})
+		return writeJSON(f.IO.Out, res.JSON())
 	}
-	if _, err := io.WriteString(f.IO.Out, res.Table()); err != nil {
-		return err
-	}
-	if res.Skipped > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%d unreadable notes skipped:\n", res.Skipped)
-		for _, u := range res.Unreadable {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", termsafe.Line(u.Ref), termsafe.Line(u.Err))
-		}
-	}
-	return nil
+	_, err = io.WriteString(f.IO.Out, res.Table())
+	res.WriteSkipped(f.IO.ErrOut)
+	return err
 }
 
 // boardShowOptions are the inputs of `yagent board show`.
@@ -207,11 +192,7 @@ func boardShowRun(ctx context.Context, f *Factory, opts *boardShowOptions) error
 		return blackboard.Advise(err)
 	}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Meta    blackboard.NoteMeta `json:"meta"`
-			Handoff *blackboard.Handoff `json:"handoff"`
-			Body    string              `json:"body"`
-		}{n.Meta, n.Handoff, n.Body})
+		return writeJSON(f.IO.Out, n.JSON())
 	}
 	patch, _ := store.ReadPatch(opts.Board, opts.Ref)
 	return n.Show(f.IO.Out, patch, opts.Patch)
@@ -305,25 +286,40 @@ func boardPathRun(ctx context.Context, f *Factory, opts *boardPathOptions) error
 	return nil
 }
 
-// boardFollowUpOptions are the inputs of `yagent board follow-up`.
+// boardFollowUpOptions are the inputs of `yagent board follow-up` and
+// `yagent board rerun` (Rerun).
 type boardFollowUpOptions struct {
 	Board, Ref, Message string
+	Rerun               bool
 	Agent               agentFlags
 }
 
 // NewCmdBoardFollowUp builds `yagent board follow-up`: director.FollowUp
 // in a new session on the note's board.
 func NewCmdBoardFollowUp(f *Factory) *cobra.Command {
-	opts := &boardFollowUpOptions{}
-	cmd := &cobra.Command{
+	return boardFollowUpCmd(f, &boardFollowUpOptions{}, &cobra.Command{
 		Use:     `follow-up REF "MESSAGE" --board ID`,
 		Short:   "Continue the sub-agent that wrote a note: its own history plus MESSAGE; its new note supersedes REF",
 		Example: `  yagent board follow-up explorer/20261201T101500Z_ab12-4242-000001 "Now list the tests too" --board demo`,
 		Args:    cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref, opts.Message = args[0], args[1]
-			return boardFollowUpRun(cmd.Context(), f, opts)
-		},
+	})
+}
+
+// NewCmdBoardRerun builds `yagent board rerun`: director.Rerun in a new
+// session on the note's board.
+func NewCmdBoardRerun(f *Factory) *cobra.Command {
+	return boardFollowUpCmd(f, &boardFollowUpOptions{Rerun: true}, &cobra.Command{
+		Use:     `rerun REF --board ID`,
+		Short:   "Run a note's delegation again: a new delegation with the same agent and task (yagent resume offers it for recovered ones)",
+		Example: `  yagent board rerun explorer/20261201T101500Z_ab12-4242-000001 --board demo`,
+		Args:    cobra.ExactArgs(1),
+	})
+}
+
+func boardFollowUpCmd(f *Factory, opts *boardFollowUpOptions, cmd *cobra.Command) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		opts.Ref, opts.Message = args[0], args[len(args)-1]
+		return boardFollowUpRun(cmd.Context(), f, opts)
 	}
 	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
 	opts.Agent.register(cmd.Flags())
@@ -336,15 +332,27 @@ func boardFollowUpRun(ctx context.Context, f *Factory, opts *boardFollowUpOption
 	if err != nil {
 		return err
 	}
-	if _, err := director.FollowUpOf(store, opts.Board, opts.Ref, opts.Message); err != nil {
+	title := "follow-up of " + opts.Ref
+	if opts.Rerun {
+		title = "re-run of " + opts.Ref
+		_, err = director.RerunOf(store, opts.Board, opts.Ref)
+	} else {
+		_, err = director.FollowUpOf(store, opts.Board, opts.Ref, opts.Message)
+	}
+	if err != nil {
 		return blackboard.Advise(err) // refused before a session is made for it
 	}
-	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Board: opts.Board, Title: "follow-up of " + opts.Ref})
+	s, err := openSession(ctx, f, &opts.Agent, sessionRequest{Kind: memory.KindRun, Board: opts.Board, Title: title})
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	out, err := s.d.FollowUp(ctx, opts.Ref, opts.Message)
+	var out string
+	if opts.Rerun {
+		out, err = s.d.Rerun(ctx, opts.Ref)
+	} else {
+		out, err = s.d.FollowUp(ctx, opts.Ref, opts.Message)
+	}
 	if s.human != nil {
 		s.human.Finish()
 		fmt.Fprintln(f.IO.Out, termsafe.Text(out))

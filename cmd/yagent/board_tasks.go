@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/queue"
 )
 
 // NewCmdBoardTasks builds `yagent board tasks`: the task list and who
@@ -13,10 +14,15 @@ func NewCmdBoardTasks(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{Use: "tasks --board ID", Short: "List a board's team tasks, their state and who holds each", Args: cobra.NoArgs,
 		Example: `  yagent board tasks --board demo`,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, err := openBoard(f, board, true)
 			if err != nil {
 				return err
+			}
+			if cfg, _ := f.Config(); cfg != nil && cfg.Queue.DSN != "" { // queue.dsn: the claims are its rows
+				claims, done := queue.ClaimsOf(queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut))(cmd.Context())
+				defer done()
+				store.WithClaims(claims)
 			}
 			l, err := store.Tasks(board)
 			if err != nil {

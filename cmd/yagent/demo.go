@@ -77,7 +77,8 @@ func demoRun(ctx context.Context, f *Factory, opts *demoOptions) (err error) {
 		return err
 	}
 	defer s.close()
-	if err := oneTurn(ctx, f, s, demo.Prompt, false, nil); err != nil {
+	s.noHint = true
+	if err := oneTurn(ctx, f, s, demo.Prompt, false, nil, nil); err != nil {
 		return err
 	}
 	if opts.JSON {

@@ -73,7 +73,7 @@ func badInput(err error) bool {
 		errors.As(err, &refusal), errors.Is(err, notebook.ErrOff),
 		errors.Is(err, sleep.ErrOff), errors.Is(err, sleep.ErrUnknownTool), errors.Is(err, sleep.ErrRunning),
 		kb.ErrorCode(err) != "", errors.Is(err, kb.ErrUnauthenticated), errors.Is(err, kb.ErrNewerSchema),
-		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy), errors.Is(err, batch.ErrRunBusy),
+		errors.Is(err, queue.ErrUnreachable), errors.Is(err, queue.ErrNoQueue), errors.Is(err, queue.ErrSchemaNewer), errors.Is(err, queue.ErrRunBusy), errors.Is(err, batch.ErrRunBusy),
 		errors.Is(err, mcp.ErrUnknownKBTool), errors.Is(err, director.ErrUnknownToolset), errors.Is(err, director.ErrNoSubSession), errors.Is(err, director.ErrNotRunning), errors.Is(err, director.ErrLanded),
 		errors.As(err, &otel), errors.Is(err, chat.ErrBadPick), errors.Is(err, iostreams.ErrEmptyPrompt):
 		return true

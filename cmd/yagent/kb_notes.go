@@ -114,7 +114,7 @@ func kbShowRun(ctx context.Context, f *Factory, opts *kbShowOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := store.GetNote(ctx, person, kb.GetNoteInput{Ref: opts.Ref, Project: opts.Project, Detailed: true})
+	n, err := store.ReadNote(ctx, person, kb.GetNoteInput{Ref: opts.Ref, Project: opts.Project, Detailed: true})
 	if err != nil {
 		return err
 	}

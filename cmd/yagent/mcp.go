@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/buildinfo"
 	"github.com/yagent/yagent/kb"
@@ -111,29 +112,11 @@ func mcpServeRun(ctx context.Context, f *Factory, opts *mcpServeOptions) error {
 // 127.0.0.1 only; any other machine reaches the server only through an
 // address the person names.
 func listenAddr(flag string) (string, error) {
-	addr, typed, ok := hostPort(flag)
+	addr, typed, ok := app.HostPort(flag)
 	if !ok {
 		return "", usagef("--http %q: want PORT, :PORT or HOST:PORT (e.g. 8765 or 127.0.0.1:8765)", typed)
 	}
 	return addr, nil
-}
-
-// hostPort reads an address flag: HOST:PORT, and PORT or :PORT mean
-// 127.0.0.1:PORT; typed is the flag as read (trimmed, a bare PORT as
-// :PORT).
-func hostPort(flag string) (addr, typed string, ok bool) {
-	s := strings.TrimSpace(flag)
-	if !strings.Contains(s, ":") {
-		s = ":" + s
-	}
-	host, port, err := net.SplitHostPort(s)
-	if err != nil || port == "" {
-		return "", s, false
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), s, true
 }
 
 func serveHTTP(ctx context.Context, f *Factory, opts *mcpServeOptions, gw *mcp.Gateway) error {

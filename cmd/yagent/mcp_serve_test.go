@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -95,5 +99,66 @@ func TestMCPServeHTTP(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("mcp serve --http did not stop")
+	}
+}
+
+// TestMCPServeStdioStops: `yagent mcp serve` on stdio stops with exit 0
+// and nothing on stderr both ways a client ends it — closing its stdin,
+// and SIGTERM (Claude Code's way); SIGTERM once exited 130 with "context
+// canceled" (issue 31 item 7).
+func TestMCPServeStdioStops(t *testing.T) {
+	bin := yagentBinary(t)
+	home := t.TempDir()
+	env := append(os.Environ(), "YAGENT_HOME="+home, "YAGENT_NOTES_ROOT=")
+	create := exec.Command(bin, "kb", "token", "create", "--name", "client", "--read")
+	create.Env = env
+	out, err := create.Output()
+	if err != nil {
+		t.Fatalf("kb token create: %v", err)
+	}
+	env = append(env, "YAGENT_KB_TOKEN="+strings.TrimSpace(string(out)))
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	for _, how := range []string{"stdin closed", "SIGTERM"} {
+		cmd := exec.Command(bin, "mcp", "serve")
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(stdin, initialize); err != nil {
+			t.Fatal(err)
+		}
+		if !bufio.NewScanner(stdout).Scan() {
+			t.Fatalf("%s: no answer to initialize; stderr: %s", how, stderr.String())
+		}
+		go io.Copy(io.Discard, stdout)
+		if how == "SIGTERM" {
+			err = cmd.Process.Signal(syscall.SIGTERM)
+		} else {
+			err = stdin.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil || stderr.Len() > 0 {
+				t.Errorf("%s: %v, stderr %q; want exit 0 and nothing said", how, err, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("%s: mcp serve did not stop in 30 s; stderr: %s", how, stderr.String())
+		}
 	}
 }

@@ -72,7 +72,7 @@ func resumeRun(ctx context.Context, f *Factory, opts *resumeOptions) error {
 		return err
 	}
 	defer s.close()
-	return oneTurn(ctx, f, s, prompt, opts.AllowTruncated, nil)
+	return oneTurn(ctx, f, s, prompt, opts.AllowTruncated, nil, nil)
 }
 
 // resumeArgs resolves the session to resume ("" when the person picked

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ type runOptions struct {
 	// Goal is --until and --max-rounds.
 	Goal   app.Goal
 	Detach bool // --detach: leave background delegations to a resume
+	Answer app.Answer
 }
 
 // NewCmdRun builds `yagent run`.
@@ -97,6 +99,8 @@ See README.md, "Safety".`,
 	cmd.Flags().StringVar(&opts.Goal.Check, "until", "", "after each turn run this check; another turn while it fails")
 	cmd.Flags().IntVar(&opts.Goal.MaxRounds, "max-rounds", 0, "with --until, the most turns (default 10)")
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "exit without waiting for background delegations (yagent resume recovers them)")
+	cmd.Flags().StringVarP(&opts.Answer.File, "output-last-message", "o", "", "also write the final answer to this file")
+	cmd.Flags().StringVar(&opts.Answer.SchemaFile, "output-schema", "", "a JSON Schema file: ask for a JSON answer matching it (exit 1 when it does not after one retry)")
 	return cmd
 }
 
@@ -104,7 +108,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.Session != "" && opts.Board != "" {
 		return usagef("--board applies to a new session; a resumed one keeps its board")
 	}
-	if err := opts.Goal.Validate(); err != nil {
+	if err := errors.Join(opts.Goal.Validate(), opts.Answer.Load()); err != nil {
 		return usagef("%v", err)
 	}
 	if opts.Prompt == "-" {
@@ -120,22 +124,25 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	}
 	defer s.close()
 	s.detach = opts.Detach
-	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal)
+	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal, &opts.Answer)
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code: an
 // answer cut at the model's output limit fails unless allowTruncated. With
 // a goal, turns follow while its check fails. A --json stream ends with
 // the result.
-func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool, goal *app.Goal) error {
+func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTruncated bool, goal *app.Goal, ans *app.Answer) error {
 	start, spent := f.Now(), s.dr.MeterSpend(ctx)
 	var out *agents.Outcome
-	err := s.run.Turns(ctx, goal, prompt, func(ctx context.Context, prompt string) (err error) {
-		out, err = s.turn(ctx, prompt)
+	err := s.run.Turns(ctx, goal, ans.Prompt(prompt), func(ctx context.Context, prompt string) (err error) {
+		out, err = ans.Turn(ctx, prompt, s.turn)
 		return s.dr.TurnError(out, err, allowTruncated)
 	})
 	err = s.dr.Settle(ctx, s.detach, err)
-	if s.human != nil {
+	if werr := ans.Write(out); werr != nil {
+		err = errors.Join(err, werr)
+	}
+	if s.human != nil && !s.noHint {
 		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}

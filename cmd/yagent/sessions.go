@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/chat"
-	"github.com/yagent/yagent/memory"
 )
 
 // NewCmdSessions builds `yagent sessions`.
@@ -80,13 +78,7 @@ func sessionsLsRun(ctx context.Context, f *Factory, opts *sessionsLsOptions) err
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(rows))
 	}
-	if len(rows) == 0 {
-		fmt.Fprintln(f.IO.ErrOut, "no sessions here yet (yagent sessions ls --all lists every directory)")
-		return nil
-	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	chat.PrintSessions(tw, rows, false)
-	return tw.Flush()
+	return chat.WriteSessions(f.IO.Out, f.IO.ErrOut, rows)
 }
 
 // sessionsShowOptions are the inputs of `yagent sessions show`.
@@ -128,10 +120,7 @@ func sessionsShowRun(ctx context.Context, f *Factory, opts *sessionsShowOptions)
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Session memory.Info       `json:"session"`
-			Spend   []memory.SpendRow `json:"spend"`
-		}{in, nonNil(spend)})
+		return writeJSON(f.IO.Out, in.JSON(spend))
 	}
 	_, err = io.WriteString(f.IO.Out, in.Text(spend))
 	return err

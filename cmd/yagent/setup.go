@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/internal/ttyask"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
+	"github.com/yagent/yagent/queue"
 	"github.com/yagent/yagent/sandbox"
 )
 
@@ -63,8 +64,9 @@ type session struct {
 	sess  *memory.Session
 	sink  agents.Sink
 	human *printer.Human
-	// detach leaves background delegations when the run ends (--detach).
-	detach bool
+	// detach leaves background delegations when the run ends (--detach);
+	// noHint: no "yagent resume" hint (the demo's home is thrown away).
+	detach, noHint bool
 }
 
 func (s *session) close() { s.run.Close() }
@@ -119,7 +121,8 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps),
 		Budget: fl.Budget.Limits(), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools}
+		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools,
+		Claims: queue.ClaimsOf(queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut))}
 	return out, o, nil
 }
 

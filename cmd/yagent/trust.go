@@ -39,7 +39,10 @@ them, the keys that can run programs, widen permissions or route your
 data or credentials: ` + strings.Join(config.WorkspaceGatedKeys, ", ") + `; and
 limits, budgets, timeouts and retention (blackboard.ttl…) set in the
 direction that uses up or deletes more (a larger limit, 0 = no limit, a
-shorter ttl). Everything else in the file applies either way.
+shorter ttl). Everything else in the file applies either way. Trust also
+lets its hooks and permission rules (.yagent/settings.json,
+.claude/settings.json, .claude/settings.local.json) and its .mcp.json
+servers apply; yagent ignores them, with a warning, until then.
 
 Trust is recorded by real path (symlinks resolved) in
 $YAGENT_HOME/` + config.TrustFileName + `, for that directory only: not its
@@ -127,7 +130,7 @@ func trustRun(_ context.Context, f *Factory, opts *trustOptions) error {
 		fmt.Fprintf(w, "already trusted: %s\n", real)
 		return nil
 	}
-	fmt.Fprintf(w, "trusted: %s — its .yagent/config.yaml applies in full (undo: yagent trust --revoke %s)\n", real, real)
+	fmt.Fprintf(w, "trusted: %s — its .yagent/config.yaml applies in full, and so do its hooks, permission rules and .mcp.json servers (undo: yagent trust --revoke %s)\n", real, real)
 	if _, err := os.Stat(filepath.Join(real, ".yagent", "config.yaml")); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(f.IO.ErrOut, "note: it has no .yagent/config.yaml yet")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/queue"
 	"github.com/yagent/yagent/webui"
@@ -98,7 +99,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 
 // uiAddr reads --addr: PORT and :PORT mean 127.0.0.1:PORT.
 func uiAddr(flag string) (string, error) {
-	addr, _, ok := hostPort(flag)
+	addr, _, ok := app.HostPort(flag)
 	if !ok {
 		return "", usagef("--addr %q: want PORT, :PORT or HOST:PORT (e.g. 8080 or 127.0.0.1:8080)", flag)
 	}

@@ -107,10 +107,7 @@ func openQueue(ctx context.Context, f *Factory, flag string) (*queue.Queue, erro
 	if err != nil {
 		return nil, err
 	}
-	if qo := queue.OptionsFromConfig(cfg.Queue, flag, f.IO.ErrOut); qo.DSN != "" {
-		return queue.Open(ctx, qo)
-	}
-	return nil, usagef("no queue: pass --queue postgres://user@host:5432/db or set queue.dsn")
+	return queue.OpenConfigured(ctx, cfg.Queue, flag, f.IO.ErrOut, true)
 }
 
 // NewCmdWorkers builds `yagent workers`.

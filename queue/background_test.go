@@ -1,0 +1,101 @@
+package queue
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+// TestBackgroundLandsAtReservedStems: a director session's background
+// delegations on the workers. Nothing is opened before the first one;
+// each lands one note, at the stem the director reserved, even when two
+// carry the same call id (a model's ids repeat across turns); after
+// Close nothing more runs.
+func TestBackgroundLandsAtReservedStems(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	e.serve(t, e.runner, "w1")
+	// The director's Recorder: told once per delegation, as it starts
+	// (its call id), and of its end once, when it lands.
+	var mu sync.Mutex
+	var recorded, finished []string
+	lead := *e.runner
+	lead.Recorder = func(_ context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		recorded = append(recorded, d.CallID)
+		return agents.DelegationHooks{Finish: func(res agents.DelegationResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			finished = append(finished, res.Ref)
+		}}, nil
+	}
+	bg := NewBackground(t.Context(), Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 2, PollInterval: 20 * time.Millisecond},
+		"sess-1", CoordinatorOptions{Runner: &lead, Board: "b", Events: e.events})
+	if bg.q != nil || bg.c != nil {
+		t.Fatal("the queue was opened before the first background delegation")
+	}
+	var stems []string
+	for i := range 2 {
+		d := item(i)
+		d.CallID, d.Background, d.Stem = "call_1", true, e.store.NewStem()
+		res, err := bg.Run(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := blackboard.Ref{Agent: "worker", Stem: d.Stem}.String()
+		if res.Ref != want || res.Status != blackboard.StatusOK {
+			t.Errorf("delegation %d: %s %s (%s); want ok at its reserved ref %s", i, res.Status, res.Ref, res.Reason, want)
+		}
+		stems = append(stems, d.Stem)
+		mu.Lock()
+		if len(recorded) != i+1 || recorded[i] != "call_1" || len(finished) != i+1 || finished[i] != want {
+			t.Errorf("after delegation %d: recorded %v, finished %v; want call_1 recorded once and %s finished once", i, recorded, finished, want)
+		}
+		mu.Unlock()
+	}
+	list, err := e.store.ListNotes("b", blackboard.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Notes) != 2 {
+		t.Errorf("%d notes; want 2, one per delegation", len(list.Notes))
+	}
+	for _, m := range list.Notes {
+		if m.Stem != stems[0] && m.Stem != stems[1] {
+			t.Errorf("a note at %s, not at a reserved stem %v", m.Ref, stems)
+		}
+	}
+	bg.Close()
+	if _, err := bg.Run(t.Context(), agents.Delegation{CallID: "call_2", Agent: "worker", Task: "late", BoardID: "b", Depth: 1}); err == nil {
+		t.Error("a background delegation after Close ran; want an error")
+	}
+}
+
+// TestBackgroundDegradedAtReservedStem: a background delegation whose
+// every attempt fails (the only worker lacks the agent's tools) lands its
+// one degraded note at the stem the director reserved, not a new one:
+// the ref it announced gets the note.
+func TestBackgroundDegradedAtReservedStem(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 1})
+	bare := *e.runner
+	bare.Registry = agents.NewRegistry()
+	e.serve(t, &bare, "bare")
+	bg := NewBackground(t.Context(), Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 1, PollInterval: 20 * time.Millisecond},
+		"sess-2", CoordinatorOptions{Runner: e.runner, Board: "b", Events: e.events})
+	defer bg.Close()
+	d := item(1)
+	d.Background, d.Stem = true, e.store.NewStem()
+	res, err := bg.Run(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := blackboard.Ref{Agent: "worker", Stem: d.Stem}.String()
+	if res.Status != blackboard.StatusDegraded || res.Ref != want {
+		t.Errorf("result %s at %s; want degraded at the reserved ref %s", res.Status, res.Ref, want)
+	}
+}

@@ -1,0 +1,85 @@
+package queue
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/config"
+)
+
+// TestOptionsResolved: the zeros of Options take the documented defaults
+// (a worker timeout of 30 s, or half of rescue_after when that is
+// shorter; a 30 s lease), and the constants agree with config's
+// defaults.yaml, so a library caller and a configured process mean the
+// same by "unset". Out-of-range options are refused naming the option.
+func TestOptionsResolved(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Options
+		want Options
+		err  string
+	}{
+		{"defaults", Options{MaxAttempts: 2, RescueAfter: time.Hour},
+			Options{Source: "queue.dsn", MaxAttempts: 2, RescueAfter: time.Hour, PollInterval: 100 * time.Millisecond, Lease: 30 * time.Second, WorkerTimeout: 30 * time.Second}, ""},
+		{"worker timeout under a short rescue_after", Options{Source: "--queue", MaxAttempts: 1, RescueAfter: 20 * time.Second},
+			Options{Source: "--queue", MaxAttempts: 1, RescueAfter: 20 * time.Second, PollInterval: 100 * time.Millisecond, Lease: 30 * time.Second, WorkerTimeout: 10 * time.Second}, ""},
+		{"given values kept", Options{MaxAttempts: 3, RescueAfter: time.Minute, PollInterval: time.Second, Lease: time.Minute, WorkerTimeout: 5 * time.Second},
+			Options{Source: "queue.dsn", MaxAttempts: 3, RescueAfter: time.Minute, PollInterval: time.Second, Lease: time.Minute, WorkerTimeout: 5 * time.Second}, ""},
+		{"no attempts", Options{RescueAfter: time.Hour}, Options{}, "queue.dsn: max_attempts 0: want 1 or more"},
+		{"no rescue_after", Options{MaxAttempts: 1}, Options{}, "rescue_after 0s: want a positive duration"},
+		{"worker timeout not below rescue_after", Options{MaxAttempts: 1, RescueAfter: time.Minute, WorkerTimeout: time.Minute},
+			Options{}, "worker_timeout 1m0s is not below rescue_after 1m0s"},
+	}
+	for _, tt := range tests {
+		got, err := tt.in.resolved()
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v; want %q", tt.name, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case got != tt.want:
+			t.Errorf("%s: resolved = %+v; want %+v", tt.name, got, tt.want)
+		}
+	}
+
+	home := t.TempDir()
+	cfg, err := config.Load(config.Options{Getenv: func(k string) string {
+		if k == "YAGENT_HOME" {
+			return home
+		}
+		return ""
+	}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cfg.Queue.WorkerTimeout.D(); d != DefaultWorkerTimeout {
+		t.Errorf("defaults.yaml queue.worker_timeout %s; DefaultWorkerTimeout %s", d, DefaultWorkerTimeout)
+	}
+	if d := cfg.Queue.Lease.D(); d != DefaultLease {
+		t.Errorf("defaults.yaml queue.lease %s; DefaultLease %s", d, DefaultLease)
+	}
+}
+
+// TestLeaseExpiredSays: a lease that ran out says whether the database
+// did not answer (naming it, its password masked, and the last error) or
+// the renewals were merely late; both are ErrLeaseLost.
+func TestLeaseExpiredSays(t *testing.T) {
+	q := &Queue{addr: "postgres://u:xxxxx@db:5432/q", opts: Options{DSN: "postgres://u:secret@db:5432/q"}}
+	down := q.leaseExpired(30*time.Second, errors.New("dial tcp db:5432: connection refused (password secret)"))
+	late := q.leaseExpired(30*time.Second, nil)
+	for _, err := range []error{down, late} {
+		if !errors.Is(err, ErrLeaseLost) {
+			t.Errorf("%v: want ErrLeaseLost", err)
+		}
+	}
+	if msg := down.Error(); !strings.Contains(msg, "the queue database postgres://u:xxxxx@db:5432/q did not answer for longer than the lease (30s): dial tcp") || strings.Contains(msg, "secret") {
+		t.Errorf("database down: %q; want the database named, masked, and its error", msg)
+	}
+	if msg := late.Error(); !strings.Contains(msg, "not renewed for longer than the lease (30s)") {
+		t.Errorf("renewals late: %q", msg)
+	}
+}
