@@ -44,9 +44,12 @@ type Definition struct {
 	// Isolation is none or worktree when the definition sets it (issue
 	// 28); "" leaves it to agents.isolation.
 	Isolation string `json:"isolation,omitempty"`
-	Prompt    string `json:"-"`
-	Source    string `json:"source"` // "builtin" or the file path
-	Scope     string `json:"scope"`  // builtin, user or project
+	// Skills are the skills whose text is preloaded into the sub-agent's
+	// prompt (Claude Code's `skills:`), as written.
+	Skills []string `json:"skills,omitempty"`
+	Prompt string   `json:"-"`
+	Source string   `json:"source"` // "builtin" or the file path
+	Scope  string   `json:"scope"`  // builtin, user or project
 	// Warnings are things that were ignored (Claude-only tools) and the
 	// definitions of the same name this one shadows.
 	Warnings []string `json:"warnings,omitempty"`
@@ -67,6 +70,7 @@ type frontMatter struct {
 	Model       string    `yaml:"model"`
 	MaxSteps    int       `yaml:"max_steps"`
 	Isolation   string    `yaml:"isolation"`
+	Skills      yaml.Node `yaml:"skills"`
 }
 
 // claudeTools maps Claude Code tool names to yagent's.
@@ -126,6 +130,9 @@ func parseDefinition(source string, data []byte, known func(string) bool) (*Defi
 	tools, err := toolList(&fm.Tools)
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
+	}
+	if d.Skills, err = toolList(&fm.Skills); err != nil {
+		return nil, fmt.Errorf("skills: %s", strings.Replace(err.Error(), "tool names", "skill names", 1))
 	}
 	if tools != nil {
 		d.Tools = []string{}

@@ -271,3 +271,21 @@ func FuzzParseDefinition(f *testing.F) {
 		}
 	})
 }
+
+// TestParseDefinitionSkills: skills: as Claude Code writes it (a
+// comma-separated string) or as a list; anything else names the field.
+func TestParseDefinitionSkills(t *testing.T) {
+	for src, want := range map[string][]string{
+		"skills: pdf-forms, review\n":   {"pdf-forms", "review"},
+		"skills: [pdf-forms, review]\n": {"pdf-forms", "review"},
+		"":                              nil,
+	} {
+		d, err := ParseDefinition("agents/x.md", []byte("---\nname: a\ndescription: d\n"+src+"---\nx\n"), nil)
+		if err != nil || !slices.Equal(d.Skills, want) {
+			t.Errorf("ParseDefinition(%q) skills = %q, %v; want %q", src, d.Skills, err, want)
+		}
+	}
+	if _, err := ParseDefinition("agents/x.md", []byte("---\nname: a\ndescription: d\nskills: {a: b}\n---\nx\n"), nil); err == nil || !strings.Contains(err.Error(), "skills: line 3: want a list of skill names") {
+		t.Errorf("skills as a map: err = %v; want one naming skills", err)
+	}
+}

@@ -248,3 +248,26 @@ func TestSubRunnerIsolatesAtBase(t *testing.T) {
 		}
 	}
 }
+
+// TestSubAgentContextWhereItWorks (issue 31 item 4): a delegation that
+// works in a worktree of its own gets the context files of that
+// directory (ProjectIn), one that works in the workspace the run's own.
+func TestSubAgentContextWhereItWorks(t *testing.T) {
+	r, _, _ := isolatedRunner(t, true)
+	var asked []string
+	r.Project = "the workspace's"
+	r.ProjectIn = func(dir string) string { asked = append(asked, dir); return "the worktree's" }
+	res, err := r.Run(t.Context(), Delegation{Agent: "worker", Task: "TASK-NOTHING", BoardID: "b", Depth: 1})
+	if err != nil || res.Isolated == "" {
+		t.Fatalf("worker: %+v, %v; want an isolated run", res, err)
+	}
+	if len(asked) != 1 || asked[0] == r.Workspace.Dir() || filepath.Base(asked[0]) != filepath.Base(res.Isolated) {
+		t.Errorf("ProjectIn asked for %q; want the worktree %s once", asked, res.Isolated)
+	}
+	if _, err := r.Run(t.Context(), Delegation{Agent: "explorer", Task: "look", BoardID: "b", Depth: 1}); err != nil || len(asked) != 1 {
+		t.Errorf("explorer: %v, ProjectIn asked %q; want the run's own Project", err, asked)
+	}
+	if got := r.projectIn(r.Workspace.Dir()); got != "the workspace's" {
+		t.Errorf("projectIn(workspace) = %q", got)
+	}
+}

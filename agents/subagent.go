@@ -135,8 +135,17 @@ type SubRunner struct {
 	ParallelTools int
 	StallRepeats  int
 	TailRole      llm.Role
-	// Project is the workspace's AGENTS.md, framed, for the prefix.
+	// Project is the workspace's context files (LoadContext), framed,
+	// and the skills' catalogue entry, for the prefix.
 	Project string
+	// ProjectIn, when set, is Project for another directory: a
+	// delegation that works elsewhere (its worktree) gets the context
+	// files of the directory it works in.
+	ProjectIn func(dir string) string
+	// Skill returns a skill's text to preload into the prompt of a
+	// definition that names it in skills: (nil: no skills; an error is a
+	// notice and the delegation goes on without it).
+	Skill func(name string) (string, error)
 	// ExtraTools returns tools added at a depth (delegate, when max_depth
 	// lets sub-agents delegate further).
 	ExtraTools func(depth int) []*Tool
@@ -293,7 +302,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	}
 	agent := &Agent{
 		Name:     def.Name,
-		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": workspace}), prep.Prompt, Prompt("subagent", nil), r.Project),
+		System:   SystemPrompt(Prompt("base", map[string]string{"name": def.Name, "workspace": workspace}), prep.Prompt, r.preloadSkills(def), Prompt("subagent", nil), r.projectIn(workspace)),
 		Tools:    tools,
 		Model:    model,
 		MaxSteps: steps,
@@ -480,4 +489,33 @@ func parented(s Sink, callID string) Sink {
 		}
 		s.Emit(e)
 	})
+}
+
+// preloadSkills is the text of the skills def names in skills:, each
+// framed; one that cannot be read is a notice naming the definition.
+func (r *SubRunner) preloadSkills(def *Definition) string {
+	var parts []string
+	for _, name := range def.Skills {
+		var text string
+		err := errors.New("no skills are loaded")
+		if r.Skill != nil {
+			text, err = r.Skill(name)
+		}
+		if err != nil {
+			if r.Events != nil {
+				r.Events.Emit(Event{Type: EventNotice, Time: time.Now(), Agent: "yagent", Text: fmt.Sprintf("warning: agent %s names the skill %s in skills:, which was not preloaded: %v (yagent skills ls lists the skills)", def.Name, name, err)})
+			}
+			continue
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// projectIn is the prefix's project part for a sub-agent working in dir.
+func (r *SubRunner) projectIn(dir string) string {
+	if r.ProjectIn != nil && r.Workspace != nil && dir != r.Workspace.Dir() {
+		return r.ProjectIn(dir)
+	}
+	return r.Project
 }

@@ -11,6 +11,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/hooks"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/skills"
 )
 
 // Options are what an App is built from.
@@ -57,8 +59,15 @@ type App struct {
 	Events   agents.Sink
 	// Index is how the board's per-call index is built.
 	Index blackboard.IndexOptions
-	// Project is the workspace's AGENTS.md, framed, for prompts.
+	// Project is the workspace's context files (Context), framed, for
+	// prompts, and the skills' catalogue entry (skills.Catalog.Listing).
 	Project string
+	// Context is what the context files of the workspace gave: the files
+	// read (for /status), the text and what was left out.
+	Context agents.Context
+	// Skills are the run's skills (LoadSkills); the skill tool is in the
+	// registry when there is one.
+	Skills *skills.Catalog
 	// Runner runs delegations; its Recorder is unset (a session sets it).
 	Runner *agents.SubRunner
 	// Budget is the run's budget without its key (RunBudget): a session
@@ -92,6 +101,10 @@ func New(o Options) (*App, error) {
 	var catalog *agents.Catalog // loaded below: it needs the registry
 	tools = append(tools, agents.TeamTools(o.Board, func() *agents.Catalog { return catalog })...)
 	tools = append(tools, o.Tools...)
+	skillCat, skillWarnings := LoadSkills(cfg, ws.Dir())
+	if len(skillCat.All()) > 0 {
+		tools = append(tools, SkillTool(skillCat))
+	}
 	tools, ruleWarnings := withRules(cfg, ws, o.Policy, tools)
 	for _, t := range tools {
 		if err := reg.Add(t); err != nil {
@@ -101,14 +114,15 @@ func New(o Options) (*App, error) {
 	}
 	a := &App{Config: cfg, Client: o.Client, Workspace: ws, Registry: reg, Board: o.Board,
 		Policy: o.Policy, Events: o.Events, Index: blackboard.IndexOptionsFromConfig(cfg.Blackboard),
-		Project: agents.ProjectInstructions(ws), now: now}
+		Context: agents.LoadContext(ContextOptions(cfg, ws.Dir())), Skills: skillCat, now: now}
+	a.Project = agents.SystemPrompt(a.Context.Text, skillCat.Listing())
 	a.Catalog = agents.LoadCatalog(agents.Sources{Workspace: ws.Dir(), Home: cfg.Home, UserHome: cfg.UserHome},
 		func(name string) bool { _, ok := reg.Get(name); return ok })
 	catalog = a.Catalog
 	if n := a.Catalog.Notice(); n != "" {
 		a.Notice("warning: " + n)
 	}
-	for _, w := range ruleWarnings {
+	for _, w := range append(append(skillWarnings, a.Context.Notes...), ruleWarnings...) {
 		a.Notice(w)
 	}
 	set, warnings := LoadHooks(cfg, ws.Dir())
@@ -123,7 +137,10 @@ func New(o Options) (*App, error) {
 		Client: o.Client, Registry: reg, Catalog: a.Catalog, Board: o.Board, Workspace: ws, Events: o.Events,
 		Index: a.Index, PackChars: cfg.Blackboard.ContextPackChars, MaxSteps: ag.SubagentMaxSteps,
 		TokenBudget: ag.DelegationTokenBudget, ParallelTools: ag.ParallelTools, StallRepeats: ag.StallRepeats,
-		TailRole: llm.Role(ag.TailRole), Project: a.Project,
+		TailRole: llm.Role(ag.TailRole), Project: a.Project, Skill: preloadSkill(skillCat),
+		ProjectIn: func(dir string) string {
+			return agents.SystemPrompt(agents.LoadContext(ContextOptions(cfg, dir)).Text, skillCat.Listing())
+		},
 		Isolation: agents.Isolation{Mode: ag.Isolation, Include: ag.IsolationInclude, MaxBytes: ag.IsolationMaxBytes, Said: new(sync.Once)},
 	}
 	if cfg.Home != "" {
@@ -151,4 +168,18 @@ func (a *App) Close() error {
 		}
 	}
 	return err
+}
+
+// ContextOptions are the context files of a run working in dir: the
+// project's from its root down to dir, and the person's
+// $YAGENT_HOME/AGENTS.md, else ~/.claude/CLAUDE.md.
+func ContextOptions(cfg *config.Config, dir string) agents.ContextOptions {
+	o := agents.ContextOptions{Dir: dir, Home: cfg.UserHome}
+	if cfg.Home != "" {
+		o.User = append(o.User, filepath.Join(cfg.Home, "AGENTS.md"))
+	}
+	if cfg.UserHome != "" {
+		o.User = append(o.User, filepath.Join(cfg.UserHome, ".claude", "CLAUDE.md"))
+	}
+	return o
 }

@@ -100,6 +100,12 @@ type Chat struct {
 	sink agents.Sink
 	ask  agents.Asker
 
+	// custom are the person's and the trusted workspace's commands
+	// (LoadCustom), loaded once as the chat starts; customWarn what was
+	// skipped, said at the greeting.
+	custom     []CustomCommand
+	customWarn []string
+
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
 	cancelling bool
@@ -109,6 +115,7 @@ type Chat struct {
 // Run is interactive mode in plain lines.
 func Run(ctx context.Context, o Options) (err error) {
 	c := &Chat{o: o, model: o.Model, in: lineedit.New(o.In, o.Out, o.ErrOut, o.Terminal, filepath.Join(o.Config.Home, "history"))}
+	c.custom, c.customWarn = LoadCustom(o.Config, o.Dir)
 	if c.s, err = o.Open(ctx, Request{Resume: o.Resume, Model: c.model}); err != nil {
 		return err
 	}
@@ -166,6 +173,10 @@ func (c *Chat) greet() {
 		verb = fmt.Sprintf("resumed session (%d turns)", in.Turns)
 	}
 	fmt.Fprintf(c.w(), "yagent — %s %s · board %s · /help for commands\n", verb, in.ID, in.BoardID)
+	for _, w := range c.customWarn {
+		fmt.Fprintln(c.w(), w)
+	}
+	c.customWarn = nil
 }
 
 // w is where commands print: the TUI's buffer, else stderr.
@@ -221,7 +232,13 @@ func (c *Chat) command(ctx context.Context, line string) (bool, error) {
 	if cmd, ok := findSlash(fields[0]); ok {
 		return cmd.run(c, ctx, fields[1:])
 	}
-	return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(Commands(), " "))
+	if prompt, note, ok := c.expand(line); ok {
+		if note != "" {
+			fmt.Fprintln(c.w(), note)
+		}
+		return false, c.turn(ctx, prompt)
+	}
+	return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(append(Commands(), CustomNames(c.custom)...), " "))
 }
 
 // pick returns the session to resume: the argument, or the person's choice

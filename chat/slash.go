@@ -44,7 +44,7 @@ func slashCommands() []slashCommand {
 		{name: "/notes", help: "show the notebook (* = changed since you last looked)", run: (*Chat).cmdNotes},
 		{name: "/rename", args: "NAME", help: "name this session (yagent resume NAME)", run: (*Chat).cmdRename},
 		{name: "/model", args: "[NAME]", help: "switch the model for the next turns (no NAME: show it)", run: (*Chat).cmdModel},
-		{name: "/status", help: "the session, model, context use and tokens", run: (*Chat).cmdStatus},
+		{name: "/status", help: "the session, model, context use, context files and tokens", run: (*Chat).cmdStatus},
 		{name: "/history", help: "the whole transcript of this session", run: (*Chat).cmdHistory},
 		{name: "/help", aliases: []string{"/?"}, help: "this text", run: (*Chat).cmdHelp},
 		{name: "/quit", aliases: []string{"/exit", "/q"}, help: "leave", run: func(*Chat, context.Context, []string) (bool, error) { return true, nil }},
@@ -92,7 +92,7 @@ func Help() string {
 }
 
 func (c *Chat) cmdHelp(_ context.Context, _ []string) (bool, error) {
-	fmt.Fprintln(c.w(), Help())
+	fmt.Fprintln(c.w(), Help()+customHelp(c.custom))
 	return false, nil
 }
 
@@ -283,6 +283,9 @@ func (c *Chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 		fmt.Fprintf(w, " · context %d%% of the window", st.ContextPct)
 	}
 	fmt.Fprintln(w)
+	if line := c.s.App.Context.Summary(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	rows, err := c.s.Session.Store().Spend(ctx, in.ID)
 	if err == nil && len(rows) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -30,9 +30,10 @@ const TranscriptTurns = 5
 // RunTUI is interactive mode on a terminal: the Bubble Tea program.
 func RunTUI(ctx context.Context, o Options) error {
 	b := &Backend{}
+	custom, _ := LoadCustom(o.Config, o.Dir) // OpenTUI loads them again for the chat, and says what was skipped
 	prog := tui.New(tui.Options{
 		Backend: b, In: o.In, Out: o.Out, Env: o.Env, Context: ctx,
-		Workspace: o.Dir, HistoryPath: PromptHistoryPath(o.Config.Home, o.Dir), Commands: Commands(), Now: o.Now,
+		Workspace: o.Dir, HistoryPath: PromptHistoryPath(o.Config.Home, o.Dir), Commands: append(Commands(), CustomNames(custom)...), Now: o.Now,
 		Intro: func() string { return b.Chat.Intro(ctx) },
 	})
 	c, err := OpenTUI(ctx, o, prog.Sink(), prog.Asker())
@@ -51,6 +52,7 @@ func RunTUI(ctx context.Context, o Options) error {
 func OpenTUI(ctx context.Context, o Options, sink *tui.Sink, ask *tui.Asker) (*Chat, error) {
 	ask.Preview = ttyask.Preview
 	c := &Chat{o: o, model: o.Model, sink: sink, ask: ask}
+	c.custom, c.customWarn = LoadCustom(o.Config, o.Dir)
 	s, err := o.Open(ctx, Request{Resume: o.Resume, Model: c.model, Sink: sink, Ask: ask})
 	if err != nil {
 		return nil, err
@@ -196,6 +198,10 @@ func (b *Backend) Command(ctx context.Context, line string) (string, bool, error
 }
 
 func (b *Backend) Status() tui.Status { return b.Chat.status() }
+
+// Expand implements tui.Expander: a custom command line is the prompt of
+// a turn.
+func (b *Backend) Expand(line string) (prompt, note string, ok bool) { return b.Chat.expand(line) }
 
 // Report implements tui.Reporter: with agents.on_background_done report,
 // a turn that reports the background delegations that finished and that

@@ -2,6 +2,7 @@ package director
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/skills"
 	"github.com/yagent/yagent/sleep"
 )
 
@@ -200,6 +202,9 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 	for _, m := range out.Messages {
 		for _, c := range m.ToolCalls {
 			calls[c.Name]++
+			if name := skillCalled(c); name != "" {
+				calls["skill:"+name]++
+			}
 		}
 	}
 	d.warn("record the turn's tool statistics", d.cur.store.RecordTurn(ctx, id, sleep.TurnRecord{Turn: turn, Messages: len(out.Messages), Calls: calls}))
@@ -221,6 +226,22 @@ func (d *Director) recordTurn(ctx context.Context, turn int, g agents.Gates, out
 			d.warn("save the tool curation's snapshot", err)
 		}
 	}
+}
+
+// skillCalled is the skill a call of the skill tool loaded or read from
+// ("" for any other call): curation counts a skill's use as a tool's,
+// under skill:NAME.
+func skillCalled(c llm.ToolCall) string {
+	if c.Name != "skill" {
+		return ""
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal([]byte(c.Arguments), &in) != nil || skills.ValidName(in.Name) != nil {
+		return ""
+	}
+	return in.Name
 }
 
 // Curator returns the session's curator (nil when chat_sleep is off).

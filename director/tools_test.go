@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/toolspec"
 )
 
@@ -23,6 +24,8 @@ func TestEveryBuiltinToolDeclared(t *testing.T) {
 			continue
 		case "agent_exit":
 			tool = agents.ExitTool()
+		case "skill":
+			tool = app.SkillTool(nil) // registered only when there is a skill
 		case "claim_task":
 			tool = agents.ClaimTaskTool(f.d.app.Board) // every sub-agent's, never the director's
 		default:

@@ -2,9 +2,13 @@ package notebook
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/yagent/yagent/internal/linediff"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // BlockHeader starts the notebook's part of the [state] block.
@@ -85,4 +89,21 @@ func quotedPins(notes []Note, pins PinLimits) map[string]bool {
 		}
 	}
 	return quoted
+}
+
+// WriteShown writes what `yagent notes show` prints: the note's heading
+// and body on out, the lines its last edit changed on errOut. The model
+// writes the notebook: shown, never obeyed (termsafe).
+func WriteShown(out, errOut io.Writer, n Note) {
+	pin := ""
+	if n.Pinned {
+		pin = " (pinned)"
+	}
+	fmt.Fprintf(out, "## %s | %s%s\n%s\n", termsafe.Line(n.Name), termsafe.Line(n.Description), pin, termsafe.Text(strings.TrimRight(n.Body, "\n")))
+	if n.PrevBody != "" && n.PrevBody != n.Body {
+		fmt.Fprintln(errOut, "last edit:")
+		for _, l := range linediff.Changed(n.PrevBody, n.Body) {
+			fmt.Fprintln(errOut, "  "+termsafe.Text(l))
+		}
+	}
 }

@@ -134,6 +134,25 @@ func (c *Curator) Reset(ctx context.Context, chatID string) (Profile, error) {
 	return c.Store.Profile(ctx, chatID)
 }
 
+// Edit applies one hand edit of `yagent tools pin|set|reset`: "pin" pins
+// names (unpins them when !on), "set" makes them the visible entries, any
+// other edit resets.
+func (c *Curator) Edit(ctx context.Context, chatID, edit string, names []string, on bool) (Profile, error) {
+	switch edit {
+	case "pin":
+		return c.Pin(ctx, chatID, names, on)
+	case "set":
+		return c.SetVisible(ctx, chatID, names)
+	}
+	return c.Reset(ctx, chatID)
+}
+
+// EditText is the line `yagent tools pin|set|reset` prints: the profile an
+// edit left.
+func (p Profile) EditText(chatID string) string {
+	return fmt.Sprintf("profile of %s: curated %v, visible %s, pinned %s (from the next turn)\n", chatID, p.Curated, cmp.Or(strings.Join(p.Visible, ", "), "-"), cmp.Or(strings.Join(p.Pinned, ", "), "-"))
+}
+
 // edit checks the entries a person named, applies change to the stored
 // profile and saves it; it applies from the session's next turn.
 func (c *Curator) edit(ctx context.Context, chatID string, entries []string, change func(*Profile)) (Profile, error) {

@@ -49,8 +49,11 @@ func TestHandEdits(t *testing.T) {
 	if v, err = f.cur.Overview(ctx, id); err != nil || *v.Reachable != 2 || *v.InContext != 2 {
 		t.Errorf("overview under --toolset = %d reachable, %d in context, %v; want 2 and 2", *v.Reachable, *v.InContext, err)
 	}
-	if p, err = f.cur.Reset(ctx, id); err != nil || p.Curated || len(p.Visible) != 0 || !slices.Equal(p.Pinned, []string{"tool_00"}) {
+	if p, err = f.cur.Edit(ctx, id, "reset", nil, false); err != nil || p.Curated || len(p.Visible) != 0 || !slices.Equal(p.Pinned, []string{"tool_00"}) {
 		t.Errorf("reset = %+v, %v; want uncurated with the pin kept", p, err)
+	}
+	if got, want := p.EditText(id), "profile of "+id+": curated false, visible -, pinned tool_00 (from the next turn)\n"; got != want {
+		t.Errorf("EditText = %q; want %q", got, want)
 	}
 }
 

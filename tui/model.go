@@ -412,6 +412,14 @@ func (m *model) command(line string) tea.Cmd {
 		return nil
 	}
 	b := m.o.Backend
+	if ex, ok := b.(Expander); ok {
+		if prompt, note, ok := ex.Expand(line); ok {
+			if note != "" {
+				m.print(m.st.dim.Render("  " + termsafe.Line(note)))
+			}
+			return m.startTurn(prompt)
+		}
+	}
 	rest := strings.TrimSpace(strings.ReplaceAll(strings.TrimPrefix(line, name), "--all", ""))
 	if ss, ok := b.(Sessions); ok && name == "/resume" && rest == "" {
 		all := strings.Contains(line, "--all")

@@ -29,6 +29,13 @@ type Backend interface {
 	Status() Status
 }
 
+// Expander is a Backend whose slash commands may stand for a prompt (the
+// person's custom commands): Expand returns the turn's prompt and a note
+// to show first, or false for a command Command runs.
+type Expander interface {
+	Expand(line string) (prompt, note string, ok bool)
+}
+
 // Reporter is a Backend that may ask for a turn of its own while the
 // person is idle: background delegations landed (chat's Backend, with
 // agents.on_background_done: report). Sink.Nudge says when to ask.

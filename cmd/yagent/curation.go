@@ -1,11 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -302,19 +300,10 @@ func toolsEditRun(ctx context.Context, f *Factory, opts *toolsEditOptions) error
 		return err
 	}
 	defer s.close()
-	id := s.sess.ID()
-	var p sleep.Profile
-	switch opts.Edit {
-	case "pin":
-		p, err = cur.Pin(ctx, id, opts.Names, !opts.Off)
-	case "set":
-		p, err = cur.SetVisible(ctx, id, opts.Names)
-	default:
-		p, err = cur.Reset(ctx, id)
-	}
+	p, err := cur.Edit(ctx, s.sess.ID(), opts.Edit, opts.Names, !opts.Off)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.Out, "profile of %s: curated %v, visible %s, pinned %s (from the next turn)\n", id, p.Curated, cmp.Or(strings.Join(p.Visible, ", "), "-"), cmp.Or(strings.Join(p.Pinned, ", "), "-"))
-	return nil
+	_, err = io.WriteString(f.IO.Out, p.EditText(s.sess.ID()))
+	return err
 }

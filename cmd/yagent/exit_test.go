@@ -457,6 +457,13 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 		"hooks":           {ok(), unknownCommand("hooks")},
 		"hooks ls": {ok(), bad("extra argument", `unknown command "x"`, "x"),
 			{name: "settings file that does not parse", files: map[string]string{"settings.json": "{\n  \"hooks\": {\n    oops\n"}, want: 2, stderr: `settings\.json: line 3: `}},
+		"skills": {ok(), unknownCommand("skills")},
+		"skills ls": {ok(), with(ok("--json"), func(tc *exitCase) { tc.name = "json" }), bad("extra argument", `unknown command "x"`, "x"),
+			{name: "broken SKILL.md listed, not fatal", files: map[string]string{"skills/broken/SKILL.md": "no front matter\n"}, want: 0, stderr: `broken[/\\]SKILL\.md: no YAML front matter`}},
+		"skills show": {with(ok("pdf"), func(tc *exitCase) {
+			tc.files = map[string]string{"skills/pdf/SKILL.md": "---\nname: pdf\ndescription: d\n---\nbody\n"}
+		}),
+			bad("unknown skill", `no skill is named "nosuch": yagent skills ls lists them`, "nosuch")},
 		"config":      {ok(), unknownCommand("config")},
 		"config show": {ok("--json")},
 		"trust": {ok(),

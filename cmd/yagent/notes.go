@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/internal/linediff"
-	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -131,18 +129,7 @@ func notesShowRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, n)
 	}
-	pin := ""
-	if n.Pinned {
-		pin = " (pinned)"
-	}
-	// The model writes the notebook: shown, never obeyed (termsafe).
-	fmt.Fprintf(f.IO.Out, "## %s | %s%s\n%s\n", termsafe.Line(n.Name), termsafe.Line(n.Description), pin, termsafe.Text(strings.TrimRight(n.Body, "\n")))
-	if n.PrevBody != "" && n.PrevBody != n.Body {
-		fmt.Fprintln(f.IO.ErrOut, "last edit:")
-		for _, l := range linediff.Changed(n.PrevBody, n.Body) {
-			fmt.Fprintln(f.IO.ErrOut, "  "+termsafe.Text(l))
-		}
-	}
+	notebook.WriteShown(f.IO.Out, f.IO.ErrOut, n)
 	return nil
 }
 

@@ -58,7 +58,8 @@ type tuiRigOptions struct {
 	canAsk        bool
 	approval      string // --approval ("" = the configuration's)
 	env           map[string]string
-	config        string // $YAGENT_HOME/config.yaml ("" = none)
+	config        string            // $YAGENT_HOME/config.yaml ("" = none)
+	homeFiles     map[string]string // more files under $YAGENT_HOME
 }
 
 // snapMsg asks the program for its current frame (answered by the
@@ -85,21 +86,25 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	if o.config != "" {
 		mkfile(t, filepath.Join(env["YAGENT_HOME"], "config.yaml"), o.config)
 	}
+	for name, text := range o.homeFiles {
+		mkfile(t, filepath.Join(env["YAGENT_HOME"], name), text)
+	}
 	f := NewFactory(&iostreams.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, InTTY: o.canAsk, ErrTTY: o.canAsk})
 	f.Dir = dir
 	f.Getenv = func(k string) string { return env[k] }
 	t.Cleanup(func() { f.Close() })
 	b := &chat.Backend{}
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	model, sink, ask := tui.NewModel(tui.Options{
-		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
-		HistoryPath: chat.PromptHistoryPath(env["YAGENT_HOME"], dir), Commands: chat.Commands(),
-		Now: func() time.Time { return clock },
-	})
 	cfg, err := f.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
+	custom, _ := chat.LoadCustom(cfg, dir)
+	model, sink, ask := tui.NewModel(tui.Options{
+		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
+		HistoryPath: chat.PromptHistoryPath(env["YAGENT_HOME"], dir), Commands: append(chat.Commands(), chat.CustomNames(custom)...),
+		Now: func() time.Time { return clock },
+	})
 	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}}, cfg), sink, ask)
 	if err != nil {
 		t.Fatal(err)
@@ -603,5 +608,34 @@ func TestTUIReportsBackground(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTUICustomCommand (issue 31 item 3): the person's command file is
+// /review in the TUI: Tab completes it, and `/review src` runs a turn
+// (the status line says so, Esc interrupts it) whose prompt has
+// $ARGUMENTS expanded.
+func TestTUICustomCommand(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml", homeFiles: map[string]string{
+		"commands/review.md": "---\ndescription: Review a directory\n---\nReview the code in $ARGUMENTS for bugs, slow please.\n"}})
+	r.idle()
+	r.tm.Type("/revi")
+	r.key("tab")
+	r.waitFrame("/review completed", func(s string) bool { return strings.Contains(s, "/review") })
+	r.tm.Type(" src")
+	r.key("enter")
+	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
+	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.key("esc")
+	r.idle()
+	reqs := r.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model got %d requests; want 1", len(reqs))
+	}
+	msgs := reqs[0].Messages
+	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code in src for bugs, slow please.") {
+		t.Errorf("the turn's prompt = %q; want $ARGUMENTS expanded", last)
 	}
 }
