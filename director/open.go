@@ -183,10 +183,10 @@ func (r *Run) Settle(ctx context.Context, detach bool, err error) error {
 	}
 	refs, id := strings.Join(running, ", "), r.Session.ID()
 	if detach {
-		r.Notice(fmt.Sprintf("--detach: left %d background delegations unfinished (%s); yagent resume %s recovers each as a degraded note at its ref", len(running), refs, id))
+		r.Notice(fmt.Sprintf("--detach: left %s unfinished (%s); yagent resume %s recovers each as a degraded note at its ref", agents.Count(len(running), "background delegation", "background delegations"), refs, id))
 		return nil
 	}
-	r.Notice(fmt.Sprintf("waiting for %d background delegations to land (%s); Ctrl-C leaves them to yagent resume %s", len(running), refs, id))
+	r.Notice(fmt.Sprintf("waiting for %s to land (%s); Ctrl-C leaves them to yagent resume %s", agents.Count(len(running), "background delegation", "background delegations"), refs, id))
 	return r.Director.WaitBackground(ctx)
 }
 

@@ -260,7 +260,11 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 // commands and as commands of the command line.
 func RecoveredList(board string, notes []blackboard.NoteMeta, tasks []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d delegations the ended process left were recovered as degraded notes (their rollouts kept):", len(notes))
+	what := agents.Count(len(notes), "delegation", "delegations") + " the ended process left were recovered as degraded notes"
+	if len(notes) == 1 {
+		what = "1 delegation the ended process left was recovered as a degraded note"
+	}
+	fmt.Fprintf(&b, "%s (their rollouts kept):", what)
 	for i, m := range notes {
 		task := m.Task
 		if i < len(tasks) && tasks[i] != "" {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,4 +145,34 @@ func toolNamesOf(t *testing.T, ctx context.Context, cs *sdk.ClientSession) []str
 		names = append(names, tool.Name)
 	}
 	return names
+}
+
+// rpc2025 posts JSON-RPC bodies to url as a client of the 2025 protocol
+// over stateless HTTP (Mcp-Protocol-Version after its initialize) with
+// token, and returns each response's body; a status of 300 or more fails
+// the test.
+func rpc2025(t *testing.T, url, token string) func(body string) string {
+	return func(body string) string {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if !strings.Contains(body, `"initialize"`) {
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode >= 300 {
+			t.Fatalf("%s: status %d: %s", body, resp.StatusCode, b)
+		}
+		return string(b)
+	}
 }

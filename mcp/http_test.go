@@ -248,29 +248,7 @@ func TestHTTPClientNameKept(t *testing.T) {
 	f := newFixture(t)
 	srv := httptest.NewServer(f.gw.HTTPHandler())
 	defer srv.Close()
-	rpc := func(body string) string {
-		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+f.write)
-		if !strings.Contains(body, `"initialize"`) {
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s: %d %s", body, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	rpc := rpc2025(t, srv.URL, f.write)
 	initialize := func(client string) {
 		info := ""
 		if client != "" {

@@ -3,8 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -119,29 +117,7 @@ func TestStartSessionReconnectOverHTTP2025(t *testing.T) {
 	f := newFixture(t)
 	srv := httptest.NewServer(f.gw.HTTPHandler())
 	defer srv.Close()
-	rpc := func(body string) string {
-		t.Helper()
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+f.write)
-		if !strings.Contains(body, `"initialize"`) {
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("%s: status %d: %s", body, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	rpc := rpc2025(t, srv.URL, f.write)
 	connect := func() {
 		rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ts-like","version":"1"}}}`)
 		rpc(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
