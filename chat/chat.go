@@ -170,7 +170,7 @@ func (c *Chat) greet() {
 	in := c.s.Session.Info()
 	verb := "new session"
 	if in.Turns > 0 {
-		verb = fmt.Sprintf("resumed session (%d turns)", in.Turns)
+		verb = fmt.Sprintf("resumed session (%s)", agents.Count(in.Turns, "turn", "turns"))
 	}
 	fmt.Fprintf(c.w(), "yagent — %s %s · board %s · /help for commands\n", verb, in.ID, in.BoardID)
 	for _, w := range c.customWarn {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/brief"
@@ -86,7 +87,11 @@ func Help() string {
 		if cmd.args != "" {
 			use += " " + cmd.args
 		}
-		fmt.Fprintf(&b, "\n  %-26s %s", use, cmd.help)
+		help := cmd.help
+		if len(cmd.aliases) > 0 {
+			help += " (also " + strings.Join(cmd.aliases, ", ") + ")"
+		}
+		fmt.Fprintf(&b, "\n  %-26s %s", use, help)
 	}
 	return b.String()
 }
@@ -278,7 +283,7 @@ func (c *Chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 	if in.Name != "" {
 		fmt.Fprintf(w, " (%s)", in.Name)
 	}
-	fmt.Fprintf(w, " · %d turns · board %s\nmodel %s", in.Turns, in.BoardID, st.Model)
+	fmt.Fprintf(w, " · %s · board %s\nmodel %s", agents.Count(in.Turns, "turn", "turns"), in.BoardID, st.Model)
 	if st.ContextPct >= 0 {
 		fmt.Fprintf(w, " · context %d%% of the window", st.ContextPct)
 	}

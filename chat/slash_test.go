@@ -11,7 +11,8 @@ import (
 // TestSlashCommandsOneTable pins that a slash command is written once, in
 // slashCommands: the help has a line for each, Tab completes each name
 // (and the aliases longer than one letter), each name and alias dispatches
-// to it, and no word names two commands.
+// to it, the help names every alias (/exit was missing), and no word
+// names two commands.
 func TestSlashCommandsOneTable(t *testing.T) {
 	help := Help()
 	complete := Commands()
@@ -25,6 +26,11 @@ func TestSlashCommandsOneTable(t *testing.T) {
 		}
 		if !slices.Contains(complete, cmd.name) {
 			t.Errorf("Tab does not complete %s: %v", cmd.name, complete)
+		}
+		for _, a := range cmd.aliases {
+			if !strings.Contains(help, a) {
+				t.Errorf("the help does not name %s, an alias of %s:\n%s", a, cmd.name, help)
+			}
 		}
 		for _, w := range append([]string{cmd.name}, cmd.aliases...) {
 			if other, dup := seen[w]; dup {

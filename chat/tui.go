@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/event"
@@ -128,7 +129,7 @@ func WriteTranscript(w io.Writer, history []llm.Message, n int) {
 	from := 0
 	if n > 0 && len(starts) > n {
 		from = starts[len(starts)-n]
-		fmt.Fprintf(w, "… %d earlier turns (/history shows them)\n", len(starts)-n)
+		fmt.Fprintf(w, "… %s (/history shows them)\n", agents.Count(len(starts)-n, "earlier turn", "earlier turns"))
 	}
 	for _, m := range history[from:] {
 		switch m.Role {

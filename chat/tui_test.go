@@ -27,6 +27,11 @@ func TestTranscriptLastTurns(t *testing.T) {
 		t.Errorf("the last turns =\n%s", got)
 	}
 	b.Reset()
+	WriteTranscript(&b, h[4:], TranscriptTurns) // six turns: one earlier
+	if !strings.HasPrefix(b.String(), "… 1 earlier turn (/history shows them)\n") {
+		t.Errorf("one earlier turn =\n%s", b.String())
+	}
+	b.Reset()
 	WriteTranscript(&b, h, 0)
 	if !strings.Contains(b.String(), "question 1") || strings.Contains(b.String(), "earlier turns") {
 		t.Errorf("/history =\n%s", b.String())

@@ -71,7 +71,7 @@ func (p *picker) view(width, height int) string {
 		if name == "" {
 			name = r.ID
 		}
-		line := fmt.Sprintf("%s%s  %-22s %3d turns", mark, r.Updated.Local().Format("01-02 15:04"), brief.Line(name, 22), r.Turns)
+		line := fmt.Sprintf("%s%s  %-22s %3d %-5s", mark, r.Updated.Local().Format("01-02 15:04"), brief.Line(name, 22), r.Turns, turnWord(r.Turns))
 		if p.all {
 			line += "  " + brief.Line(r.Dir, 30)
 		}
@@ -83,7 +83,7 @@ func (p *picker) view(width, height int) string {
 	}
 	r := p.rows[p.at]
 	b.WriteString(strings.Repeat("─", min(width, 60)) + "\n")
-	fmt.Fprintf(&b, "%s · %s · %d turns\n", r.ID, r.Dir, r.Turns)
+	fmt.Fprintf(&b, "%s · %s · %d %s\n", r.ID, r.Dir, r.Turns, turnWord(r.Turns))
 	b.WriteString(ansi.Wordwrap(brief.Line(r.Title, 400), max(width, 20), ""))
 	return b.String()
 }
@@ -131,4 +131,12 @@ func Pick(ctx context.Context, o Options, rows []Session, all bool) (string, err
 		return "", err
 	}
 	return m.chosen, nil
+}
+
+// turnWord is "turn" for one, "turns" otherwise.
+func turnWord(n int) string {
+	if n == 1 {
+		return "turn"
+	}
+	return "turns"
 }
