@@ -105,9 +105,14 @@ type boardLsOptions struct {
 func NewCmdBoardLs(f *Factory) *cobra.Command {
 	opts := &boardLsOptions{}
 	cmd := &cobra.Command{
-		Use:   "ls --board ID [--agent A]",
+		Use:   "ls [--board ID] [--agent A]",
 		Short: "List a board's notes, newest first",
-		Example: `  # A board's notes, newest first
+		Long: `List a board's notes, newest first. Without --board, the board of the
+newest session in this directory (said on stderr).`,
+		Example: `  # The notes of this directory's newest session, newest first
+  yagent board ls
+
+  # A board's notes
   yagent board ls --board demo
 
   # Only the explorer's last five notes
@@ -117,15 +122,25 @@ func NewCmdBoardLs(f *Factory) *cobra.Command {
 			return boardLsRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (required)")
+	cmd.Flags().StringVar(&opts.Board, "board", "", "board id (default: the newest session's in this directory)")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "only this agent's notes (agent:repo and repo_agent both work)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the newest N notes")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON: {notes: [{ref, agent, stem, status, task, conclusion, facts, artifacts, created, body_size, degraded, oversized}], skipped, unreadable: [{ref, error}]}")
-	required(cmd, "board")
 	return cmd
 }
 
 func boardLsRun(ctx context.Context, f *Factory, opts *boardLsOptions) error {
+	if opts.Board == "" {
+		rows, err := listSessions(ctx, f, false, 1)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return usagef("--board is required: no session in this directory yet; `yagent board boards` lists the boards")
+		}
+		opts.Board = rows[0].BoardID
+		fmt.Fprintf(f.IO.ErrOut, "board %s — of the newest session here, %s (--board picks another)\n", opts.Board, rows[0].ID)
+	}
 	store, err := openBoard(f, opts.Board, true)
 	if err != nil {
 		return err
