@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 //go:embed builtin/*.md
@@ -127,12 +128,12 @@ func parseDefinition(source string, data []byte, known func(string) bool) (*Defi
 	if d.Model == "inherit" {
 		d.Model = ""
 	}
-	tools, err := toolList(&fm.Tools)
+	tools, err := yamlstrict.List(&fm.Tools, "tool names")
 	if err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
-	if d.Skills, err = toolList(&fm.Skills); err != nil {
-		return nil, fmt.Errorf("skills: %s", strings.Replace(err.Error(), "tool names", "skill names", 1))
+	if d.Skills, err = yamlstrict.List(&fm.Skills, "skill names"); err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
 	}
 	if tools != nil {
 		d.Tools = []string{}
@@ -186,31 +187,6 @@ func toolNames(t string) ([]string, string) {
 		return []string{MCPToolName(server, tool)}, ""
 	}
 	return []string{t}, ""
-}
-
-func toolList(n *yaml.Node) ([]string, error) {
-	switch n.Kind {
-	case 0:
-		return nil, nil
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return nil, nil
-		}
-		out := []string{}
-		for _, part := range strings.Split(n.Value, ",") {
-			if p := strings.TrimSpace(part); p != "" {
-				out = append(out, p)
-			}
-		}
-		return out, nil
-	case yaml.SequenceNode:
-		out := []string{}
-		if err := n.Decode(&out); err != nil {
-			return nil, fmt.Errorf("line %d: want a list of tool names", n.Line)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("line %d: want a list of tool names or a comma-separated string", n.Line)
 }
 
 // ValidAgentName reports whether s is a usable agent name:

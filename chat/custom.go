@@ -12,9 +12,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/config"
-	"gopkg.in/yaml.v3"
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 // CustomCommand is a slash command written as a Markdown file, in Claude
@@ -55,19 +57,11 @@ func ParseCustom(name string, data []byte) (CustomCommand, error) {
 			return CustomCommand{}, fmt.Errorf("front matter: %w (quote a value that contains \": \")", err)
 		}
 		c.Description, c.ArgumentHint, c.Model = oneLine(fm.Description), oneLine(fm.ArgumentHint), strings.TrimSpace(fm.Model)
-		switch fm.AllowedTools.Kind {
-		case 0:
-		case yaml.ScalarNode:
-			c.AllowedTools = strings.TrimSpace(fm.AllowedTools.Value)
-		case yaml.SequenceNode:
-			var list []string
-			if err := fm.AllowedTools.Decode(&list); err != nil {
-				return CustomCommand{}, fmt.Errorf("allowed-tools: %w", err)
-			}
-			c.AllowedTools = strings.Join(list, ", ")
-		default:
-			return CustomCommand{}, errors.New("allowed-tools: want a string or a list")
+		tools, err := yamlstrict.List(&fm.AllowedTools, "tool names")
+		if err != nil {
+			return CustomCommand{}, fmt.Errorf("allowed-tools: %w", err)
 		}
+		c.AllowedTools = strings.Join(tools, ", ")
 		body = rest
 	}
 	c.Body = strings.TrimSpace(string(body))

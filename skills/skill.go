@@ -6,8 +6,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/yagent/yagent/blackboard"
 	"gopkg.in/yaml.v3"
+
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/internal/yamlstrict"
 )
 
 // FileName is the file that makes a directory a skill.
@@ -77,19 +79,11 @@ func Parse(data []byte, dirName string) (s Skill, body string, err error) {
 	if n := utf8.RuneCountInString(s.Description); n > maxDescription {
 		return Skill{}, "", fmt.Errorf("description is %d characters; the spec allows %d", n, maxDescription)
 	}
-	switch fm.AllowedTools.Kind {
-	case 0:
-	case yaml.ScalarNode:
-		s.AllowedTools = strings.TrimSpace(fm.AllowedTools.Value)
-	case yaml.SequenceNode:
-		var list []string
-		if err := fm.AllowedTools.Decode(&list); err != nil {
-			return Skill{}, "", fmt.Errorf("allowed-tools: %w", err)
-		}
-		s.AllowedTools = strings.Join(list, " ")
-	default:
-		return Skill{}, "", errors.New("allowed-tools: want a string or a list")
+	tools, err := yamlstrict.List(&fm.AllowedTools, "tool names")
+	if err != nil {
+		return Skill{}, "", fmt.Errorf("allowed-tools: %w", err)
 	}
+	s.AllowedTools = strings.Join(tools, " ")
 	return s, body, nil
 }
 

@@ -173,3 +173,32 @@ func JSONValue(v any) any {
 	}
 	return v
 }
+
+// List reads a front-matter value Claude Code writes either way: a list,
+// or one string of comma-separated entries (tools: Read, Grep). Absent or
+// null is nil; anything else is an error naming its line and what
+// (e.g. "tool names").
+func List(n *yaml.Node, what string) ([]string, error) {
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, nil
+		}
+		out := []string{}
+		for _, part := range strings.Split(n.Value, ",") {
+			if p := strings.TrimSpace(part); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := []string{}
+		if err := n.Decode(&out); err != nil {
+			return nil, fmt.Errorf("line %d: want a list of %s", n.Line, what)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("line %d: want a list of %s or a comma-separated string", n.Line, what)
+}

@@ -78,3 +78,42 @@ func TestJSONValue(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// TestList: a front-matter list is read either way Claude Code writes it
+// (a sequence or one comma-separated string); absent or null is nil, and
+// a mapping or a nested list is an error naming the line and what.
+func TestList(t *testing.T) {
+	tests := []struct {
+		src     string
+		want    []string
+		wantErr string
+	}{
+		{src: "other: 1\n", want: nil},
+		{src: "v: null\n", want: nil},
+		{src: "v: ~\n", want: nil},
+		{src: "v: Read, Grep ,,Bash\n", want: []string{"Read", "Grep", "Bash"}},
+		{src: "v: ''\n", want: []string{}},
+		{src: "v: [Read, Edit]\n", want: []string{"Read", "Edit"}},
+		{src: "v:\n  - a\n  - b\n", want: []string{"a", "b"}},
+		{src: "\nv: {a: 1}\n", wantErr: "line 2: want a list of tool names or a comma-separated string"},
+		{src: "v: [[a]]\n", wantErr: "line 1: want a list of tool names"},
+	}
+	for _, tt := range tests {
+		var fm struct {
+			V yaml.Node `yaml:"v"`
+		}
+		if err := yaml.Unmarshal([]byte(tt.src), &fm); err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		got, err := List(&fm.V, "tool names")
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("%q: err = %v; want %q", tt.src, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%q: List = %#v, %v; want %#v", tt.src, got, err, tt.want)
+		}
+	}
+}
