@@ -28,6 +28,8 @@ func (e *APIError) Error() string {
 		msg = http.StatusText(e.StatusCode)
 	}
 	switch {
+	case e.Code == "replay_ended": // llmtest.ReplayEnded: the server's own words say what to do
+		return msg
 	case e.StatusCode == http.StatusNotFound && e.isModelError(), e.Code == "model_not_found":
 		return fmt.Sprintf("model %q not found at %s: check models.<name>.model or YAGENT_MODEL (server said: %s)", e.Model, e.BaseURL, msg)
 	case e.StatusCode == http.StatusNotFound:

@@ -124,6 +124,12 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 		rec.Unmatched = true
 		msg := "llmtest: no step matches " + describe(rec)
 		a.status, a.errBody = http.StatusBadRequest, newErrorBody("invalid_request_error", "llmtest_no_match", msg)
+		if s.opts.replay {
+			// A person at a replay typed past its script: say that, not
+			// a provider's complaint about parameters.
+			a.errBody = newErrorBody("invalid_request_error", ReplayEnded,
+				"the scripted replay has no step for this request: its scenario has ended (a scripted model, not a live LLM); to go on, run without --replay with a model configured")
+		}
 		if s.opts.logf != nil {
 			s.opts.logf("%s", msg)
 		}
@@ -179,6 +185,10 @@ func (s *Server) match(req *chatRequest, msgs []llm.Message, agent string) int {
 // it, at the last message of the conversation itself; contains and capture
 // see it like any other message.
 const TailPrefix = "[yagent:transient]"
+
+// ReplayEnded is the error code a replay (WithReplay) answers a request
+// no step matches with: the person went past the script.
+const ReplayEnded = "replay_ended"
 
 func (s *Server) accepts(m *Match, req *chatRequest, msgs []llm.Message, agent string) bool {
 	var last llm.Message
