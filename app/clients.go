@@ -125,6 +125,22 @@ func (c *Clients) Settings(name string) (ModelSettings, bool) {
 	return s, known
 }
 
+// Label is how the model a name resolves to is shown wherever the person
+// sees it (the status line, /status, /model): the name they chose and the
+// model id it runs, "small → gpt-4.1-mini"; the id alone when they named
+// the id itself or nothing (models.default).
+func (c *Clients) Label(name string) string {
+	s, _ := c.Settings(name)
+	chosen := name
+	if chosen == "" || chosen == "inherit" {
+		chosen = c.override
+	}
+	if chosen == "" || chosen == s.ID {
+		return s.ID
+	}
+	return chosen + " → " + s.ID
+}
+
 // lookup maps a model name to the key under models: whose endpoint serves
 // it and the model id to ask for when it is not that entry's own; known
 // is false when the name maps to nothing and the default model serves it.
@@ -167,15 +183,21 @@ func (c *Clients) modelFor(name string) (key, rawID string) {
 	return key, rawID
 }
 
-// defaultModel is models.default, or what --model names.
+// defaultModel is models.default, or what --model (or /model) names: a
+// name under models:, an alias under models.aliases, else a model id for
+// the default endpoint.
 func (c *Clients) defaultModel() (key, rawID string) {
-	if c.override == "" {
+	name := c.override
+	if name == "" {
 		return "default", ""
 	}
-	if _, ok := c.cfg.Models[c.override]; ok {
-		return c.override, ""
+	if target, ok := c.cfg.ModelAliases[name]; ok {
+		name = target
 	}
-	return "default", c.override
+	if _, ok := c.cfg.Models[name]; ok {
+		return name, ""
+	}
+	return "default", name
 }
 
 var _ agents.ClientFunc = (*Clients)(nil).Resolve

@@ -24,17 +24,20 @@ func TestModelNames(t *testing.T) {
 		ModelAliases: map[string]string{"sonnet": "big", "haiku": "small-id"},
 	}
 	for _, tc := range []struct {
-		override, name, wantID, wantBase, warning string
+		override, name, wantID, wantBase, warning, label string
 	}{
-		{"", "", "base-model", "http://127.0.0.1:1/v1", ""},
-		{"", "inherit", "base-model", "http://127.0.0.1:1/v1", ""},
-		{"", "big", "big-model", "http://127.0.0.1:2/v1", ""},
-		{"", "sonnet", "big-model", "http://127.0.0.1:2/v1", ""},
-		{"", "haiku", "small-id", "http://127.0.0.1:1/v1", ""},
-		{"", "opus", "base-model", "http://127.0.0.1:1/v1", `model "opus" is not under models: nor models.aliases; the default model serves it (map it with models.aliases.opus: <model>)`},
-		{"big", "", "big-model", "http://127.0.0.1:2/v1", ""},
-		{"gpt-5", "", "gpt-5", "http://127.0.0.1:1/v1", ""},
-		{"gpt-5", "inherit", "gpt-5", "http://127.0.0.1:1/v1", ""},
+		{"", "", "base-model", "http://127.0.0.1:1/v1", "", "base-model"},
+		{"", "inherit", "base-model", "http://127.0.0.1:1/v1", "", "base-model"},
+		{"", "big", "big-model", "http://127.0.0.1:2/v1", "", "big → big-model"},
+		{"", "sonnet", "big-model", "http://127.0.0.1:2/v1", "", "sonnet → big-model"},
+		{"", "haiku", "small-id", "http://127.0.0.1:1/v1", "", "haiku → small-id"},
+		{"", "opus", "base-model", "http://127.0.0.1:1/v1", `model "opus" is not under models: nor models.aliases; the default model serves it (map it with models.aliases.opus: <model>)`, "opus → base-model"},
+		{"big", "", "big-model", "http://127.0.0.1:2/v1", "", "big → big-model"},
+		{"gpt-5", "", "gpt-5", "http://127.0.0.1:1/v1", "", "gpt-5"},
+		{"gpt-5", "inherit", "gpt-5", "http://127.0.0.1:1/v1", "", "gpt-5"},
+		// --model (and /model) take aliases like an agent file's model:.
+		{"sonnet", "", "big-model", "http://127.0.0.1:2/v1", "", "sonnet → big-model"},
+		{"haiku", "", "small-id", "http://127.0.0.1:1/v1", "", "haiku → small-id"},
 	} {
 		var warnings []string
 		c := NewClients(cfg, ClientOptions{Getenv: func(string) string { return "" }, Model: tc.override, Warn: func(s string) { warnings = append(warnings, s) }})
@@ -43,6 +46,9 @@ func TestModelNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, _ = c.Resolve(tc.name) // a second use warns no more
+		if got := c.Label(tc.name); got != tc.label {
+			t.Errorf("--model %q, Label(%q) = %q; want %q", tc.override, tc.name, got, tc.label)
+		}
 		if id != tc.wantID {
 			t.Errorf("--model %q, resolve(%q) id = %q; want %q", tc.override, tc.name, id, tc.wantID)
 		}

@@ -249,20 +249,6 @@ func (r *Run) Warn(doing string, err error) {
 	}
 }
 
-// ModelPrice is the price of the model --model names (a name under
-// models:; without --model, models.default), nil when none is configured:
-// a model id --model gives has no price.
-func ModelPrice(cfg *config.Config, model string) *config.Price {
-	if model == "" {
-		model = "default"
-	}
-	if mc, ok := cfg.Models[model]; ok && mc.Price != (config.Price{}) {
-		p := mc.Price
-		return &p
-	}
-	return nil
-}
-
 // WorkspaceDir is the workspace a directory names ("" = "."), resolved.
 func WorkspaceDir(dir string) (string, error) {
 	if dir == "" {

@@ -298,9 +298,19 @@ func (c *Chat) cmdStatus(ctx context.Context, _ []string) (bool, error) {
 		for _, r := range rows {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", r.Label, r.Requests, r.PromptTokens, r.CachedTokens, r.CompletionTokens)
 		}
-		return false, tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return false, err
+		}
 	}
-	return false, err
+	if err != nil {
+		return false, err
+	}
+	// The cost the budget ledger booked for this session, across its
+	// processes (sessions show's cost: line); none when no model is priced.
+	if now, err := c.s.Session.Store().Get(ctx, in.ID); err == nil && now.CostUSD != nil {
+		fmt.Fprintf(w, "cost $%.4f\n", *now.CostUSD)
+	}
+	return false, nil
 }
 
 func (c *Chat) cmdHistory(_ context.Context, _ []string) (bool, error) {

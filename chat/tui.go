@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/lineedit"
@@ -149,22 +149,20 @@ func WriteTranscript(w io.Writer, history []llm.Message, n int) {
 // status is the TUI's view of the session: model and context use.
 func (c *Chat) status() tui.Status {
 	st := tui.Status{Session: c.s.Session.ID(), Model: c.s.Session.Info().Model, ContextPct: -1}
-	cfg := c.o.Config
-	key := "default"
-	if _, ok := cfg.Models[c.model]; ok {
-		key = c.model
-	} else if c.model != "" {
-		st.Model = c.model
+	if c.s.Run == nil || c.s.Clients == nil {
+		return st
 	}
-	if mc, ok := cfg.Models[key]; ok {
-		if st.Model == "" {
-			st.Model = mc.Model
-		}
+	// What the next turn runs on, as Clients resolves it: the name chosen
+	// with /model and the id it maps to, never the one the session began
+	// with.
+	st.Model = c.s.Clients.Label("")
+	set, _ := c.s.Clients.Settings("")
+	if mc, ok := c.o.Config.Models[set.Entry]; ok {
 		if mc.ContextWindow > 0 {
 			st.ContextPct = c.s.Director.Measure() * 100 / mc.ContextWindow
 		}
-		if p := app.ModelPrice(cfg, c.model); p != nil {
-			st.Price = &tui.Price{Input: p.Input, Cached: p.CachedInput, Output: p.Output}
+		if set.ID == mc.Model && mc.Price != (config.Price{}) {
+			st.Price = &tui.Price{Input: mc.Price.Input, Cached: mc.Price.CachedInput, Output: mc.Price.Output}
 		}
 	}
 	return st
