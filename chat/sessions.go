@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func PrintSessions(w *tabwriter.Writer, rows []Row, numbered bool) {
 	if numbered {
 		fmt.Fprint(w, "#\t")
 	}
-	fmt.Fprintln(w, "UPDATED\tID\tNAME\tKIND\tTURNS\tNOTES\tTITLE")
+	fmt.Fprintln(w, "UPDATED\tID\tNAME\tKIND\tSTATUS\tTURNS\tNOTES\tTITLE")
 	for i, r := range rows {
 		if numbered {
 			fmt.Fprintf(w, "%d\t", i+1)
@@ -54,7 +55,7 @@ func PrintSessions(w *tabwriter.Writer, rows []Row, numbered bool) {
 		if name == "" {
 			name = "-"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), termsafe.Line(r.ID), termsafe.Line(name), r.Kind, r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Updated.Local().Format(time.DateTime), termsafe.Line(r.ID), termsafe.Line(name), r.Kind, cmp.Or(r.Status, "-"), r.Turns, r.BoardNotes, brief.Line(r.Title, 60))
 	}
 }
 

@@ -92,7 +92,7 @@ func sessions(ctx context.Context, s Sources, toComplete string) []string {
 		return nil
 	}
 	cwd, _ := app.WorkspaceDir(s.Dir)
-	list, err := st.List(ctx, memory.ListOptions{Cwd: cwd, All: true, Limit: 100})
+	list, err := st.List(ctx, memory.ListOptions{Cwd: cwd, All: true, HereFirst: true, Limit: 100})
 	if err != nil {
 		return nil
 	}

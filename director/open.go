@@ -10,6 +10,7 @@ import (
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/config"
+	"github.com/yagent/yagent/llm"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/queue"
 )
@@ -43,6 +44,43 @@ type Run struct {
 	*app.Run
 	Session  *memory.Session
 	Director *Director
+
+	// fresh: the session was created by this run; discard: remove it as
+	// the run closes (Discard).
+	fresh, discard bool
+}
+
+// Discard marks the run's session to be removed as the run closes when
+// it is new in this run and failed before any answer — no assistant
+// message in its history, its last turn an error or no turn at all —
+// so a failed `yagent run` leaves no empty session behind (issue 32
+// item 6). It says whether it will be removed.
+func (r *Run) Discard() bool {
+	in := r.Session.Info()
+	if !r.fresh || (in.Turns > 0 && in.LastReason != agents.ReasonError) {
+		return false
+	}
+	for _, m := range r.Session.History() {
+		if m.Role == llm.RoleAssistant {
+			return false
+		}
+	}
+	r.discard = true
+	return true
+}
+
+// drop removes the session Discard marked, once its rollout is closed:
+// its rows, rollout, sub-agents' sessions and checkpoints.
+func (r *Run) drop(ctx context.Context) {
+	if !r.discard {
+		return
+	}
+	st, in := r.Session.Store(), r.Session.Info()
+	if _, err := st.Delete(ctx, in.ID); err != nil {
+		r.Warn("remove the unanswered session "+in.ID, err)
+		return
+	}
+	r.Warn("remove the unanswered session's checkpoints", DropCheckpoints(ctx, st.Home, in.Cwd, in.ID))
 }
 
 // Open assembles a run over a new or resumed session and its director —
@@ -94,6 +132,8 @@ func Open(ctx context.Context, o OpenOptions) (_ *Run, err error) {
 	if o.Opened != nil {
 		o.Opened(sess)
 	}
+	out.fresh = o.Resume == ""
+	r.OnClose(func() { out.drop(context.WithoutCancel(ctx)) }) // after the rollout is closed
 	r.OnClose(func() { r.Warn("closing the session's rollout", sess.Close()) })
 	if err != nil {
 		return nil, err

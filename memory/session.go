@@ -268,8 +268,9 @@ func (s *Session) EndTurn(ctx context.Context, turn int, reason string) error {
 	s.mu.Lock()
 	s.info.Turns++
 	s.info.Updated = now
+	s.info.LastReason, s.info.Status = reason, StatusOf(reason)
 	s.mu.Unlock()
-	return s.st.update(ctx, s.ID(), `turns = turns + 1, updated = ?`, now.UnixMilli())
+	return s.st.update(ctx, s.ID(), `turns = turns + 1, updated = ?, last_reason = ?`, now.UnixMilli(), reason)
 }
 
 // DelegationStarted records a delegation starting (synced), so a killed

@@ -39,9 +39,15 @@ func TestStoreGetListRenameDelete(t *testing.T) {
 	if err := st.Rename(t.Context(), a.ID(), "refactor"); err == nil {
 		t.Error("two sessions got one name")
 	}
-	list, _ := st.List(t.Context(), ListOptions{Cwd: "/two", All: true})
+	list, _ := st.List(t.Context(), ListOptions{Cwd: "/two", All: true, HereFirst: true})
 	if len(list) != 2 || list[0].ID != b.ID() {
 		t.Errorf("List(cwd /two first) = %v", list)
+	}
+	// sessions ls --all: newest first whatever the directory (a had a
+	// turn after b was created), and the status its last turn left.
+	list, _ = st.List(t.Context(), ListOptions{Cwd: "/two", All: true})
+	if len(list) != 2 || list[0].ID != a.ID() || list[0].Status != "ok" || list[1].Status != "" {
+		t.Errorf("List(all, newest first) = %+v", list)
 	}
 	list, _ = st.List(t.Context(), ListOptions{Cwd: "/one"})
 	if len(list) != 1 || list[0].ID != a.ID() || list[0].Title != "question one" || list[0].Turns != 1 {

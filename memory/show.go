@@ -22,6 +22,9 @@ func (in Info) Text(spend []SpendRow) string {
 	if in.ParentID != "" {
 		fmt.Fprintf(&b, "parent:   %s\n", l(in.ParentID))
 	}
+	if in.Status != "" {
+		fmt.Fprintf(&b, "status:   %s\n", in.Status)
+	}
 	if in.CostUSD != nil {
 		fmt.Fprintf(&b, "cost:     $%.4f\n", *in.CostUSD)
 	}

@@ -56,6 +56,12 @@ type Info struct {
 	// NextSleepAt is when the session's tool curation is due (nil: never
 	// scheduled).
 	NextSleepAt *time.Time `json:"next_sleep_at"`
+	// LastReason is how its last turn ended (agents.Outcome.Reason; ""
+	// before the first): Status reads it.
+	LastReason string `json:"-"`
+	// Status is ok, failed or cancelled, from its last turn ("" before
+	// the first); filled by the store's reads.
+	Status string `json:"status,omitempty"`
 	// CostUSD is what the session's model calls cost at each model's
 	// price, summed by the budget ledger (budget_spend) across its
 	// processes; nil when it recorded none.
@@ -94,8 +100,23 @@ func NewID(now time.Time) string {
 	return now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// StatusOf is a session's status from how its last turn ended: cancelled,
+// failed (an error) or ok (an answer, even one cut at a limit); "" before
+// its first turn.
+func StatusOf(reason string) string {
+	switch reason {
+	case "":
+		return ""
+	case "cancelled":
+		return "cancelled"
+	case "error":
+		return "failed"
+	}
+	return "ok"
+}
+
 const infoColumns = `id, kind, title, COALESCE(name, ''), cwd, model, COALESCE(parent_id, ''), rollout, created, updated,
-	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, next_sleep_at,
+	board_id, turns, summary_upto, notes_mode, notes_nudged_upto, wrap_nudged_upto, next_sleep_at, last_reason,
 	(SELECT sum(cost) FROM budget_spend WHERE scope IN ('session:' || chats.id, 'batch:' || chats.id))`
 
 func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
@@ -104,10 +125,11 @@ func scanInfo(row interface{ Scan(...any) error }) (Info, error) {
 	var next sql.NullInt64
 	var cost sql.NullFloat64
 	err := row.Scan(&in.ID, &in.Kind, &in.Title, &in.Name, &in.Cwd, &in.Model, &in.ParentID, &in.Rollout, &created, &updated,
-		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto, &next, &cost)
+		&in.BoardID, &in.Turns, &in.SummaryUpto, &in.NotesMode, &in.NotesNudgedUpto, &in.WrapNudgedUpto, &next, &in.LastReason, &cost)
 	if cost.Valid {
 		in.CostUSD = &cost.Float64
 	}
+	in.Status = StatusOf(in.LastReason)
 	in.Created, in.Updated = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 	if next.Valid {
 		t := time.UnixMilli(next.Int64).UTC()
@@ -152,10 +174,12 @@ func likePrefix(s string) string {
 
 // ListOptions narrow List.
 type ListOptions struct {
-	// Cwd puts this directory's sessions first; All lists every directory
-	// (otherwise only Cwd's).
-	Cwd string
-	All bool
+	// Cwd is the directory listed; All lists every directory (otherwise
+	// only Cwd's), newest first — with HereFirst, Cwd's sessions before
+	// the others (shell completion offers this directory's first).
+	Cwd       string
+	All       bool
+	HereFirst bool
 	// Kinds limits to these kinds; nil means every kind except subagent.
 	Kinds []string
 	Limit int
@@ -177,8 +201,14 @@ func (st *Store) List(ctx context.Context, opts ListOptions) ([]Info, error) {
 		q += ` AND cwd = ?`
 		args = append(args, opts.Cwd)
 	}
-	q += ` ORDER BY (cwd = ?) DESC, updated DESC`
-	args = append(args, opts.Cwd)
+	// Newest first; with All, whatever the directory (sessions ls --all)
+	// unless HereFirst.
+	q += ` ORDER BY `
+	if opts.All && opts.HereFirst {
+		q += `(cwd = ?) DESC, `
+		args = append(args, opts.Cwd)
+	}
+	q += `updated DESC`
 	if opts.Limit > 0 {
 		q += fmt.Sprintf(` LIMIT %d`, opts.Limit)
 	}

@@ -144,4 +144,10 @@ CREATE TABLE budget_spend (
 	updated INTEGER NOT NULL
 );
 `,
+	// 7: how a session's last turn ended (agents.Outcome.Reason: answer,
+	// length, agent_exit, max_steps, cancelled, error; '' before its
+	// first), the STATUS of `yagent sessions ls`.
+	`
+ALTER TABLE chats ADD COLUMN last_reason TEXT NOT NULL DEFAULT '';
+`,
 }
