@@ -108,6 +108,9 @@ type Chat struct {
 
 	mu         sync.Mutex
 	turnCancel context.CancelFunc
+	// turnDone is closed when the running turn has ended (closeSession
+	// waits for it).
+	turnDone chan struct{}
 	cancelling bool
 	lastCtrlC  bool
 }
@@ -190,14 +193,16 @@ func (c *Chat) w() io.Writer {
 // turn runs one turn; Ctrl-C cancels it (see interrupt).
 func (c *Chat) turn(ctx context.Context, prompt string) error {
 	tctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	c.mu.Lock()
-	c.turnCancel, c.cancelling = cancel, false
+	c.turnCancel, c.cancelling, c.turnDone = cancel, false, done
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		c.turnCancel = nil
+		c.turnCancel, c.turnDone = nil, nil
 		c.mu.Unlock()
 		cancel()
+		close(done)
 	}()
 	_, err := c.s.Director.Turn(tctx, prompt)
 	if c.s.Finish != nil {
@@ -208,6 +213,20 @@ func (c *Chat) turn(ctx context.Context, prompt string) error {
 	// turns and the next one gets the curated list.
 	c.s.Director.CheckSleep()
 	return err
+}
+
+// closeSession closes the open session once no turn runs: a running one
+// is cancelled and waited for, so nothing it still writes (its end, its
+// checkpoint) lands after the session and its files are closed.
+func (c *Chat) closeSession() {
+	c.mu.Lock()
+	cancel, done := c.turnCancel, c.turnDone
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+	c.s.Close()
 }
 
 // interrupt is the SIGINT handler while the chat runs: the first Ctrl-C

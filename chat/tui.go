@@ -69,13 +69,13 @@ func OpenTUI(ctx context.Context, o Options, sink *tui.Sink, ask *tui.Asker) (*C
 func (c *Chat) Session() *memory.Session { return c.s.Session }
 
 // Close closes the open session, keeping it.
-func (c *Chat) Close() { c.s.Close() }
+func (c *Chat) Close() { c.closeSession() }
 
 // Leave closes the session: one without a turn is not kept; otherwise
 // the command that resumes it is printed.
 func (c *Chat) Leave(ctx context.Context) error {
 	id := c.s.Session.ID()
-	c.s.Close()
+	c.closeSession()
 	st, err := c.o.Sessions(ctx)
 	if err != nil {
 		return err
