@@ -155,12 +155,18 @@ func (a Adaptation) learnRefusal(body []byte, s sent) Adaptation {
 	if s.schemas && strings.Contains(text, "unknown name") && strings.Contains(text, "function_declarations") {
 		a.GeminiSchema = true
 	}
+	// Kimi: "thinking is enabled but reasoning_content is missing in
+	// assistant tool call message at index 2"; DeepSeek: "Missing
+	// reasoning_content field in the assistant message at message index
+	// 2", "The `reasoning_content` in the thinking mode must be passed
+	// back to the API."
+	wantsReasoning := strings.Contains(text, "reasoning_content") && containsAny(text, []string{"missing", "passed back"})
 	switch {
-	case s.assistant && !a.ReasoningAlways && !a.NoReasoningBack &&
-		strings.Contains(text, "reasoning_content") && strings.Contains(text, "missing"):
-		// Kimi: "thinking is enabled but reasoning_content is missing in
-		// assistant tool call message at index 2"; DeepSeek likewise.
-		a.ReasoningAlways, a.ReasoningField = true, "reasoning_content"
+	case wantsReasoning:
+		// Once sent always, or refused, a demand changes nothing more.
+		if s.assistant && !a.ReasoningAlways && !a.NoReasoningBack {
+			a.ReasoningAlways, a.ReasoningField = true, "reasoning_content"
+		}
 	case s.reasoning != "" && namesField(text, s.reasoning):
 		// Groq: "property 'reasoning' is unsupported"; pydantic servers:
 		// "loc":[…,"reasoning_content"],"msg":"Extra inputs are not permitted".

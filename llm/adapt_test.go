@@ -161,6 +161,13 @@ func TestAdaptRefusalRetriedOnceAndRemembered(t *testing.T) {
 				r, ok := messages(b)[2]["reasoning_content"]
 				return ok && r == ""
 			}},
+		{name: "reasoning passed back", status: 400,
+			body: `{"error":{"message":"The ` + "`reasoning_content`" + ` in the thinking mode must be passed back to the API.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`,
+			msgs: toolTurn(""),
+			changed: func(b map[string]json.RawMessage) bool {
+				r, ok := messages(b)[2]["reasoning_content"]
+				return ok && r == ""
+			}},
 		{name: "gemini schema", status: 400,
 			body:  `[{"error":{"code":400,"message":"Invalid JSON payload received. Unknown name \"additionalProperties\" at 'tools[0].function_declarations[0].parameters': Cannot find field.","status":"INVALID_ARGUMENT"}}]`,
 			msgs:  director(user("hi")),
@@ -231,6 +238,28 @@ steps:
 	}
 	if diff := cmp.Diff([]bool{true, false, false}, sentBack); diff != "" {
 		t.Errorf("reasoning sent back on the refused, resent and next request (-want +got):\n%s", diff)
+	}
+}
+
+// TestAdaptReasoningDemandNeverTurnsOff pins that an endpoint still
+// saying reasoning_content is missing once it is sent on every assistant
+// message is not resent, and the reasoning is not taken away: the demand
+// names the field sent, which otherwise reads as a refusal of it.
+func TestAdaptReasoningDemandNeverTurnsOff(t *testing.T) {
+	srv, url := startRefusing(t, 3, http.StatusBadRequest, `{"error":{"message":"Missing reasoning_content field in the assistant message at message index 2.","type":"invalid_request_error"}}`)
+	c := newClient(t, url, nil)
+	for range 2 {
+		if _, err := c.Stream(t.Context(), llm.Request{Messages: toolTurn("")}); err == nil || !strings.Contains(err.Error(), "Missing reasoning_content") {
+			t.Fatalf("err = %v; want the refusal", err)
+		}
+	}
+	var sent []bool
+	for _, b := range bodies(t, srv.requests()...) {
+		_, ok := messages(b)[2]["reasoning_content"]
+		sent = append(sent, ok)
+	}
+	if diff := cmp.Diff([]bool{false, true, true}, sent); diff != "" {
+		t.Errorf("reasoning_content sent on each request (-want +got):\n%s", diff)
 	}
 }
 
