@@ -37,7 +37,8 @@ import (
 //	-- refuse --     optional: how the provider refuses a request, one rule per line:
 //	                 CONDITION => STATUS BODY, CONDITION one of "has FIELD" (a top-level
 //	                 field is present), "FIELD contains TEXT" (its JSON does), "ROLE after
-//	                 ROLE" (a message right after another)
+//	                 ROLE" (a message right after another), "ROLE without FIELD" (a message
+//	                 lacks the field)
 //	-- expect --     checks, one per line:  ROOT.PATH = JSON | ROOT.PATH absent | ROOT.PATH ~ TEXT
 //
 // Every replay runs twice: with the provider named (models.<name>.provider)
@@ -214,6 +215,7 @@ type refusal struct {
 	field       string // "has FIELD", "FIELD contains TEXT"
 	contains    string
 	role, after string // "ROLE after ROLE"
+	lacks       string // "ROLE without FIELD"
 	status      int
 	body        string
 }
@@ -237,10 +239,12 @@ func parseRefusals(t *testing.T, text string) []refusal {
 			r.field = f
 		} else if f, text, ok := strings.Cut(cond, " contains "); ok {
 			r.field, r.contains = f, text
+		} else if role, f, ok := strings.Cut(cond, " without "); ok {
+			r.role, r.lacks = role, f
 		} else if a, b, ok := strings.Cut(cond, " after "); ok {
 			r.role, r.after = a, b
 		} else {
-			t.Fatalf("refuse: %q: want has FIELD, FIELD contains TEXT or ROLE after ROLE", cond)
+			t.Fatalf("refuse: %q: want has FIELD, FIELD contains TEXT, ROLE after ROLE or ROLE without FIELD", cond)
 		}
 		rules = append(rules, r)
 	}
@@ -283,9 +287,7 @@ func refusingProxy(t *testing.T, base string, rules []refusal, refused *atomic.I
 
 func (r refusal) matches(body []byte) bool {
 	var req struct {
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
+		Messages []map[string]json.RawMessage `json:"messages"`
 	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(body, &fields) != nil || json.Unmarshal(body, &req) != nil {
@@ -295,8 +297,12 @@ func (r refusal) matches(body []byte) bool {
 		raw, ok := fields[r.field]
 		return ok && strings.Contains(string(raw), r.contains)
 	}
-	for i := 1; i < len(req.Messages); i++ {
-		if req.Messages[i].Role == r.role && req.Messages[i-1].Role == r.after {
+	role := func(i int) string { return strings.Trim(string(req.Messages[i]["role"]), `"`) }
+	for i := range req.Messages {
+		if _, has := req.Messages[i][r.lacks]; r.lacks != "" && role(i) == r.role && !has {
+			return true
+		}
+		if r.after != "" && i > 0 && role(i) == r.role && role(i-1) == r.after {
 			return true
 		}
 	}
