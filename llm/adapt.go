@@ -13,9 +13,10 @@ import (
 //   - the reasoning it streams (reasoning_content or reasoning) goes back
 //     on assistant messages in the same field; reasoning_details and a
 //     tool call's extra_content, when it sends them, go back verbatim;
-//   - a 400 or 422 that names stream_options, the order of roles, a
-//     missing reasoning_content or the reasoning field sent back is
-//     retried once, at once, with the request changed accordingly.
+//   - a 400 or 422 whose JSON body names stream_options, the order of
+//     roles, a missing reasoning_content, the reasoning field sent back
+//     or (as Gemini does) a schema keyword it does not know is resent
+//     once, at once, with the request changed accordingly.
 //
 // What was learned is remembered per endpoint (see [Adaptations]), so the
 // next request starts adapted.
@@ -62,7 +63,7 @@ func adaptiveProfile(p Profile) Profile {
 	return p
 }
 
-// apply returns p as a adapts it.
+// apply returns p as the adaptation changes it.
 func (a Adaptation) apply(p Profile) Profile {
 	if !a.NoReasoningBack {
 		if a.ReasoningField != "" {
