@@ -27,6 +27,9 @@ type assembler struct {
 	finish    string
 	usage     Usage
 	model     string
+	// reasoningField is the field the reasoning first came in
+	// (reasoning_content or reasoning), "" when none did.
+	reasoningField string
 }
 
 type callBuf struct {
@@ -162,7 +165,7 @@ func (p contentPart) thinkingText() string {
 // (OpenRouter, Groq, Ollama, newer vLLM, LM Studio). A server that sends
 // both in one delta sends the same text twice; reasoning_content wins.
 func (a *assembler) addReasoningFields(fields map[string]respjson.Field, out sink) {
-	for _, k := range []string{"reasoning_content", "reasoning"} {
+	for _, k := range reasoningFields {
 		f, ok := fields[k]
 		if !ok {
 			continue
@@ -170,6 +173,9 @@ func (a *assembler) addReasoningFields(fields map[string]respjson.Field, out sin
 		var s string
 		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
 			a.addReasoning(s, out)
+			if a.reasoningField == "" {
+				a.reasoningField = k
+			}
 			return
 		}
 	}

@@ -32,6 +32,8 @@ func (o *object) setRaw(key string, raw json.RawMessage) {
 	o.keys, o.vals = append(o.keys, key), append(o.vals, raw)
 }
 
+func (o *object) has(key string) bool { return slices.Contains(o.keys, key) }
+
 func (o *object) del(key string) {
 	if i := slices.Index(o.keys, key); i >= 0 {
 		o.keys = slices.Delete(o.keys, i, i+1)
@@ -110,18 +112,17 @@ func writeJSONString(b *bytes.Buffer, s string) {
 type bodyOptions struct {
 	extraBody  map[string]any
 	dropParams []string
-	omit       []string
 }
 
 // finish applies extra_body (replacing or adding top-level fields), then
-// drops the fields the profile and drop_params name.
-func (o bodyOptions) finish(body *object) error {
+// drops the fields the profile (omit) and drop_params name.
+func (o bodyOptions) finish(body *object, omit []string) error {
 	for _, k := range sortedKeys(o.extraBody) {
 		if err := body.set(k, o.extraBody[k]); err != nil {
 			return fmt.Errorf("extra_body.%w", err)
 		}
 	}
-	for _, k := range o.omit {
+	for _, k := range omit {
 		body.del(k)
 	}
 	for _, k := range o.dropParams {

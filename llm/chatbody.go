@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // emptySchema is sent for a tool declared without parameters.
@@ -11,8 +12,7 @@ const emptySchema = `{"type":"object","properties":{}}`
 // chatBody builds the Chat Completions request body for req under the
 // client's profile. The conversion is deterministic: the same Request gives
 // the same bytes, which keeps the provider's prompt cache warm.
-func (c *OpenAIClient) chatBody(req Request, model string) (*object, error) {
-	p := &c.profile
+func (c *OpenAIClient) chatBody(req Request, model string, p *Profile) (*object, error) {
 	msgs, err := placeTail(req.Messages, p.Tail)
 	if err != nil {
 		return nil, err
@@ -56,10 +56,16 @@ func (c *OpenAIClient) chatBody(req Request, model string) (*object, error) {
 		_ = body.set("reasoning_effort", c.reasoningEffort)
 	}
 	body.setRaw("stream_options", json.RawMessage(`{"include_usage":true}`))
-	if err := c.bodyOpts.finish(body); err != nil {
+	if err := c.bodyOpts.finish(body, p.Omit); err != nil {
 		return nil, err
 	}
 	return body, nil
+}
+
+// keeps reports whether m goes back with the extra field k.
+func keeps(p *Profile, m Message, k string) bool {
+	_, ok := m.Extras[k]
+	return ok && slices.Contains(p.KeepMessage, k)
 }
 
 type chatTool struct {
@@ -131,7 +137,9 @@ func chatMessage(m Message, p *Profile) (json.RawMessage, error) {
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			_ = o.set("content", m.Content)
 		}
-		if p.ReasoningField != "" && (m.Reasoning != "" || p.ReasoningAlways) {
+		// reasoning_details, when kept, is the reasoning in full: the text
+		// is not sent twice.
+		if p.ReasoningField != "" && (m.Reasoning != "" || p.ReasoningAlways) && !keeps(p, m, "reasoning_details") {
 			_ = o.set(p.ReasoningField, m.Reasoning)
 		}
 		for _, k := range p.KeepMessage {

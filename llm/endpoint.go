@@ -32,8 +32,14 @@ type EndpointConfig struct {
 	Backoff func(attempt int) time.Duration
 
 	// Provider names the provider profile (see [ProviderNames]); empty
-	// guesses it from BaseURL ([GuessProvider]).
+	// guesses it from BaseURL ([GuessProvider]). When it is empty and the
+	// base URL reveals no provider, the client adapts to the endpoint from
+	// its answers (see [Adaptation]).
 	Provider string
+	// Adaptations is where an adapting client remembers what its endpoint
+	// taught it, shared by the clients given the same one (a file under
+	// the yagent home: OpenAdaptations); nil: the client's own memory.
+	Adaptations *Adaptations
 	// API is APIChat (default) or APIResponses.
 	API string
 	// ReasoningEffort, when set, is sent as reasoning.effort (Responses)

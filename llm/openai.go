@@ -40,6 +40,13 @@ type OpenAIClient struct {
 	reasoningEffort string
 	bodyOpts        bodyOptions
 	secrets         redact.Secrets // what the requests carry that errors must not show
+	// memory is where an adapting client (no provider named, none
+	// revealed by the base URL, Chat Completions) keeps what its endpoint
+	// taught it; nil for every other client.
+	memory *Adaptations
+	// endpoint names the endpoint in memory: the base URL without user
+	// information, query or fragment, so no credential is ever kept.
+	endpoint string
 }
 
 var _ Client = (*OpenAIClient)(nil)
@@ -48,7 +55,7 @@ var _ Client = (*OpenAIClient)(nil)
 // decided once, when the client is built: how a request's body is built
 // and how one attempt is sent and its stream read.
 type wire struct {
-	body    func(req Request, model string) (*object, error)
+	body    func(req Request, model string, p *Profile) (*object, error)
 	attempt func(ctx context.Context, body []byte, ho *httpOutcome, out sink, tick func()) (Response, error)
 }
 
@@ -86,6 +93,10 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	default:
 		return nil, fmt.Errorf("models.<name>.api: unknown API %q (want %s or %s)", cfg.API, APIChat, APIResponses)
 	}
+	adaptive := cfg.Provider == "" && provider == ProviderGeneric && api == APIChat
+	if adaptive {
+		profile = adaptiveProfile(profile)
+	}
 	c := &OpenAIClient{
 		baseURL:         strings.TrimRight(cfg.BaseURL, "/"),
 		model:           cfg.Model,
@@ -94,7 +105,7 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 		backoff:         cfg.Backoff,
 		profile:         profile,
 		reasoningEffort: cfg.ReasoningEffort,
-		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams, omit: profile.Omit},
+		bodyOpts:        bodyOptions{extraBody: cfg.ExtraBody, dropParams: cfg.DropParams},
 		secrets:         credentials(cfg, u),
 	}
 	// Messages name the endpoint by c.baseURL: a password or a key in it
@@ -129,6 +140,15 @@ func NewOpenAI(cfg EndpointConfig) (*OpenAIClient, error) {
 	for _, k := range sortedKeys(cfg.ExtraHeaders) {
 		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
 	}
+	if adaptive {
+		c.memory = cfg.Adaptations
+		if c.memory == nil {
+			c.memory = NewAdaptations()
+		}
+		bare := *u
+		bare.User, bare.RawQuery, bare.Fragment = nil, "", ""
+		c.endpoint = strings.TrimRight(bare.String(), "/")
+	}
 	c.wire = wire{body: c.chatBody, attempt: c.chatAttempt}
 	if api == APIResponses {
 		c.wire = wire{body: c.responsesBody, attempt: c.responsesAttempt}
@@ -144,7 +164,9 @@ func (c *OpenAIClient) Profile() Profile { return c.profile }
 
 // Stream sends req and streams the answer, retrying failures that a new
 // attempt may cure (429, 5xx, connection errors, timeouts, cut streams,
-// answers the provider ended with an error).
+// answers the provider ended with an error). An adapting client (see
+// [Adaptation]) also resends, once, a request its endpoint refused with a
+// 400 or 422 that names what to change, before anything streamed.
 func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error) {
 	model := req.Model
 	if model == "" {
@@ -153,30 +175,69 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (Response, error
 	if model == "" {
 		return Response{}, errors.New("no model set: set YAGENT_MODEL or models.<name>.model")
 	}
-	body, err := c.wire.body(req, model)
-	if err != nil {
-		return Response{}, fmt.Errorf("build request for %s: %w", model, err)
-	}
-	raw, err := body.MarshalJSON()
-	if err != nil {
-		return Response{}, fmt.Errorf("build request for %s: %w", model, err)
-	}
 	emit := func(Event) {}
 	if req.OnEvent != nil {
 		emit = req.OnEvent
 	}
+	streamed := false
+	report := func(e Event) {
+		if e.Kind == EventText || e.Kind == EventReasoning {
+			streamed = true
+		}
+		emit(e)
+	}
+	var adapt Adaptation
+	if c.memory != nil {
+		adapt = c.memory.get(c.endpoint)
+	}
+	resp, s, refusal, err := c.send(ctx, req, model, adapt, report)
+	if err == nil || c.memory == nil || streamed || ctx.Err() != nil {
+		return resp, err
+	}
+	var api *APIError
+	if !errors.As(err, &api) || (api.StatusCode != http.StatusBadRequest && api.StatusCode != http.StatusUnprocessableEntity) {
+		return resp, err
+	}
+	next := adapt.learnRefusal(refusal, s)
+	if next == adapt {
+		return resp, err
+	}
+	c.memory.update(c.endpoint, func(a Adaptation) Adaptation { return a.learnRefusal(refusal, s) })
+	again, _, _, err := c.send(ctx, req, model, next, report)
+	again.Attempts += resp.Attempts
+	return again, err
+}
+
+// send builds req's body under the profile as adapt changes it and sends
+// it with the retry policy. When it fails, it returns what the body
+// carried and the last attempt's error body (scrubbed), for an adapting
+// client to read a refusal.
+func (c *OpenAIClient) send(ctx context.Context, req Request, model string, adapt Adaptation, emit func(Event)) (Response, sent, []byte, error) {
+	p := c.profile
+	if c.memory != nil {
+		p = adapt.apply(p)
+	}
+	body, err := c.wire.body(req, model, &p)
+	if err != nil {
+		return Response{}, sent{}, nil, fmt.Errorf("build request for %s: %w", model, err)
+	}
+	raw, err := body.MarshalJSON()
+	if err != nil {
+		return Response{}, sent{}, nil, fmt.Errorf("build request for %s: %w", model, err)
+	}
 	var resp Response
+	var last httpOutcome
 	n, err := c.retry(ctx, emit, func(ctx context.Context, n int) (time.Duration, error) {
 		var err error
 		var wait time.Duration
-		resp, wait, err = c.streamOnce(ctx, raw, model, n, c.maxRetries+1, emit)
+		resp, wait, err = c.streamOnce(ctx, raw, model, n, c.maxRetries+1, emit, &last)
 		return wait, err
 	})
 	if err != nil {
-		return Response{Attempts: n}, err
+		return Response{Attempts: n}, sentBy(req, &p, body), last.body, err
 	}
 	resp.Attempts = n
-	return resp, nil
+	return resp, sent{}, nil, nil
 }
 
 // httpOutcome is what a middleware saw of one attempt's HTTP response; the
@@ -210,7 +271,8 @@ func (o *httpOutcome) middleware(req *http.Request, next option.MiddlewareNext) 
 
 // streamOnce makes one attempt. Its deadline is a watchdog reset by every
 // chunk, so a long answer that keeps flowing is never cut.
-func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string, n, maxAttempts int, emit func(Event)) (Response, time.Duration, error) {
+// What the attempt's HTTP response was is left in last.
+func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string, n, maxAttempts int, emit func(Event), last *httpOutcome) (Response, time.Duration, error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tick, stop := c.watchdog(func() { cancel(errIdle) })
@@ -228,6 +290,7 @@ func (c *OpenAIClient) streamOnce(ctx context.Context, body []byte, model string
 	}
 	if err != nil {
 		wait, err := c.classify(actx, err, &ho, model)
+		*last = ho
 		return Response{}, wait, err
 	}
 	if resp.Model == "" {
@@ -259,6 +322,9 @@ func (c *OpenAIClient) chatAttempt(ctx context.Context, body []byte, ho *httpOut
 		asm.add(&chunk, out)
 	}
 	err := stream.Err()
+	if err == nil && c.memory != nil && asm.reasoningField != "" {
+		c.memory.update(c.endpoint, func(a Adaptation) Adaptation { return a.learnReasoning(asm.reasoningField) })
+	}
 	switch {
 	case err == nil && !asm.finished():
 		err = errCut

@@ -20,8 +20,7 @@ const ExtraReasoningItems = "reasoning_items"
 // responsesBody builds the Responses API request body for req: the same
 // conversation as input items, the tools as function tools sent verbatim,
 // store false and the encrypted reasoning included so it can go back.
-func (c *OpenAIClient) responsesBody(req Request, model string) (*object, error) {
-	p := &c.profile
+func (c *OpenAIClient) responsesBody(req Request, model string, p *Profile) (*object, error) {
 	msgs, err := placeTail(req.Messages, p.Tail)
 	if err != nil {
 		return nil, err
@@ -68,7 +67,7 @@ func (c *OpenAIClient) responsesBody(req Request, model string) (*object, error)
 	}
 	body.setRaw("include", json.RawMessage(`["reasoning.encrypted_content"]`))
 	body.setRaw("store", json.RawMessage(`false`))
-	if err := c.bodyOpts.finish(body); err != nil {
+	if err := c.bodyOpts.finish(body, p.Omit); err != nil {
 		return nil, err
 	}
 	return body, nil
