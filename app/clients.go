@@ -31,7 +31,14 @@ type Clients struct {
 	mu     sync.Mutex
 	cache  map[string]llm.Client
 	warned map[string]bool
+	// adapt is what endpoints no provider is named for taught, kept in
+	// $YAGENT_HOME/endpoints.json across runs (opened at the first client).
+	adapt *llm.Adaptations
 }
+
+// AdaptationsFile is where what endpoints taught is remembered
+// (llm.Adaptations): in the yagent home, out of every sandbox's view.
+func AdaptationsFile(cfg *config.Config) string { return filepath.Join(cfg.Home, "endpoints.json") }
 
 // ClientOptions configure NewClients.
 type ClientOptions struct {
@@ -76,9 +83,18 @@ func (c *Clients) Resolve(name string) (llm.Client, string, error) {
 		Secrets: m.SecretHeaders(c.getenv)}
 	if c.replay != "" {
 		// A scripted model answers at once and never fails by chance: no
-		// retries, the configured timeout.
+		// retries, the configured timeout; what it teaches is forgotten.
 		ep = llm.EndpointConfig{BaseURL: c.replay, Model: "replay", Timeout: m.Timeout.D()}
 		id = "replay"
+	} else {
+		if c.adapt == nil {
+			c.adapt = llm.OpenAdaptations(AdaptationsFile(c.cfg), func(msg string) {
+				if c.warn != nil {
+					c.warn(msg)
+				}
+			})
+		}
+		ep.Adaptations = c.adapt
 	}
 	name = key
 	if ep.BaseURL == "" {

@@ -1,7 +1,14 @@
 package app
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,5 +107,68 @@ steps:
 		if n := len(srv.Requests()); n != retries+1 {
 			t.Errorf("max_retries: %d: the server saw %d requests; want %d", retries, n, retries+1)
 		}
+	}
+}
+
+// TestAdaptationsKeptAcrossRuns (issue 32 item 5): what an endpoint no
+// provider is named for taught one run — here, that it refuses
+// stream_options — the next run's first request already knows, through
+// $YAGENT_HOME/endpoints.json; a replay learns nothing into it.
+func TestAdaptationsKeptAcrossRuns(t *testing.T) {
+	sc, err := llmtest.Parse([]byte("steps: [{repeat: true, reply: {text: ok}}]"), t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(sc)
+	t.Cleanup(srv.Close)
+	target, err := url.Parse(strings.TrimSuffix(srv.URL(), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var bodies []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		mu.Unlock()
+		if strings.Contains(string(body), `"stream_options"`) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"Extra inputs are not permitted: stream_options","type":"invalid_request_error"}}`)
+			return
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		r.ContentLength = int64(len(body))
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	home := t.TempDir()
+	cfg := &config.Config{Home: home, Models: map[string]config.Model{"default": {BaseURL: front.URL + "/v1", Model: "m"}}}
+	ask := func() int {
+		t.Helper()
+		mu.Lock()
+		bodies = nil
+		mu.Unlock()
+		cl, _, err := NewClients(cfg, ClientOptions{Getenv: func(string) string { return "" }}).Resolve("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Stream(t.Context(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return len(bodies)
+	}
+	if n := ask(); n != 2 {
+		t.Fatalf("the first run sent %d requests; want 2 (refused, then without stream_options)", n)
+	}
+	if _, err := os.Stat(AdaptationsFile(cfg)); err != nil {
+		t.Fatalf("nothing remembered: %v", err)
+	}
+	if n := ask(); n != 1 {
+		t.Errorf("the second run sent %d requests; want 1: it should start adapted", n)
 	}
 }
