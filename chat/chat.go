@@ -110,7 +110,7 @@ type Chat struct {
 	turnCancel context.CancelFunc
 	// turnDone is closed when the running turn has ended (closeSession
 	// waits for it).
-	turnDone chan struct{}
+	turnDone   chan struct{}
 	cancelling bool
 	lastCtrlC  bool
 }
