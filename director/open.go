@@ -54,7 +54,7 @@ type Run struct {
 // it is new in this run and failed before any answer — no assistant
 // message in its history, its last turn an error or no turn at all —
 // so a failed `yagent run` leaves no empty session behind (issue 32
-// item 6). It says whether it will be removed.
+// item 6), and says so in a notice. It reports whether it will be removed.
 func (r *Run) Discard() bool {
 	in := r.Session.Info()
 	if !r.fresh || (in.Turns > 0 && in.LastReason != agents.ReasonError) {
@@ -66,6 +66,7 @@ func (r *Run) Discard() bool {
 		}
 	}
 	r.discard = true
+	r.Notice("nothing was answered: the session is not kept")
 	return true
 }
 

@@ -124,7 +124,8 @@ func (s *Store) ListNotes(ctx context.Context, c Caller, in ListNotesInput) (Lis
 		return ListNotesOutput{}, fmt.Errorf("list_notes: %w", err)
 	}
 	if dir != "" && in.Cursor == "" && len(out.Notes) == 0 && len(out.Folders) == 0 && tag == "" {
-		return ListNotesOutput{}, notFoundf("no folder %q in project %s; call list_notes without path to see the top folders", dir, p.Handle)
+		return ListNotesOutput{}, withCLI(notFoundf("no folder %q in project %s; call list_notes without path to see the top folders", dir, p.Handle),
+			"no folder %q in project %s: yagent kb ls --project %s lists its top folders", dir, p.Handle, p.Handle)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package kb
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes of the mistakes a model can correct. Anything else a tool
@@ -20,6 +21,29 @@ const (
 type ToolError struct {
 	Code    string
 	Message string
+	// CLI, when set, is the same advice in the command line's words:
+	// what ForPerson shows instead of Message (a person at `yagent kb`
+	// has no get_my_projects to call).
+	CLI string
+}
+
+// ForPerson is err as the command line shows it: a tool error's advice
+// in `yagent kb`'s words where it has them, the rest of the chain's
+// context kept.
+func ForPerson(err error) string {
+	var te *ToolError
+	if errors.As(err, &te) && te.CLI != "" {
+		return strings.Replace(err.Error(), te.Message, te.CLI, 1)
+	}
+	return err.Error()
+}
+
+// withCLI gives a tool error its advice in the command line's words.
+func withCLI(err error, format string, args ...any) error {
+	if te, ok := err.(*ToolError); ok {
+		te.CLI = fmt.Sprintf(format, args...)
+	}
+	return err
 }
 
 func (e *ToolError) Error() string { return e.Message }

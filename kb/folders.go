@@ -101,7 +101,8 @@ func (w *wtx) moveFolder(handle, from, to string) (FolderChange, error) {
 		return FolderChange{}, err
 	}
 	if len(notes) == 0 {
-		return FolderChange{}, notFoundf("no folder %q in project %s; call list_notes to see its folders", from, p.Handle)
+		return FolderChange{}, withCLI(notFoundf("no folder %q in project %s; call list_notes to see its folders", from, p.Handle),
+			"no folder %q in project %s: yagent kb ls --project %s lists its folders", from, p.Handle, p.Handle)
 	}
 	if to == from {
 		return out, nil

@@ -106,7 +106,8 @@ func canAccess(ctx context.Context, q querier, c Caller, p project) (bool, error
 func resolveProject(ctx context.Context, q querier, c Caller, handle string) (project, error) {
 	h := strings.ToLower(strings.TrimSpace(handle))
 	if h == "" {
-		return project{}, invalidf("project is required: pass a handle from get_my_projects")
+		return project{}, withCLI(invalidf("project is required: pass a handle from get_my_projects"),
+			"a project is required: pass --project HANDLE (yagent kb projects lists yours)")
 	}
 	p, ok, err := lookupProject(ctx, q, h)
 	if err != nil {
@@ -119,7 +120,8 @@ func resolveProject(ctx context.Context, q querier, c Caller, handle string) (pr
 		}
 	}
 	if !ok {
-		return project{}, notFoundf("no project %q among yours; call get_my_projects and pass one of its handles verbatim", handle)
+		return project{}, withCLI(notFoundf("no project %q among yours; call get_my_projects and pass one of its handles verbatim", handle),
+			"no project %q among yours: yagent kb projects lists them", handle)
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/internal/buildinfo"
+	"github.com/yagent/yagent/kb"
 )
 
 // NewCmdRoot builds the command tree.
@@ -107,7 +108,7 @@ func execute(ctx context.Context, f *Factory, args []string) int {
 	root.SetErr(f.IO.ErrOut)
 	_, err := root.ExecuteContextC(ctx)
 	if err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "yagent: %v\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "yagent: %s\n", kb.ForPerson(err))
 		if ue, ok := errors.AsType[*usageError](err); ok && ue.cmd != nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", ue.cmd.CommandPath())
 		}

@@ -142,10 +142,8 @@ func oneTurn(ctx context.Context, f *Factory, s *session, prompt string, allowTr
 	if werr := ans.Write(out); werr != nil {
 		err = errors.Join(err, werr)
 	}
-	switch board := s.sess.BoardID(); {
-	case err != nil && s.dr.Discard():
-		fmt.Fprintln(f.IO.ErrOut, "nothing was answered: the session is not kept")
-	case s.human != nil && !s.noHint:
+	if discarded := err != nil && s.dr.Discard(); !discarded && s.human != nil && !s.noHint {
+		board := s.sess.BoardID()
 		fmt.Fprintf(f.IO.ErrOut, "session %s · board %s: yagent resume %s · yagent board ls --board %s\n", s.sess.ID(), board, s.sess.ID(), board)
 	}
 	if jp, ok := s.sink.(*printer.JSON); ok {
