@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -26,6 +27,11 @@ type Answer struct {
 
 	schema *jsonschema.Resolved
 	text   string // the schema as given, for the prompt
+	// stdout takes the answer that matched the schema (Write): with a
+	// schema the printer holds answers back (printer.Human.HoldAnswers),
+	// so stdout carries nothing a script's JSON parser would trip on.
+	stdout  io.Writer
+	matched string
 }
 
 // SchemaMismatchError is a final answer that still does not match
@@ -40,11 +46,13 @@ func (e *SchemaMismatchError) Error() string {
 }
 
 // Load reads and compiles SchemaFile; an error names the file (a usage
-// error: the run never starts).
-func (a *Answer) Load() error {
+// error: the run never starts). stdout is where Write prints the answer
+// that matched the schema.
+func (a *Answer) Load(stdout io.Writer) error {
 	if a == nil || a.SchemaFile == "" {
 		return nil
 	}
+	a.stdout = stdout
 	data, err := os.ReadFile(a.SchemaFile)
 	if err != nil {
 		return fmt.Errorf("--output-schema %s: %w", a.SchemaFile, err)
@@ -83,6 +91,7 @@ func (a *Answer) Turn(ctx context.Context, prompt string, turn func(context.Cont
 	}
 	bad := a.check(out.Final)
 	if bad == "" {
+		a.matched = out.Final
 		return out, nil
 	}
 	out, err = turn(ctx, "Your answer does not match the JSON Schema: "+bad+". Answer again with only the JSON value, matching the schema.")
@@ -92,8 +101,13 @@ func (a *Answer) Turn(ctx context.Context, prompt string, turn func(context.Cont
 	if bad := a.check(out.Final); bad != "" {
 		return out, &SchemaMismatchError{File: a.SchemaFile, Reason: bad}
 	}
+	a.matched = out.Final
 	return out, nil
 }
+
+// HoldsAnswers reports whether the printer must hold the turns' answers
+// back from stdout: with a schema, Write prints the one that matched.
+func (a *Answer) HoldsAnswers() bool { return a != nil && a.SchemaFile != "" }
 
 // check is why answer does not match the schema ("" when it does). A
 // single ```json fence around the value is taken off.
@@ -123,15 +137,27 @@ func (a *Answer) check(answer string) string {
 // Write puts the final answer into File (atomically, with a newline), when
 // there is a file and an answer.
 func (a *Answer) Write(out *agents.Outcome) error {
-	if a == nil || a.File == "" || out == nil || out.Final == "" {
+	if a == nil {
 		return nil
 	}
-	text := out.Final
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	if a.matched != "" && a.stdout != nil {
+		if _, err := io.WriteString(a.stdout, withNewline(a.matched)); err != nil {
+			return fmt.Errorf("print the answer: %w", err)
+		}
 	}
+	if a.File == "" || out == nil || out.Final == "" {
+		return nil
+	}
+	text := withNewline(out.Final)
 	if err := atomicfile.WriteFile(a.File, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("--output-last-message %s: %w", a.File, err)
 	}
 	return nil
+}
+
+func withNewline(s string) string {
+	if !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func TestAnswerCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &Answer{SchemaFile: schema}
-	if err := a.Load(); err != nil {
+	if err := a.Load(io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ answer, want string }{

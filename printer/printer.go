@@ -107,6 +107,10 @@ func (p *JSON) Result(now time.Time, r agents.ResultEvent, spent *float64) {
 // with tool calls is narration ("I'll split this in two…") and goes to
 // errOut, so a redirected stdout holds the final answer alone.
 type Human struct {
+	// HoldAnswers writes the turns' answers to errOut like narration:
+	// the caller prints the one it keeps (run --output-schema prints the
+	// answer that matched, app.Answer).
+	HoldAnswers bool
 	// Buffered holds each model call's text until the call succeeds
 	// (out is not a terminal). Set before the first event.
 	Buffered bool
@@ -264,6 +268,10 @@ func (p *Human) narrate() {
 // answer writes the done call's text to out: it ended the turn.
 func (p *Human) answer() {
 	if p.done == "" {
+		return
+	}
+	if p.HoldAnswers {
+		p.narrate()
 		return
 	}
 	text := p.done

@@ -183,17 +183,14 @@ func batchRun(ctx context.Context, f *Factory, opts *batchOptions) error {
 		}
 		bopts.Executor, owner, ledger = coord, coord, q.Ledger()
 	} else {
-		st, err := f.Sessions(ctx)
-		if err != nil {
-			return err
-		}
-		lease, err := batch.AcquireLease(ctx, st.DB.DB, batch.LeaseOptions{Board: board, Plan: opts.PlanFile, Digest: plan.Digest(),
+		db := s.sess.Store().DB.DB // state.db, where the sessions are
+		lease, err := batch.AcquireLease(ctx, db, batch.LeaseOptions{Board: board, Plan: opts.PlanFile, Digest: plan.Digest(),
 			Duration: cfg.Queue.Lease.D(), OnLost: func(error) { stop() }})
 		if err != nil {
 			return err
 		}
 		defer lease.Release()
-		owner, ledger = lease, budget.SQLite{DB: st.DB.DB}
+		owner, ledger = lease, budget.SQLite{DB: db}
 		if parallel == 0 && plan.Parallel == 0 {
 			parallel = cfg.Agents.MaxParallelDelegations
 		}

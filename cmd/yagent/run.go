@@ -108,7 +108,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.Session != "" && opts.Board != "" {
 		return usagef("--board applies to a new session; a resumed one keeps its board")
 	}
-	if err := errors.Join(opts.Goal.Validate(), opts.Answer.Load()); err != nil {
+	if err := errors.Join(opts.Goal.Validate(), opts.Answer.Load(f.IO.Out)); err != nil {
 		return usagef("%v", err)
 	}
 	if opts.Prompt == "-" {
@@ -124,6 +124,9 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	}
 	defer s.close()
 	s.detach = opts.Detach
+	if s.human != nil {
+		s.human.HoldAnswers = opts.Answer.HoldsAnswers()
+	}
 	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal, &opts.Answer)
 }
 
