@@ -67,6 +67,9 @@ type model struct {
 	// time so lines keep their order.
 	out      []string
 	printing bool
+	sized    bool // the terminal's size came: the first frame is being drawn
+	ready    bool // the first frame is drawn (or no size came): lines may print
+	tallest  int  // the tallest frame since the person last sent something
 }
 
 // delegation is a running sub-agent on the status line.
@@ -126,25 +129,39 @@ func newModel(o Options, sink *Sink) *model {
 	m.hist = loadHistory(o.HistoryPath)
 	m.status.ContextPct = -1
 	m.setWidth(o.Width)
+	m.height = o.Height
 	return m
 }
 
 func (m *model) Init() tea.Cmd {
-	early := m.sink.takeEarly()
-	var cmds []tea.Cmd
 	if m.o.Backend != nil {
 		m.status = m.o.Backend.Status()
 	}
+	// The session's setup notices (the sandbox, skipped files) first, then
+	// the greeting and a resumed session's last turns: what the person
+	// reads last is the conversation they come back to.
+	for _, e := range m.sink.takeEarly() {
+		m.event(e)
+	}
 	if m.o.Intro != nil {
 		if s := m.o.Intro(); s != "" {
-			m.out = append([]string{termsafe.Text(s)}, m.out...) // a resumed transcript
+			m.print(termsafe.Text(s))
 		}
 	}
-	if len(early) > 0 {
-		cmds = append(cmds, func() tea.Msg { return earlyMsg{events: early} })
-	}
-	cmds = append(cmds, m.flush())
-	return tea.Batch(cmds...)
+	// Lines wait for the first frame, drawn once the terminal's size is
+	// known (it says how many lines fit at once, chunk): Bubble Tea prints
+	// above the frame it drew, and before one it takes the whole screen
+	// for the frame — the first lines would land at the bottom of a fresh
+	// terminal and scroll away. A terminal that never tells its size gets
+	// them after a second.
+	return tea.Batch(m.flush(), readyAfter(time.Second))
+}
+
+// readyMsg ends the wait for the first frame.
+type readyMsg struct{}
+
+func readyAfter(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return readyMsg{} })
 }
 
 func (m *model) setWidth(w int) {
@@ -168,6 +185,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.setWidth(msg.Width)
 		m.height = msg.Height
+		if !m.ready && !m.sized {
+			m.sized = true
+			cmds = append(cmds, readyAfter(100*time.Millisecond)) // a few frames of Bubble Tea's
+		}
 	case tea.KeyPressMsg:
 		if cmd, done := m.key(msg); done {
 			return m, tea.Batch(cmd, m.flush())
@@ -175,10 +196,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		m.paste(msg.Content)
 		return m, m.flush()
-	case earlyMsg:
-		for _, e := range msg.events {
-			m.event(e)
-		}
+	case readyMsg:
+		m.ready = true
 	case eventMsg:
 		m.event(msg.e)
 	case turnDoneMsg:
@@ -356,6 +375,7 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.hist.add(raw, func(w string) { m.print(m.st.warn.Render("yagent: warning: " + w)) })
 	m.resetComposer()
+	m.tallest = 0
 	m.hint = ""
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)
@@ -496,20 +516,69 @@ func (m *model) print(s string) { m.out = append(m.out, s) }
 
 // flush prints the queued lines when no print is in flight.
 func (m *model) flush() tea.Cmd {
+	if !m.ready && !m.quit {
+		return nil
+	}
 	if m.printing || len(m.out) == 0 {
 		if m.quit && !m.printing {
 			return tea.Quit
 		}
 		return nil
 	}
-	text := strings.Join(m.out, "\n")
-	m.out = nil
+	text := m.chunk()
 	m.printing = true
 	cmds := []tea.Cmd{tea.Println(text), func() tea.Msg { return printedMsg{} }}
-	if m.quit {
+	if m.quit && len(m.out) == 0 {
 		cmds = append(cmds, tea.Quit)
 	}
 	return tea.Sequence(cmds...)
+}
+
+// chunk takes from the queued lines as many as fit above the frame on
+// the terminal, at least one. Bubble Tea prints above the frame by
+// scrolling the screen up as many rows as the text takes and going back
+// up to write them: text taller than the rows above the frame is drawn
+// partly over the frame and loses its last lines, and the frame (the
+// spinner) is scrolled into the scrollback. The rest stays queued for
+// the next print.
+func (m *model) chunk() string {
+	lines := strings.Split(strings.Join(m.out, "\n"), "\n")
+	m.out = nil
+	if m.height <= 0 {
+		return strings.Join(lines, "\n")
+	}
+	// Bubble Tea scrolls by the frame it drew last, which may be an
+	// older, taller one than now (the streamed text's tail) — the tallest
+	// since the person sent something — and the frame may grow by a line
+	// before the print lands (a hint): keep one row spare.
+	room := max(m.height-max(m.tallest, m.frameHeight())-1, 1)
+	n, rows := 0, 0
+	for n < len(lines) {
+		r := printRows(lines[n], m.width)
+		if n > 0 && rows+r > room {
+			break
+		}
+		rows += r
+		n++
+	}
+	if n < len(lines) {
+		m.out = []string{strings.Join(lines[n:], "\n")}
+	}
+	return strings.Join(lines[:n], "\n")
+}
+
+// frameHeight is how many rows the frame takes now.
+func (m *model) frameHeight() int {
+	return strings.Count(m.frame().Content, "\n") + 1
+}
+
+// printRows is how many rows Bubble Tea scrolls for a printed line of
+// the terminal's width w (its own count: one more per full width).
+func printRows(line string, w int) int {
+	if lw := ansi.StringWidth(line); w > 0 && lw > w {
+		return 1 + lw/w
+	}
+	return 1
 }
 
 // event folds one event of the running turn into the view. What the
@@ -588,7 +657,15 @@ func (m *model) flushLive() {
 	m.print(renderMarkdown(text, m.width, m.plain))
 }
 
+// View is the frame; it remembers the tallest one since the person last
+// sent something, which may still be on the screen when a print lands.
 func (m *model) View() tea.View {
+	v := m.frame()
+	m.tallest = max(m.tallest, strings.Count(v.Content, "\n")+1)
+	return v
+}
+
+func (m *model) frame() tea.View {
 	var b strings.Builder
 	w := m.width
 	if m.live.Len() > 0 {

@@ -14,10 +14,6 @@ import (
 // eventMsg carries one event of the running turn into the model.
 type eventMsg struct{ e agents.Event }
 
-// earlyMsg carries the events emitted before the program started (the
-// session's setup notices).
-type earlyMsg struct{ events []agents.Event }
-
 // Sink forwards a session's events to the program; events before the
 // program starts are kept and shown first.
 type Sink struct {

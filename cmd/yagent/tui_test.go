@@ -36,8 +36,23 @@ type tuiRig struct {
 	srv  *llmtest.Server
 	dir  string
 	out  bytes.Buffer // what the program wrote, read so far
+	home string
 	f    *Factory
 	left bool // the chat was left (c.leave): nothing to close
+
+	width, height int
+}
+
+// screen is what a terminal of the rig's size shows after what the
+// program wrote so far: its scrollback, then its screen (the last height
+// rows), colours stripped.
+func (r *tuiRig) screen() (scrollback, screen []string) {
+	r.out.ReadFrom(r.tm.Output())
+	s := &testio.Screen{Width: r.width, Height: r.height, ONLCR: true} // its input is no terminal: Bubble Tea expects \n to return too
+	s.Write(r.out.Bytes())
+	lines := strings.Split(s.String(), "\n")
+	cut := min(s.Scrolled(), len(lines))
+	return lines[:cut], lines[cut:]
 }
 
 // leave quits the program and leaves the chat as tuiRun does.
@@ -60,6 +75,15 @@ type tuiRigOptions struct {
 	env           map[string]string
 	config        string            // $YAGENT_HOME/config.yaml ("" = none)
 	homeFiles     map[string]string // more files under $YAGENT_HOME
+	// home and dir reuse another rig's (a session it left, to resume).
+	home, dir string
+	resume    string // the session to reopen
+	// intro prints the greeting (and a resumed session's last turns)
+	// first, as yagent does.
+	intro bool
+	// vt100 runs the program for a terminal of no special capabilities,
+	// whose output testio.Screen draws (rig.screen).
+	vt100 bool
 }
 
 // snapMsg asks the program for its current frame (answered by the
@@ -72,9 +96,12 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 		o.width, o.height = 80, 24
 	}
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", o.scenario))
-	home, dir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n"), 0o644); err != nil {
-		t.Fatal(err)
+	home, dir := o.home, o.dir
+	if home == "" {
+		home, dir = t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env := map[string]string{
 		"HOME": home, "YAGENT_HOME": filepath.Join(home, ".yagent"), "YAGENT_NOTES_ROOT": filepath.Join(home, "notes"),
@@ -94,6 +121,10 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	f.Getenv = func(k string) string { return env[k] }
 	t.Cleanup(func() { f.Close() })
 	b := &chat.Backend{}
+	var intro func() string
+	if o.intro {
+		intro = func() string { return b.Chat.Intro(t.Context()) }
+	}
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	cfg, err := f.Config()
 	if err != nil {
@@ -103,23 +134,26 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	model, sink, ask := tui.NewModel(tui.Options{
 		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
 		HistoryPath: chat.PromptHistoryPath(env["YAGENT_HOME"], dir), Commands: append(chat.Commands(), chat.CustomNames(custom)...),
-		Now: func() time.Time { return clock },
+		Now: func() time.Time { return clock }, Intro: intro,
 	})
-	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}}, cfg), sink, ask)
+	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}, Resume: o.resume}, cfg), sink, ask)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Chat = c
-	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height),
-		teatest.WithProgramOptions(tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
-			if s, ok := msg.(snapMsg); ok {
-				s.ch <- m.View().Content
-				return nil
-			}
-			return msg
-		})))
+	popts := []tea.ProgramOption{tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+		if s, ok := msg.(snapMsg); ok {
+			s.ch <- m.View().Content
+			return nil
+		}
+		return msg
+	})}
+	if o.vt100 {
+		popts = append(popts, tea.WithEnvironment([]string{"TERM=vt100"}))
+	}
+	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height), teatest.WithProgramOptions(popts...))
 	sink.Attach(tm.GetProgram())
-	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, f: f}
+	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, home: home, f: f, width: o.width, height: o.height}
 	t.Cleanup(func() {
 		tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -638,4 +672,84 @@ func TestTUICustomCommand(t *testing.T) {
 	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code in src for bugs, slow please.") {
 		t.Errorf("the turn's prompt = %q; want $ARGUMENTS expanded", last)
 	}
+}
+
+// transcriptGolden is a terminal's whole content as a golden file holds
+// it: the scrollback, a rule, then the screen.
+func transcriptGolden(scrollback, screen []string) string {
+	return strings.Join(scrollback, "\n") + "\n──────── the screen ────────\n" + strings.Join(screen, "\n") + "\n"
+}
+
+// TestTUILongAnswer (issue 32 item 1): a 300-line answer in a terminal of
+// 24 rows reaches the scrollback whole and in order, printed in pieces
+// that fit above the frame; no frame of the running turn (its spinner) is
+// left in the scrollback. Before, one Println of the whole answer lost
+// lines 292–300 and left the spinner behind.
+func TestTUILongAnswer(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", vt100: true, config: "agents:\n  sandbox: off\n"})
+	r.idle()
+	r.tm.Type("give me 300 lines")
+	r.key("enter")
+	readAll(r, "line 300 of a long answer", "── ")
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	all := strings.Join(append(scrollback, screen...), "\n")
+	last := -1
+	for i := 1; i <= 300; i++ {
+		line := fmt.Sprintf("line %03d of a long answer", i)
+		if n := strings.Count(all, line); n != 1 {
+			t.Errorf("%q is shown %d times; want once", line, n)
+			continue
+		}
+		at := strings.Index(all, line)
+		if at < last {
+			t.Errorf("%q is shown before the line above it", line)
+		}
+		last = at
+	}
+	for _, l := range scrollback {
+		if strings.Contains(l, "working") || strings.Contains(l, "esc to interrupt") {
+			t.Errorf("a frame of the running turn is left in the scrollback: %q", l)
+		}
+	}
+	requireGolden(t, transcriptGolden(scrollback, screen))
+}
+
+// TestTUIResumeFreshTerminal (issue 32 item 1): a session of ten turns
+// resumed in a fresh terminal of 120×24 shows, on its screen, the
+// session's banners first (the sandbox), then the greeting, then its last
+// turns — the conversation the person comes back to is what they read
+// last. Before, the transcript was printed before the sandbox banner and
+// in one piece, before the first frame, scrolled off the screen.
+func TestTUIResumeFreshTerminal(t *testing.T) {
+	sandboxOff := "agents:\n  sandbox: off\n"
+	first := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", config: sandboxOff})
+	first.idle()
+	for i := 1; i <= 10; i++ {
+		first.tm.Type(fmt.Sprintf("turn %d please", i))
+		first.key("enter")
+		for deadline := time.Now().Add(15 * time.Second); len(first.srv.Requests()) < i && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		first.idle()
+	}
+	id := first.c.Session().ID()
+	board := first.c.Session().Info().BoardID
+	first.leave()
+
+	r := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", config: sandboxOff, home: first.home, dir: first.dir,
+		resume: id, intro: true, vt100: true, width: 120, height: 24})
+	r.idle()
+	readAll(r, "› turn 10 please")
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	shown := strings.Join(screen, "\n")
+	banner, greeting, last := strings.Index(shown, "sandbox: off"), strings.Index(shown, "resumed session"), strings.Index(shown, "› turn 10 please")
+	if banner < 0 || greeting < banner || last < greeting {
+		t.Errorf("the screen does not show the banner, the greeting, then the last turn:\n%s", shown)
+	}
+	golden := strings.NewReplacer(id, "$ID", board, "$BOARD").Replace(transcriptGolden(scrollback, screen))
+	requireGolden(t, golden)
 }
