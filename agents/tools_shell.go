@@ -291,11 +291,14 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	if held {
 		body += fmt.Sprintf("[a process the command started still holds its output: not waited for past %s]\n", cmd.WaitDelay)
 	}
+	preview := OutputPreview(out.String())
 	body += cmd.Explain(body)
 	return Result{
-		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
-		IsError: code != 0,
-		Summary: fmt.Sprintf("exit %d, %s", code, elapsed),
+		Content:  fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
+		IsError:  code != 0,
+		Summary:  fmt.Sprintf("exit %d, %s", code, elapsed),
+		Output:   preview,
+		ExitCode: &code,
 	}, nil
 }
 
@@ -337,4 +340,22 @@ func (c *capWriter) String() string {
 	fmt.Fprintf(&b, "\n… [%d bytes of output cut] …\n", c.dropped)
 	b.Write(c.tail)
 	return b.String()
+}
+
+// PreviewLines is how many first and last lines of a command's output its
+// tool_result event shows a person.
+const PreviewLines = 5
+
+// OutputPreview is a command's output for a person: its first and last
+// PreviewLines lines, the lines between counted ("… 12 more lines").
+func OutputPreview(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	if len(lines) <= 2*PreviewLines+1 {
+		return strings.Join(lines, "\n")
+	}
+	mid := fmt.Sprintf("… %s", Count(len(lines)-2*PreviewLines, "more line", "more lines"))
+	return strings.Join(append(append(lines[:PreviewLines:PreviewLines], mid), lines[len(lines)-PreviewLines:]...), "\n")
 }

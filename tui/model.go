@@ -44,8 +44,13 @@ type model struct {
 	turns      sync.WaitGroup  // turns whose goroutine has not returned
 	live       strings.Builder // the lead's text of the current model call, rendered safe
 	liveSafe   termsafe.Stream // renders live as it streams
-	dels       []*delegation   // running delegations, in start order
-	view       eventline.View  // the lines of events; labels delegations (explorer#2)
+	reason     strings.Builder // the lead's reasoning of the current model call, rendered safe
+	reasonSafe termsafe.Stream
+	// folded is the last thing shown collapsed (a diff, an output, the
+	// reasoning), whole, for Ctrl-O to print.
+	folded     []string
+	dels       []*delegation  // running delegations, in start order
+	view       eventline.View // the lines of events; labels delegations (explorer#2)
 	turnTokens int
 
 	// the session
@@ -126,6 +131,7 @@ func newModel(o Options, sink *Sink) *model {
 	if plain {
 		m.spin = spinner.New(spinner.WithSpinner(spinner.Line))
 	}
+	m.view.Details, m.view.More = eventline.DetailLines, "ctrl+o shows them"
 	m.hist = loadHistory(o.HistoryPath)
 	m.status.ContextPct = -1
 	m.setWidth(o.Width)
@@ -333,6 +339,9 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 	case "ctrl+g":
 		return m.editor(), true
+	case "ctrl+o":
+		m.expand()
+		return nil, true
 	}
 	m.hint = ""
 	var cmd tea.Cmd
@@ -456,6 +465,7 @@ func (m *model) command(line string) tea.Cmd {
 }
 
 func (m *model) turnDone(err error) {
+	m.foldReason()
 	m.flushLive()
 	elapsed := m.o.Now().Sub(m.started)
 	switch {
@@ -581,12 +591,53 @@ func printRows(line string, w int) int {
 	return 1
 }
 
+// expand prints whole the last thing shown collapsed (Ctrl-O).
+func (m *model) expand() {
+	if m.folded == nil {
+		m.hint = "nothing is collapsed"
+		return
+	}
+	for _, l := range m.folded {
+		m.print(l)
+	}
+	m.folded = nil
+}
+
+// foldReason moves the lead's reasoning of this call to the scrollback
+// as one dimmed line, whole for Ctrl-O when it was cut.
+func (m *model) foldReason() {
+	m.reason.WriteString(m.reasonSafe.End())
+	text := strings.TrimSpace(m.reason.String())
+	m.reason.Reset()
+	if text == "" {
+		return
+	}
+	line := brief.Line(text, max(m.width-28, 20))
+	if line == strings.Join(strings.Fields(text), " ") {
+		m.print(m.st.dim.Render("∴ " + line))
+		return
+	}
+	n := strings.Count(text, "\n") + 1
+	m.print(m.st.dim.Render(fmt.Sprintf("∴ %s (%s · ctrl+o)", line, agents.Count(n, "line", "lines"))))
+	m.folded = nil
+	for _, l := range strings.Split(ansi.Wordwrap(text, max(m.width-2, 20), ""), "\n") {
+		m.folded = append(m.folded, m.st.dim.Render("  "+l))
+	}
+}
+
 // event folds one event of the running turn into the view. What the
 // events carry (a model's text, a tool's arguments and result, a task) is
 // rendered for the terminal (termsafe) before any style is added.
 func (m *model) event(e agents.Event) {
 	d := m.delegationOf(e)
+	if e.Depth == 0 && e.Type != agents.EventReasoningDelta && e.Type != agents.EventRetry {
+		m.foldReason() // the reasoning of the call ended: its text or calls follow
+	}
 	switch e.Type {
+	case agents.EventReasoningDelta:
+		if e.Depth == 0 {
+			m.reason.WriteString(m.reasonSafe.Next(e.Text))
+		}
 	case agents.EventTextDelta:
 		if e.Depth == 0 {
 			m.live.WriteString(m.liveSafe.Next(e.Text))
@@ -612,6 +663,8 @@ func (m *model) event(e agents.Event) {
 		if e.Depth == 0 {
 			m.live.Reset() // the retried call's text is void
 			m.liveSafe.End()
+			m.reason.Reset()
+			m.reasonSafe.End()
 		}
 	case agents.EventUsage:
 		u := e.Usage
@@ -626,6 +679,12 @@ func (m *model) event(e agents.Event) {
 	}
 	for _, l := range m.view.Lines(e, eventline.Options{}) {
 		m.print(m.st.of(l.Kind).Render(l.Text))
+	}
+	if d := eventline.Details(e, m.view.Width); len(d) > m.view.Details {
+		m.folded = nil
+		for _, l := range d {
+			m.folded = append(m.folded, m.st.of(l.Kind).Render(l.Text))
+		}
 	}
 	if e.Type == agents.EventDelegationStarted {
 		dl := e.Delegation
@@ -668,8 +727,12 @@ func (m *model) View() tea.View {
 func (m *model) frame() tea.View {
 	var b strings.Builder
 	w := m.width
-	if m.live.Len() > 0 {
+	switch {
+	case m.live.Len() > 0:
 		b.WriteString(tail(m.live.String(), w, 8))
+		b.WriteString("\n")
+	case m.reason.Len() > 0:
+		b.WriteString(m.st.dim.Render(tail(m.reason.String(), w, 3)))
 		b.WriteString("\n")
 	}
 	if m.pick != nil {

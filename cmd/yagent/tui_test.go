@@ -238,6 +238,7 @@ func (r *tuiRig) key(k string) {
 		"bs":     {Code: tea.KeyBackspace},
 		"tab":    {Code: tea.KeyTab},
 		"up":     {Code: tea.KeyUp},
+		"ctrl+o": {Code: 'o', Mod: tea.ModCtrl},
 	}
 	m, ok := msgs[k]
 	if !ok {
@@ -675,13 +676,16 @@ func TestTUICustomCommand(t *testing.T) {
 }
 
 // transcriptGolden is a terminal's whole content as a golden file holds
-// it: the scrollback, a rule, then the screen.
+// it: the scrollback and the screen, without the blank rows left under
+// the last frame (how many depends on the tallest frame drawn, which is
+// the scheduler's choice).
 func transcriptGolden(scrollback, screen []string) string {
-	return strings.Join(scrollback, "\n") + "\n──────── the screen ────────\n" + strings.Join(screen, "\n") + "\n"
+	return strings.TrimRight(strings.Join(append(slices.Clone(scrollback), screen...), "\n"), "\n") + "\n"
 }
 
 // TestTUILongAnswer (issue 32 item 1): a 300-line answer in a terminal of
-// 24 rows reaches the scrollback whole and in order, printed in pieces
+// 24 rows reaches the scrollback whole and in order (the golden file holds
+// the terminal's content), printed in pieces
 // that fit above the frame; no frame of the running turn (its spinner) is
 // left in the scrollback. Before, one Println of the whole answer lost
 // lines 292–300 and left the spinner behind.
@@ -750,6 +754,70 @@ func TestTUIResumeFreshTerminal(t *testing.T) {
 	if banner < 0 || greeting < banner || last < greeting {
 		t.Errorf("the screen does not show the banner, the greeting, then the last turn:\n%s", shown)
 	}
-	golden := strings.NewReplacer(id, "$ID", board, "$BOARD").Replace(transcriptGolden(scrollback, screen))
-	requireGolden(t, golden)
+	if len(scrollback) > 0 { // blank rows too: the first lines were printed at the bottom of the screen
+		t.Errorf("%d rows scrolled off the screen of a fresh terminal:\n%s", len(scrollback), strings.Join(scrollback, "\n"))
+	}
+	requireGolden(t, strings.NewReplacer(id, "$ID", board, "$BOARD").Replace(transcriptGolden(nil, screen)))
+}
+
+// changesRig runs one prompt of tui-changes.yaml in a terminal of 100×30,
+// presses key (if any) once it is done and waits for shown, and returns
+// the terminal's content, scrollback and screen (a command's time
+// normalised).
+func changesRig(t *testing.T, prompt, key, shown string) string {
+	t.Helper()
+	r := startTUI(t, tuiRigOptions{scenario: "tui-changes.yaml", vt100: true, width: 100, height: 30,
+		config: "agents:\n  sandbox: off\n  allow_shell: true\n"})
+	r.idle()
+	r.tm.Type(prompt)
+	r.key("enter")
+	readAll(r, "── ")
+	r.idle()
+	if key != "" {
+		r.key(key)
+		readAll(r, shown)
+	}
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	return regexp.MustCompile(`(exit \d+), [\d.]+m?s`).ReplaceAllString(transcriptGolden(scrollback, screen), "$1, 5ms")
+}
+
+// TestTUIWriteDiff (issue 32 item 2): a write shows its diff under its
+// result, collapsed past 12 lines; Ctrl-O prints it whole.
+func TestTUIWriteDiff(t *testing.T) {
+	got := changesRig(t, "write the notes", "ctrl+o", "+line 20")
+	for _, want := range []string{"✓ created, 160 bytes", "@@ -0,0 +1,20 @@", "+line 01", "… 10 more lines (ctrl+o shows them)", "+line 20"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	requireGolden(t, got)
+}
+
+// TestTUICommandOutput (issue 32 item 2): a command shows its first and
+// last lines of output and its exit code.
+func TestTUICommandOutput(t *testing.T) {
+	got := changesRig(t, "count to thirty", "", "")
+	for _, want := range []string{"✗ exit 3", "    1\n", "    5\n", "… 21 more lines", "    30\n", "    done\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	requireGolden(t, got)
+}
+
+// TestTUIReasoningFolded (issue 32 item 2): the lead's reasoning is shown
+// dimmed, folded to one line before the answer; Ctrl-O prints it whole.
+func TestTUIReasoningFolded(t *testing.T) {
+	got := changesRig(t, "think first", "ctrl+o", "  Last, check the tests that pin it.")
+	for _, want := range []string{"∴ The person asks for a plan.", "(4 lines · ctrl+o)", "  Last, check the tests that pin it.", "Here is the plan."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Index(got, "∴ ") > strings.Index(got, "Here is the plan.") {
+		t.Errorf("the reasoning is shown after the answer:\n%s", got)
+	}
+	requireGolden(t, got)
 }
