@@ -35,6 +35,23 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
+// TestPasteKeepsTabs (issue 32 item 6): a short paste holding tabs (a
+// Makefile's lines, a TSV row) reaches the prompt with its tabs; the
+// composer itself would turn them into spaces. Text without a tab is
+// still edited in place.
+func TestPasteKeepsTabs(t *testing.T) {
+	m := newModel(Options{Width: 80}, &Sink{})
+	m.paste("all:\n\tgo build ./...\n")
+	if got, want := m.expandPastes(m.ta.Value()), "all:\n\tgo build ./...\n"; got != want {
+		t.Errorf("a pasted Makefile rule reaches the prompt as %q; want %q", got, want)
+	}
+	m.resetComposer()
+	m.paste("no tab here")
+	if got := m.ta.Value(); got != "no tab here" || len(m.pastes) != 0 {
+		t.Errorf("a short paste without a tab = %q (%d kept aside); want it in the composer", got, len(m.pastes))
+	}
+}
+
 // FuzzSanitize: whatever a paste holds, what reaches the prompt has no
 // control character but newline and tab, and sanitising twice changes
 // nothing.
