@@ -267,7 +267,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press; done reports that the textarea must not see it.
 func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if m.pick != nil {
-		done, id := m.pick.key(k.String())
+		done, id := m.pick.key(k)
 		if !done {
 			return nil, true
 		}

@@ -221,7 +221,7 @@ func TestPicker(t *testing.T) {
 		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Updated: at.Add(-time.Hour), Turns: 2},
 	}
 	p := &picker{rows: rows, all: true}
-	if done, _ := p.key("down"); done {
+	if done, _ := p.key(tea.KeyPressMsg{Code: tea.KeyDown}); done {
 		t.Fatal("↓ ended the picker")
 	}
 	view := p.view(120, 24)
@@ -230,11 +230,52 @@ func TestPicker(t *testing.T) {
 			t.Errorf("the picker lacks %q:\n%s", want, view)
 		}
 	}
-	if done, id := p.key("enter"); !done || id != rows[1].ID {
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); !done || id != rows[1].ID {
 		t.Errorf("Enter = %v, %q; want the highlighted session", done, id)
 	}
-	if done, id := p.key("esc"); !done || id != "" {
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEscape}); !done || id != "" {
 		t.Errorf("Esc = %v, %q; want cancelled", done, id)
+	}
+}
+
+// TestPickerFilters (issue 32 item 6): typing filters the sessions by
+// name, id, title or directory, in any case (j, k and q are text, not
+// keys); Backspace widens the filter again; Enter picks among the shown.
+func TestPickerFilters(t *testing.T) {
+	rows := []Session{
+		{ID: "20261201T093000-aaaaaa", Name: "release", Title: "prepare the release notes", Dir: "/src/app", Turns: 4},
+		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Turns: 2},
+		{ID: "20261129T080000-cccccc", Title: "Jump to the ARM docs", Dir: "/src/docs", Turns: 1},
+	}
+	p := &picker{rows: rows}
+	typ := func(s string) {
+		for _, r := range s {
+			if done, _ := p.key(tea.KeyPressMsg{Code: r, Text: string(r)}); done {
+				t.Fatalf("typing %q ended the picker", r)
+			}
+		}
+	}
+	typ("ARM")
+	view := p.view(120, 24)
+	if strings.Contains(view, "release") || !strings.Contains(view, "arm64") || !strings.Contains(view, "ARM docs") || !strings.Contains(view, "filter: ARM") {
+		t.Errorf("filtered by ARM, the picker shows:\n%s", view)
+	}
+	p.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); !done || id != rows[2].ID {
+		t.Errorf("Enter on the second match = %v, %q; want %s", done, id, rows[2].ID)
+	}
+	p = &picker{rows: rows}
+	typ("jq")
+	if view := p.view(120, 24); !strings.Contains(view, "no session matches") {
+		t.Errorf("filtered by jq, the picker shows:\n%s", view)
+	}
+	if done, _ := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); done {
+		t.Error("Enter with nothing shown ended the picker")
+	}
+	p.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	p.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	if got := len(p.shown()); got != 3 {
+		t.Errorf("after Backspace twice the picker shows %d sessions; want all 3", got)
 	}
 }
 
