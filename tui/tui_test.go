@@ -435,3 +435,27 @@ func TestTranscriptShowsControls(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownTablesAndLinks (issue 32 item 6): an answer's Markdown
+// table is laid out in aligned columns (the header over a rule, each
+// column aligned as its rule says, a pipe escaped in a cell kept), and a
+// link is its text with the address after it; a table too wide for the
+// terminal stays as written.
+func TestMarkdownTablesAndLinks(t *testing.T) {
+	md := "Sizes:\n\n| package | lines | note |\n|:--|--:|:-:|\n| tui | 793 | the `model` |\n| printer | 60 | a \\| b |\n\nSee [the spec](https://example.com/spec) or <https://example.com>."
+	got := ansi.Strip(renderMarkdown(md, 80, false))
+	want := "Sizes:\n\n" +
+		"package │ lines │   note\n" +
+		"────────┼───────┼──────────\n" +
+		"tui     │   793 │ the model\n" +
+		"printer │    60 │   a | b\n" +
+		"\n" +
+		"See the spec (https://example.com/spec) or https://example.com."
+	if got != want {
+		t.Errorf("renderMarkdown =\n%s\nwant\n%s", got, want)
+	}
+	wide := "| a | b |\n|---|---|\n| " + strings.Repeat("x", 70) + " | " + strings.Repeat("y", 20) + " |"
+	if got := ansi.Strip(renderMarkdown(wide, 80, false)); !strings.HasPrefix(got, "| a | b |\n|---|---|\n") {
+		t.Errorf("a table wider than the terminal =\n%s\nwant it as written", got)
+	}
+}
