@@ -54,6 +54,33 @@ type Asker interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
 
+// Instructed is an Asker whose "no" may come with the person's words —
+// "no, and tell it what to do instead" — sent back to the model as the
+// refusal's reason. The plain prompt (internal/ttyask) and the TUI's
+// modal both offer it.
+type Instructed interface {
+	AskInstead(ctx context.Context, q Question) (ans Answer, instead string, err error)
+}
+
+// askPerson asks a; with a refusal, what the person said to do instead
+// when a takes it (Instructed).
+func askPerson(ctx context.Context, a Asker, q Question) (Answer, string, error) {
+	if in, ok := a.(Instructed); ok {
+		return in.AskInstead(ctx, q)
+	}
+	ans, err := a.Ask(ctx, q)
+	return ans, "", err
+}
+
+// declined is the refusal of a "no": with the person's instructions when
+// they gave some.
+func declined(instead string) string {
+	if instead = strings.TrimSpace(instead); instead == "" {
+		return refuseDeclined
+	}
+	return "the person declined and said what to do instead: " + instead
+}
+
 // Question is one action a person is asked to approve.
 type Question struct {
 	// Action says what would happen: "run `go test ./...` in /ws",
@@ -150,7 +177,7 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 			prefix, q.Prefix = pre, strings.Join(pre, " ")
 		}
 	}
-	ans, err := p.Ask.Ask(ctx, q)
+	ans, instead, err := askPerson(ctx, p.Ask, q)
 	switch {
 	case err != nil:
 		return false, "", err
@@ -160,7 +187,7 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 	case ans == Allow || ans == AllowPrefix:
 		return true, "", nil
 	}
-	return false, refuseDeclined, nil
+	return false, declined(instead), nil
 }
 
 // permitWrite decides one file write: a protected path (q.Why) is always
@@ -181,12 +208,12 @@ func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected stri
 		}
 		return false, refuseNoAsker, nil
 	}
-	ans, err := p.Ask.Ask(ctx, q)
+	ans, instead, err := askPerson(ctx, p.Ask, q)
 	if err != nil {
 		return false, "", err
 	}
 	if ans == Deny {
-		return false, refuseDeclined, nil
+		return false, declined(instead), nil
 	}
 	return true, "", nil
 }

@@ -200,6 +200,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, m.flush())
 		}
 	case tea.PasteMsg:
+		if m.modal != nil && m.modal.telling {
+			m.modal.instead = append(m.modal.instead, []rune(strings.Join(strings.Fields(sanitize(msg.Content)), " "))...)
+			return m, nil
+		}
 		m.paste(msg.Content)
 		return m, m.flush()
 	case readyMsg:
@@ -229,7 +233,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ta.Blur()
 	case askDoneMsg:
 		if m.modal != nil && m.modal.reply == msg.reply {
-			m.closeModal(decideNo, "withdrawn")
+			m.closeModal(reply{d: decideNo}, "withdrawn")
 		}
 	case editedMsg:
 		if msg.err != nil {
@@ -278,16 +282,36 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		return m.command("/resume " + id), true
 	}
+	if m.modal != nil && m.modal.telling {
+		switch k.String() {
+		case "enter":
+			text := strings.TrimSpace(string(m.modal.instead))
+			m.closeModal(reply{d: decideNo, instead: text}, "no — "+termsafe.Line(text))
+		case "esc":
+			m.modal.telling, m.modal.instead = false, nil
+		case "ctrl+c":
+			m.closeModal(reply{d: decideNo}, "no")
+		case "backspace":
+			if n := len(m.modal.instead); n > 0 {
+				m.modal.instead = m.modal.instead[:n-1]
+			}
+		default:
+			m.modal.instead = append(m.modal.instead, []rune(k.Text)...)
+		}
+		return nil, true
+	}
 	if m.modal != nil {
 		switch strings.ToLower(k.String()) {
 		case "y":
-			m.closeModal(decideYes, "yes")
+			m.closeModal(reply{d: decideYes}, "yes")
 		case "a":
 			if m.modal.prefix != "" {
-				m.closeModal(decideAlways, "always `"+m.modal.prefix+" …`")
+				m.closeModal(reply{d: decideAlways}, "always `"+m.modal.prefix+" …`")
 			}
+		case "t":
+			m.modal.telling = m.modal.tell
 		case "n", "esc", "ctrl+c":
-			m.closeModal(decideNo, "no")
+			m.closeModal(reply{d: decideNo}, "no")
 		}
 		return nil, true
 	}
@@ -358,8 +382,8 @@ func (m *model) interrupt() {
 	}
 }
 
-func (m *model) closeModal(d decision, word string) {
-	m.modal.reply <- d
+func (m *model) closeModal(r reply, word string) {
+	m.modal.reply <- r
 	m.print(m.st.dim.Render("  approval: " + word))
 	m.modal = nil
 	m.ta.Focus()
@@ -809,9 +833,17 @@ func (m *model) modalView() string {
 			b.WriteString(st.Render(cut("  "+l, w)) + "\n")
 		}
 	}
+	if m.modal.telling {
+		line := "tell it what to do instead (Enter sends · Esc goes back): " + termsafe.Line(string(m.modal.instead)) + "▏"
+		b.WriteString(ansi.Hardwrap(line, max(w, 10), true))
+		return b.String()
+	}
 	choices := "allow? [y]es  [n]o"
 	if m.modal.prefix != "" {
 		choices += "  [a]lways `" + m.modal.prefix + " …` this session"
+	}
+	if m.modal.tell {
+		choices += "  [t]ell it what to do instead"
 	}
 	b.WriteString(ansi.Hardwrap(choices+" (Esc or Ctrl-C: no)", max(w, 10), true)) // the prefix whole
 	return b.String()

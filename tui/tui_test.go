@@ -340,7 +340,7 @@ func TestModalShowsArgsWhole(t *testing.T) {
 	args := "{\n" + strings.Join(lines, "\n") + "\n  \"long\": \"" + long + "\"\n}"
 	for _, whole := range []bool{true, false} {
 		m := newModel(Options{Env: []string{"TERM=dumb"}, Width: 80}, &Sink{})
-		m.Update(askMsg{question: []string{"call the tool `w` of mcp server `s`"}, preview: args, whole: whole, reply: make(chan decision, 1)})
+		m.Update(askMsg{question: []string{"call the tool `w` of mcp server `s`"}, preview: args, whole: whole, reply: make(chan reply, 1)})
 		view := ansi.Strip(m.View().Content)
 		for _, l := range strings.Split(view, "\n") {
 			if w := ansi.StringWidth(l); w > 80 {

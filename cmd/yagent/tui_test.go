@@ -483,6 +483,33 @@ func TestTUIApprovalModal(t *testing.T) {
 	}
 }
 
+// TestTUIApprovalTellInstead (issue 32 item 6): at the modal, t asks for
+// what the model should do instead; Enter sends it as the refusal, which
+// the model reads in the tool's result, and the transcript shows it.
+func TestTUIApprovalTellInstead(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-approval.yaml", canAsk: true})
+	r.idle()
+	r.tm.Type("make a file")
+	r.key("enter")
+	r.waitFrame("the approval modal", func(s string) bool { return strings.Contains(s, "[t]ell it what to do instead") })
+	r.tm.Type("t")
+	r.waitFrame("the question for the words", func(s string) bool { return strings.Contains(s, "tell it what to do instead (Enter sends") })
+	r.tm.Type("write it with the write_file tool")
+	r.key("enter")
+	r.idle()
+	if _, err := os.Stat(filepath.Join(r.dir, "out.txt")); err == nil {
+		t.Error("the declined command ran")
+	}
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Content; !strings.Contains(got, "the person declined and said what to do instead: write it with the write_file tool") {
+		t.Errorf("the model read %q; want the person's words as the refusal", got)
+	}
+	if out := readAll(r, "approval: no — write it"); !strings.Contains(out, "approval: no — write it with the write_file tool") {
+		t.Errorf("the transcript lacks the person's words:\n%s", out)
+	}
+}
+
 // TestTUIApprovalShowsCommandAsRun: the modal shows what the plain prompt
 // shows (TestApprovalShowsCommandAsRun): a command whose carriage return
 // and erase-line sequence would redraw the question as "? run `ls -la` in
