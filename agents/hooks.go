@@ -258,24 +258,47 @@ func HookAsker(ask Asker) Asker {
 
 type hookAsker struct{ ask Asker }
 
+var _ Instructed = hookAsker{}
+
 func (h hookAsker) Ask(ctx context.Context, q Question) (Answer, error) {
+	ans, _, err := h.decide(ctx, q, false)
+	return ans, err
+}
+
+// AskInstead is Ask, with what the person said to do instead when the
+// asker it wraps takes it.
+func (h hookAsker) AskInstead(ctx context.Context, q Question) (Answer, string, error) {
+	return h.decide(ctx, q, true)
+}
+
+// person asks the asker h wraps; tell offers "no, and tell it what to do
+// instead" when it takes that (a tool's approval, not a budget's).
+func (h hookAsker) person(ctx context.Context, q Question, tell bool) (Answer, string, error) {
+	if tell {
+		return askPerson(ctx, h.ask, q)
+	}
+	ans, err := h.ask.Ask(ctx, q)
+	return ans, "", err
+}
+
+func (h hookAsker) decide(ctx context.Context, q Question, tell bool) (Answer, string, error) {
 	hc, _ := ctx.Value(hookCallKey{}).(*hookCall)
 	if hc == nil {
-		return h.ask.Ask(ctx, q)
+		return h.person(ctx, q, tell)
 	}
 	l := hc.l
 	if q.Why == "" && l.Hooks.Active(hooks.PermissionRequest, hc.c.Name) {
 		o, err := l.Hooks.Run(ctx, l.hookInput(ctx, hooks.PermissionRequest, hc.c))
 		if err != nil {
-			return Deny, err
+			return Deny, "", err
 		}
 		l.hookNotices(hc.a, o)
 		switch o.Permission {
 		case "allow":
-			return Allow, nil
+			return Allow, "", nil
 		case "deny":
 			hc.deny(o.Reason)
-			return Deny, nil
+			return Deny, "", nil
 		}
 	}
 	if l.Hooks.Active(hooks.Notification, "permission_prompt") {
@@ -287,11 +310,11 @@ func (h hookAsker) Ask(ctx context.Context, q Question) (Answer, error) {
 		}
 		o, err := l.Hooks.Run(ctx, in)
 		if err != nil {
-			return Deny, err
+			return Deny, "", err
 		}
 		l.hookNotices(hc.a, o)
 	}
-	return h.ask.Ask(ctx, q)
+	return h.person(ctx, q, tell)
 }
 
 // subagentStart runs the SubagentStart hooks of the sub-agent a is, before

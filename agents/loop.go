@@ -585,7 +585,8 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		msgs[i] = llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content}
 		out.Artifacts = append(out.Artifacts, r.Artifacts...)
 		quiet := runnable[i] != nil && runnable[i].Flags.Has(Quiet)
-		l.emit(a, Event{Type: EventToolResult, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Summary: r.Summary, IsError: r.IsError, Bytes: len(content), Quiet: quiet}})
+		l.emit(a, Event{Type: EventToolResult, Tool: &ToolEvent{CallID: c.ID, Name: c.Name, Summary: r.Summary, IsError: r.IsError, Bytes: len(content), Quiet: quiet,
+			Diff: r.Diff, Output: r.Output, ExitCode: r.ExitCode}})
 		if r.stop && out.Stop == nil {
 			out.Stop = &Call{ID: c.ID, Name: c.Name, Args: json.RawMessage(c.Arguments)}
 		}

@@ -137,12 +137,12 @@ func (rs *Rules) Wrap(t *Tool, policy ShellPolicy, w *Workspace) *Tool {
 			if policy.Ask == nil {
 				return ErrorResult("the %s asks the person first, and %s", r, refuseNoAsker), nil
 			}
-			ans, err := policy.Ask.Ask(ctx, Question{Action: fmt.Sprintf("call %s with these arguments:", call.Name), Args: PrettyArgs(call.Args), Why: "the " + r.String()})
+			ans, instead, err := askPerson(ctx, policy.Ask, Question{Action: fmt.Sprintf("call %s with these arguments:", call.Name), Args: PrettyArgs(call.Args), Why: "the " + r.String()})
 			if err != nil {
 				return Result{}, err
 			}
 			if ans == Deny {
-				return ErrorResult("%s", refuseDeclined), nil
+				return ErrorResult("%s", declined(instead)), nil
 			}
 			return run(ctx, call)
 		}

@@ -167,6 +167,12 @@ type Result struct {
 	// Artifacts are ids of things the call produced, e.g. files written;
 	// the system's record of them wins over what a model reports.
 	Artifacts []string
+	// Diff, Output and ExitCode show a person what changed (the
+	// tool_result event's): a write's unified diff, a command's first and
+	// last lines of output and its exit code.
+	Diff     string
+	Output   string
+	ExitCode *int
 
 	stop bool // set by StopResult: the turn ends after this call
 }

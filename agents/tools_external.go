@@ -81,7 +81,7 @@ func (p ShellPolicy) permitExternal(ctx context.Context, name string, ext Extern
 	if p.Session != nil {
 		q.Prefix = name
 	}
-	ans, err := p.Ask.Ask(ctx, q)
+	ans, instead, err := askPerson(ctx, p.Ask, q)
 	switch {
 	case err != nil:
 		return false, "", err
@@ -91,7 +91,7 @@ func (p ShellPolicy) permitExternal(ctx context.Context, name string, ext Extern
 	case ans == Allow || ans == AllowPrefix:
 		return true, "", nil
 	}
-	return false, refuseDeclined, nil
+	return false, declined(instead), nil
 }
 
 // shown quotes a name for a question or a refusal: in backticks when it is

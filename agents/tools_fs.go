@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/yagent/yagent/internal/atomicfile"
+	"github.com/yagent/yagent/internal/linediff"
 )
 
 // Limits of the file tools.
@@ -195,7 +196,7 @@ func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, 
 	}
 	_, existed, _ := t.stat()
 	old := ""
-	if existed && policy.Ask != nil {
+	if existed {
 		if data, err := w.read(t); err == nil {
 			old = string(data)
 		}
@@ -217,6 +218,7 @@ func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, 
 		Content:   fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, filepath.ToSlash(rel), len(a.Content), lines),
 		Summary:   fmt.Sprintf("%s, %d bytes", verb, len(a.Content)),
 		Artifacts: []string{filepath.ToSlash(rel)},
+		Diff:      linediff.Unified(filepath.ToSlash(rel), old, a.Content, !existed),
 	}, nil
 }
 
@@ -256,6 +258,7 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 		Content:   fmt.Sprintf("edited %s: replaced %d bytes with %d", filepath.ToSlash(rel), len(a.Old), len(a.New)),
 		Summary:   "edited",
 		Artifacts: []string{filepath.ToSlash(rel)},
+		Diff:      linediff.Unified(filepath.ToSlash(rel), string(data), string(out), false),
 	}, nil
 }
 

@@ -54,6 +54,33 @@ type Asker interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
 
+// Instructed is an Asker whose "no" may come with the person's words —
+// "no, and tell it what to do instead" — sent back to the model as the
+// refusal's reason. The plain prompt (internal/ttyask) and the TUI's
+// modal both offer it.
+type Instructed interface {
+	AskInstead(ctx context.Context, q Question) (ans Answer, instead string, err error)
+}
+
+// askPerson asks a; with a refusal, what the person said to do instead
+// when a takes it (Instructed).
+func askPerson(ctx context.Context, a Asker, q Question) (Answer, string, error) {
+	if in, ok := a.(Instructed); ok {
+		return in.AskInstead(ctx, q)
+	}
+	ans, err := a.Ask(ctx, q)
+	return ans, "", err
+}
+
+// declined is the refusal of a "no": with the person's instructions when
+// they gave some.
+func declined(instead string) string {
+	if instead = strings.TrimSpace(instead); instead == "" {
+		return refuseDeclined
+	}
+	return "the person declined and said what to do instead: " + instead
+}
+
 // Question is one action a person is asked to approve.
 type Question struct {
 	// Action says what would happen: "run `go test ./...` in /ws",
@@ -150,7 +177,7 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 			prefix, q.Prefix = pre, strings.Join(pre, " ")
 		}
 	}
-	ans, err := p.Ask.Ask(ctx, q)
+	ans, instead, err := askPerson(ctx, p.Ask, q)
 	switch {
 	case err != nil:
 		return false, "", err
@@ -160,7 +187,7 @@ func (p ShellPolicy) permitShell(ctx context.Context, action string, words []str
 	case ans == Allow || ans == AllowPrefix:
 		return true, "", nil
 	}
-	return false, refuseDeclined, nil
+	return false, declined(instead), nil
 }
 
 // permitWrite decides one file write: a protected path (q.Why) is always
@@ -181,12 +208,12 @@ func (p ShellPolicy) permitWrite(ctx context.Context, q Question, protected stri
 		}
 		return false, refuseNoAsker, nil
 	}
-	ans, err := p.Ask.Ask(ctx, q)
+	ans, instead, err := askPerson(ctx, p.Ask, q)
 	if err != nil {
 		return false, "", err
 	}
 	if ans == Deny {
-		return false, refuseDeclined, nil
+		return false, declined(instead), nil
 	}
 	return true, "", nil
 }
@@ -291,11 +318,14 @@ func (w *Workspace) runShell(ctx context.Context, a shellIn, policy ShellPolicy)
 	if held {
 		body += fmt.Sprintf("[a process the command started still holds its output: not waited for past %s]\n", cmd.WaitDelay)
 	}
+	preview := OutputPreview(out.String())
 	body += cmd.Explain(body)
 	return Result{
-		Content: fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
-		IsError: code != 0,
-		Summary: fmt.Sprintf("exit %d, %s", code, elapsed),
+		Content:  fmt.Sprintf("exit %d (%s)\n%s", code, elapsed, body),
+		IsError:  code != 0,
+		Summary:  fmt.Sprintf("exit %d, %s", code, elapsed),
+		Output:   preview,
+		ExitCode: &code,
 	}, nil
 }
 
@@ -337,4 +367,22 @@ func (c *capWriter) String() string {
 	fmt.Fprintf(&b, "\n… [%d bytes of output cut] …\n", c.dropped)
 	b.Write(c.tail)
 	return b.String()
+}
+
+// PreviewLines is how many first and last lines of a command's output its
+// tool_result event shows a person.
+const PreviewLines = 5
+
+// OutputPreview is a command's output for a person: its first and last
+// PreviewLines lines, the lines between counted ("… 12 more lines").
+func OutputPreview(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	if len(lines) <= 2*PreviewLines+1 {
+		return strings.Join(lines, "\n")
+	}
+	mid := fmt.Sprintf("… %s", Count(len(lines)-2*PreviewLines, "more line", "more lines"))
+	return strings.Join(append(append(lines[:PreviewLines:PreviewLines], mid), lines[len(lines)-PreviewLines:]...), "\n")
 }

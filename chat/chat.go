@@ -32,7 +32,9 @@ paste is one piece of the request however long. Esc interrupts the running
 step; Ctrl-C clears the input, and on an empty input a second Ctrl-C (or
 Ctrl-D) leaves. Up and Down recall this directory's earlier prompts, Tab
 completes commands and @path mentions (the file is attached), Ctrl-G edits
-the request in $EDITOR. Approvals: y, n or a (always); Esc or Ctrl-C is no.
+the request in $EDITOR, Ctrl-O shows whole the last diff, output or reasoning
+shown collapsed. Approvals: y, n, a (always) or t (no, and tell it what to do
+instead); Esc or Ctrl-C is no.
 Without a terminal (or with TERM=dumb) the session reads plain lines.`
 
 // ErrBadPick is a picker's answer that names no listed session: the

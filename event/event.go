@@ -111,15 +111,21 @@ type Event struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// ToolEvent describes a tool call or its result.
+// ToolEvent describes a tool call or its result. A result shows what
+// changed: Diff is a write's or an edit's unified diff (at most
+// linediff.MaxUnifiedLines lines of hunks); Output is a command's output,
+// its first and last lines, and ExitCode its exit code.
 type ToolEvent struct {
-	CallID  string          `json:"call_id"`
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Summary string          `json:"summary,omitempty"`
-	IsError bool            `json:"is_error,omitempty"`
-	Bytes   int             `json:"bytes,omitempty"`
-	Quiet   bool            `json:"quiet,omitempty"`
+	CallID   string          `json:"call_id"`
+	Name     string          `json:"name"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Summary  string          `json:"summary,omitempty"`
+	IsError  bool            `json:"is_error,omitempty"`
+	Bytes    int             `json:"bytes,omitempty"`
+	Quiet    bool            `json:"quiet,omitempty"`
+	Diff     string          `json:"diff,omitempty"`
+	Output   string          `json:"output,omitempty"`
+	ExitCode *int            `json:"exit_code,omitempty"`
 }
 
 // UsageEvent reports tokens of one request, or totals at turn end: how

@@ -30,6 +30,8 @@ func TestEventJSON(t *testing.T) {
 		{Type: Message, Time: at, Message: &llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Content: "output"}},
 		{Type: ToolCall, Time: at, Agent: "lead", Step: 1, Tool: &ToolEvent{CallID: "c1", Name: "read_file", Args: json.RawMessage(`{"path":"x"}`)}},
 		{Type: ToolResult, Time: at, Agent: "explorer", Depth: 1, Parent: "d1", Tool: &ToolEvent{CallID: "c1", Name: "read_file", Summary: "3 lines", IsError: true, Bytes: 9, Quiet: true}},
+		{Type: ToolResult, Time: at, Agent: "lead", Tool: &ToolEvent{CallID: "c2", Name: "write_file", Summary: "created, 6 bytes", Bytes: 40, Diff: "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+hello\n"}},
+		{Type: ToolResult, Time: at, Agent: "lead", Tool: &ToolEvent{CallID: "c3", Name: "shell", Summary: "exit 1, 19ms", IsError: true, Bytes: 30, Output: "FAIL\n… 3 more lines\nok", ExitCode: new(1)}},
 		{Type: Usage, Time: at, Usage: &UsageEvent{Requests: 1, Label: "lead", Usage: llm.Usage{PromptTokens: 10, CachedTokens: 2, CompletionTokens: 3, ReasoningTokens: 1}, ElapsedMS: 5, CostUSD: new(0.0125)}},
 		{Type: Anchor, Time: at, Anchor: &AnchorEvent{PromptTokens: 10, HistoryTokens: 8}},
 		{Type: DelegationStarted, Time: at, Delegation: &DelegationEvent{CallID: "d1", Agent: "explorer", Task: "look", SubSession: "s2"}},

@@ -115,8 +115,12 @@ type Human struct {
 	// (out is not a terminal). Set before the first event.
 	Buffered bool
 	// Reasoning shows the model's reasoning, dimmed, on errOut
-	// (interactive sessions on a terminal). Set before the first event.
+	// (interactive sessions on a terminal, -v). Set before the first event.
 	Reasoning bool
+	// Verbose shows under a tool's result what it changed (-v): a write's
+	// or an edit's diff, a command's first and last lines of output, as
+	// the TUI does, collapsed past eventline.DetailLines lines.
+	Verbose bool
 
 	mu      sync.Mutex
 	out     io.Writer
@@ -202,6 +206,9 @@ func (p *Human) Emit(e agents.Event) {
 		if e.Depth == 0 && e.Usage != nil {
 			p.total.ElapsedMS = e.Usage.ElapsedMS
 		}
+	}
+	if p.Verbose {
+		p.view.Details = eventline.DetailLines
 	}
 	for _, l := range p.view.Lines(e, eventline.Options{TextShown: p.midline}) {
 		p.line(l.Text)

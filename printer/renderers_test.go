@@ -40,6 +40,12 @@ func rendererEvents() []struct {
 		{"tool result", agents.Event{Type: agents.EventToolResult, Agent: "director", Tool: &agents.ToolEvent{CallID: "c1", Name: "read_file", Summary: "3 lines\nof go.mod"}}},
 		{"tool result, error", agents.Event{Type: agents.EventToolResult, Agent: "director", Tool: &agents.ToolEvent{CallID: "c2", Name: "read_file", IsError: true,
 			Summary: `path "../x" is outside the workspace: read files under the workspace root, ` + strings.Repeat("or ask the person to widen it; ", 6)}}},
+		{"write with its diff", agents.Event{Type: agents.EventToolResult, Agent: "director", Tool: &agents.ToolEvent{CallID: "c4", Name: "edit_file", Summary: "edited",
+			Diff: "--- a/go.mod\n+++ b/go.mod\n@@ -1,2 +1,2 @@\n module example.com/demo\n-go 1.25\n+go 1.26\n"}}},
+		{"write with a long diff, collapsed", agents.Event{Type: agents.EventToolResult, Agent: "director", Tool: &agents.ToolEvent{CallID: "c5", Name: "write_file", Summary: "created, 60 bytes",
+			Diff: "--- /dev/null\n+++ b/steps.txt\n@@ -0,0 +1,15 @@\n" + strings.Repeat("+step\t\x1b[2J\n", 15)}}},
+		{"command with its output", agents.Event{Type: agents.EventToolResult, Agent: "director", Tool: &agents.ToolEvent{CallID: "c6", Name: "shell", Summary: "exit 1, 19ms", IsError: true,
+			Output: "FAIL pkg\n… 3 more lines\nexit status 1", ExitCode: new(1)}}},
 		{"tool call, quiet", agents.Event{Type: agents.EventToolCall, Agent: "director", Tool: &agents.ToolEvent{CallID: "c3", Name: "chat_note_save", Quiet: true}}},
 		{"tool call, delegate", agents.Event{Type: agents.EventToolCall, Agent: "director", Tool: &agents.ToolEvent{CallID: "d1", Name: "delegate"}}},
 		{"usage", agents.Event{Type: agents.EventUsage, Agent: "director", Usage: usage}},
@@ -93,32 +99,41 @@ var clock = regexp.MustCompile(`^\[ *\d+\.\ds\] `)
 func TestRenderersAgree(t *testing.T) {
 	var errOut, out bytes.Buffer
 	plain := NewHuman(&out, &errOut)
+	plain.Verbose = true // -v: what a tool's result changed, as the TUI shows it
 	var batchOut bytes.Buffer
 	batch := NewBatch(&batchOut, false)
 	scroll := tui.NewScrollback(100)
-	var view eventline.View // the width the TUI's view gives a summary
-	view.Width = 100 - 8
+	// The width the TUI's view gives a summary; the TUI and the plain
+	// printer with -v show what a result changed, the batch printer not;
+	// only the TUI has a key for the collapsed rest.
+	view := eventline.View{Width: 100 - 8, Details: eventline.DetailLines, More: "ctrl+o shows them"}
+	plainView := eventline.View{Width: 100 - 8, Details: eventline.DetailLines}
+	batchView := eventline.View{Width: 100 - 8}
+	lines := func(v *eventline.View, e agents.Event) string {
+		var b strings.Builder
+		for _, l := range v.Lines(e, eventline.Options{}) {
+			b.WriteString(l.Text + "\n")
+		}
+		return b.String()
+	}
 
 	var golden strings.Builder
 	for _, tc := range rendererEvents() {
-		var want strings.Builder
-		for _, l := range view.Lines(tc.e, eventline.Options{}) {
-			want.WriteString(l.Text + "\n")
-		}
-		fmt.Fprintf(&golden, "## %s\n%s", tc.name, want.String())
+		want := lines(&view, tc.e)
+		wantPlain, wantBatch := lines(&plainView, tc.e), lines(&batchView, tc.e)
+		fmt.Fprintf(&golden, "## %s\n%s", tc.name, want)
 
 		errOut.Reset()
 		plain.Emit(tc.e)
 		batchOut.Reset()
 		batch.Emit(tc.e)
-		got := map[string]string{
-			"plain printer": errOut.String(),
-			"tui":           scroll.Emit(tc.e),
-			"batch printer": batchClockless(t, tc.e, batchOut.String()),
-		}
-		for name, g := range got {
-			if g != want.String() {
-				t.Errorf("%s: the %s printed\n%q\nwant (eventline)\n%q", tc.name, name, g, want.String())
+		for _, r := range []struct{ name, got, want string }{
+			{"plain printer", errOut.String(), wantPlain},
+			{"tui", scroll.Emit(tc.e), want},
+			{"batch printer", batchClockless(t, tc.e, batchOut.String()), wantBatch},
+		} {
+			if r.got != r.want {
+				t.Errorf("%s: the %s printed\n%q\nwant (eventline)\n%q", tc.name, r.name, r.got, r.want)
 			}
 		}
 		if out.Len() > 0 {

@@ -17,8 +17,10 @@ import (
 	"github.com/yagent/yagent/internal/termsafe"
 )
 
-// A paste longer than pasteInline characters or pasteLines lines stays out
-// of the composer: a marker stands for it and the whole text is sent.
+// A paste longer than pasteInline characters or pasteLines lines, or
+// holding a tab (the composer turns a tab into spaces: code and tables
+// would change), stays out of the composer: a marker stands for it and the
+// whole text is sent.
 const (
 	pasteInline = 2000
 	pasteLines  = 10
@@ -51,7 +53,7 @@ func (m *model) paste(s string) {
 	}
 	m.armed = false
 	lines := strings.Count(s, "\n") + 1
-	if len(s) <= pasteInline && lines <= pasteLines {
+	if len(s) <= pasteInline && lines <= pasteLines && !strings.Contains(s, "\t") {
 		m.ta.InsertString(s)
 		return
 	}

@@ -44,8 +44,13 @@ type model struct {
 	turns      sync.WaitGroup  // turns whose goroutine has not returned
 	live       strings.Builder // the lead's text of the current model call, rendered safe
 	liveSafe   termsafe.Stream // renders live as it streams
-	dels       []*delegation   // running delegations, in start order
-	view       eventline.View  // the lines of events; labels delegations (explorer#2)
+	reason     strings.Builder // the lead's reasoning of the current model call, rendered safe
+	reasonSafe termsafe.Stream
+	// folded is the last thing shown collapsed (a diff, an output, the
+	// reasoning), whole, for Ctrl-O to print.
+	folded     []string
+	dels       []*delegation  // running delegations, in start order
+	view       eventline.View // the lines of events; labels delegations (explorer#2)
 	turnTokens int
 
 	// the session
@@ -67,6 +72,9 @@ type model struct {
 	// time so lines keep their order.
 	out      []string
 	printing bool
+	sized    bool // the terminal's size came: the first frame is being drawn
+	ready    bool // the first frame is drawn (or no size came): lines may print
+	tallest  int  // the tallest frame since the person last sent something
 }
 
 // delegation is a running sub-agent on the status line.
@@ -123,28 +131,43 @@ func newModel(o Options, sink *Sink) *model {
 	if plain {
 		m.spin = spinner.New(spinner.WithSpinner(spinner.Line))
 	}
+	m.view.Details, m.view.More = eventline.DetailLines, "ctrl+o shows them"
 	m.hist = loadHistory(o.HistoryPath)
 	m.status.ContextPct = -1
 	m.setWidth(o.Width)
+	m.height = o.Height
 	return m
 }
 
 func (m *model) Init() tea.Cmd {
-	early := m.sink.takeEarly()
-	var cmds []tea.Cmd
 	if m.o.Backend != nil {
 		m.status = m.o.Backend.Status()
 	}
+	// The session's setup notices (the sandbox, skipped files) first, then
+	// the greeting and a resumed session's last turns: what the person
+	// reads last is the conversation they come back to.
+	for _, e := range m.sink.takeEarly() {
+		m.event(e)
+	}
 	if m.o.Intro != nil {
 		if s := m.o.Intro(); s != "" {
-			m.out = append([]string{termsafe.Text(s)}, m.out...) // a resumed transcript
+			m.print(termsafe.Text(s))
 		}
 	}
-	if len(early) > 0 {
-		cmds = append(cmds, func() tea.Msg { return earlyMsg{events: early} })
-	}
-	cmds = append(cmds, m.flush())
-	return tea.Batch(cmds...)
+	// Lines wait for the first frame, drawn once the terminal's size is
+	// known (it says how many lines fit at once, chunk): Bubble Tea prints
+	// above the frame it drew, and before one it takes the whole screen
+	// for the frame — the first lines would land at the bottom of a fresh
+	// terminal and scroll away. A terminal that never tells its size gets
+	// them after a second.
+	return tea.Batch(m.flush(), readyAfter(time.Second))
+}
+
+// readyMsg ends the wait for the first frame.
+type readyMsg struct{}
+
+func readyAfter(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return readyMsg{} })
 }
 
 func (m *model) setWidth(w int) {
@@ -168,17 +191,23 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.setWidth(msg.Width)
 		m.height = msg.Height
+		if !m.ready && !m.sized {
+			m.sized = true
+			cmds = append(cmds, readyAfter(100*time.Millisecond)) // a few frames of Bubble Tea's
+		}
 	case tea.KeyPressMsg:
 		if cmd, done := m.key(msg); done {
 			return m, tea.Batch(cmd, m.flush())
 		}
 	case tea.PasteMsg:
+		if m.modal != nil && m.modal.telling {
+			m.modal.instead = append(m.modal.instead, []rune(strings.Join(strings.Fields(sanitize(msg.Content)), " "))...)
+			return m, nil
+		}
 		m.paste(msg.Content)
 		return m, m.flush()
-	case earlyMsg:
-		for _, e := range msg.events {
-			m.event(e)
-		}
+	case readyMsg:
+		m.ready = true
 	case eventMsg:
 		m.event(msg.e)
 	case turnDoneMsg:
@@ -204,7 +233,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.ta.Blur()
 	case askDoneMsg:
 		if m.modal != nil && m.modal.reply == msg.reply {
-			m.closeModal(decideNo, "withdrawn")
+			m.closeModal(reply{d: decideNo}, "withdrawn")
 		}
 	case editedMsg:
 		if msg.err != nil {
@@ -242,7 +271,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press; done reports that the textarea must not see it.
 func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if m.pick != nil {
-		done, id := m.pick.key(k.String())
+		done, id := m.pick.key(k)
 		if !done {
 			return nil, true
 		}
@@ -253,16 +282,36 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		return m.command("/resume " + id), true
 	}
+	if m.modal != nil && m.modal.telling {
+		switch k.String() {
+		case "enter":
+			text := strings.TrimSpace(string(m.modal.instead))
+			m.closeModal(reply{d: decideNo, instead: text}, "no — "+termsafe.Line(text))
+		case "esc":
+			m.modal.telling, m.modal.instead = false, nil
+		case "ctrl+c":
+			m.closeModal(reply{d: decideNo}, "no")
+		case "backspace":
+			if n := len(m.modal.instead); n > 0 {
+				m.modal.instead = m.modal.instead[:n-1]
+			}
+		default:
+			m.modal.instead = append(m.modal.instead, []rune(k.Text)...)
+		}
+		return nil, true
+	}
 	if m.modal != nil {
 		switch strings.ToLower(k.String()) {
 		case "y":
-			m.closeModal(decideYes, "yes")
+			m.closeModal(reply{d: decideYes}, "yes")
 		case "a":
 			if m.modal.prefix != "" {
-				m.closeModal(decideAlways, "always `"+m.modal.prefix+" …`")
+				m.closeModal(reply{d: decideAlways}, "always `"+m.modal.prefix+" …`")
 			}
+		case "t":
+			m.modal.telling = m.modal.tell
 		case "n", "esc", "ctrl+c":
-			m.closeModal(decideNo, "no")
+			m.closeModal(reply{d: decideNo}, "no")
 		}
 		return nil, true
 	}
@@ -314,6 +363,9 @@ func (m *model) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 	case "ctrl+g":
 		return m.editor(), true
+	case "ctrl+o":
+		m.expand()
+		return nil, true
 	}
 	m.hint = ""
 	var cmd tea.Cmd
@@ -330,8 +382,8 @@ func (m *model) interrupt() {
 	}
 }
 
-func (m *model) closeModal(d decision, word string) {
-	m.modal.reply <- d
+func (m *model) closeModal(r reply, word string) {
+	m.modal.reply <- r
 	m.print(m.st.dim.Render("  approval: " + word))
 	m.modal = nil
 	m.ta.Focus()
@@ -356,6 +408,7 @@ func (m *model) submit() tea.Cmd {
 	}
 	m.hist.add(raw, func(w string) { m.print(m.st.warn.Render("yagent: warning: " + w)) })
 	m.resetComposer()
+	m.tallest = 0
 	m.hint = ""
 	if strings.HasPrefix(text, "/") {
 		return m.command(text)
@@ -436,6 +489,7 @@ func (m *model) command(line string) tea.Cmd {
 }
 
 func (m *model) turnDone(err error) {
+	m.foldReason()
 	m.flushLive()
 	elapsed := m.o.Now().Sub(m.started)
 	switch {
@@ -496,20 +550,103 @@ func (m *model) print(s string) { m.out = append(m.out, s) }
 
 // flush prints the queued lines when no print is in flight.
 func (m *model) flush() tea.Cmd {
+	if !m.ready && !m.quit {
+		return nil
+	}
 	if m.printing || len(m.out) == 0 {
 		if m.quit && !m.printing {
 			return tea.Quit
 		}
 		return nil
 	}
-	text := strings.Join(m.out, "\n")
-	m.out = nil
+	text := m.chunk()
 	m.printing = true
 	cmds := []tea.Cmd{tea.Println(text), func() tea.Msg { return printedMsg{} }}
-	if m.quit {
+	if m.quit && len(m.out) == 0 {
 		cmds = append(cmds, tea.Quit)
 	}
 	return tea.Sequence(cmds...)
+}
+
+// chunk takes from the queued lines as many as fit above the frame on
+// the terminal, at least one. Bubble Tea prints above the frame by
+// scrolling the screen up as many rows as the text takes and going back
+// up to write them: text taller than the rows above the frame is drawn
+// partly over the frame and loses its last lines, and the frame (the
+// spinner) is scrolled into the scrollback. The rest stays queued for
+// the next print.
+func (m *model) chunk() string {
+	lines := strings.Split(strings.Join(m.out, "\n"), "\n")
+	m.out = nil
+	if m.height <= 0 {
+		return strings.Join(lines, "\n")
+	}
+	// Bubble Tea scrolls by the frame it drew last, which may be an
+	// older, taller one than now (the streamed text's tail) — the tallest
+	// since the person sent something — and the frame may grow by a line
+	// before the print lands (a hint): keep one row spare.
+	room := max(m.height-max(m.tallest, m.frameHeight())-1, 1)
+	n, rows := 0, 0
+	for n < len(lines) {
+		r := printRows(lines[n], m.width)
+		if n > 0 && rows+r > room {
+			break
+		}
+		rows += r
+		n++
+	}
+	if n < len(lines) {
+		m.out = []string{strings.Join(lines[n:], "\n")}
+	}
+	return strings.Join(lines[:n], "\n")
+}
+
+// frameHeight is how many rows the frame takes now.
+func (m *model) frameHeight() int {
+	return strings.Count(m.frame().Content, "\n") + 1
+}
+
+// printRows is how many rows Bubble Tea scrolls for a printed line of
+// the terminal's width w (its own count: one more per full width).
+func printRows(line string, w int) int {
+	if lw := ansi.StringWidth(line); w > 0 && lw > w {
+		return 1 + lw/w
+	}
+	return 1
+}
+
+// expand prints whole the last thing shown collapsed (Ctrl-O).
+func (m *model) expand() {
+	if m.folded == nil {
+		m.hint = "nothing is collapsed"
+		return
+	}
+	for _, l := range m.folded {
+		m.print(l)
+	}
+	m.folded = nil
+}
+
+// foldReason moves the lead's reasoning of this call to the scrollback
+// as one dimmed line, whole for Ctrl-O when it was cut.
+func (m *model) foldReason() {
+	m.reason.WriteString(m.reasonSafe.End())
+	text := strings.TrimSpace(m.reason.String())
+	m.reason.Reset()
+	if text == "" {
+		return
+	}
+	line := brief.Line(text, max(m.width-28, 20))
+	if line == strings.Join(strings.Fields(text), " ") {
+		m.print(m.st.dim.Render("∴ " + line))
+		return
+	}
+	n := strings.Count(text, "\n") + 1
+	m.print(m.st.dim.Render(fmt.Sprintf("∴ %s (%s · ctrl+o)", line, agents.Count(n, "line", "lines"))))
+	m.folded = nil
+	for _, l := range strings.Split(ansi.Wordwrap(text, max(m.width-2, 20), ""), "\n") {
+		m.folded = append(m.folded, m.st.dim.Render("  "+l))
+	}
 }
 
 // event folds one event of the running turn into the view. What the
@@ -517,7 +654,14 @@ func (m *model) flush() tea.Cmd {
 // rendered for the terminal (termsafe) before any style is added.
 func (m *model) event(e agents.Event) {
 	d := m.delegationOf(e)
+	if e.Depth == 0 && e.Type != agents.EventReasoningDelta && e.Type != agents.EventRetry {
+		m.foldReason() // the reasoning of the call ended: its text or calls follow
+	}
 	switch e.Type {
+	case agents.EventReasoningDelta:
+		if e.Depth == 0 {
+			m.reason.WriteString(m.reasonSafe.Next(e.Text))
+		}
 	case agents.EventTextDelta:
 		if e.Depth == 0 {
 			m.live.WriteString(m.liveSafe.Next(e.Text))
@@ -543,6 +687,8 @@ func (m *model) event(e agents.Event) {
 		if e.Depth == 0 {
 			m.live.Reset() // the retried call's text is void
 			m.liveSafe.End()
+			m.reason.Reset()
+			m.reasonSafe.End()
 		}
 	case agents.EventUsage:
 		u := e.Usage
@@ -557,6 +703,12 @@ func (m *model) event(e agents.Event) {
 	}
 	for _, l := range m.view.Lines(e, eventline.Options{}) {
 		m.print(m.st.of(l.Kind).Render(l.Text))
+	}
+	if d := eventline.Details(e, m.view.Width); len(d) > m.view.Details {
+		m.folded = nil
+		for _, l := range d {
+			m.folded = append(m.folded, m.st.of(l.Kind).Render(l.Text))
+		}
 	}
 	if e.Type == agents.EventDelegationStarted {
 		dl := e.Delegation
@@ -588,11 +740,23 @@ func (m *model) flushLive() {
 	m.print(renderMarkdown(text, m.width, m.plain))
 }
 
+// View is the frame; it remembers the tallest one since the person last
+// sent something, which may still be on the screen when a print lands.
 func (m *model) View() tea.View {
+	v := m.frame()
+	m.tallest = max(m.tallest, strings.Count(v.Content, "\n")+1)
+	return v
+}
+
+func (m *model) frame() tea.View {
 	var b strings.Builder
 	w := m.width
-	if m.live.Len() > 0 {
+	switch {
+	case m.live.Len() > 0:
 		b.WriteString(tail(m.live.String(), w, 8))
+		b.WriteString("\n")
+	case m.reason.Len() > 0:
+		b.WriteString(m.st.dim.Render(tail(m.reason.String(), w, 3)))
 		b.WriteString("\n")
 	}
 	if m.pick != nil {
@@ -669,9 +833,17 @@ func (m *model) modalView() string {
 			b.WriteString(st.Render(cut("  "+l, w)) + "\n")
 		}
 	}
+	if m.modal.telling {
+		line := "tell it what to do instead (Enter sends · Esc goes back): " + termsafe.Line(string(m.modal.instead)) + "▏"
+		b.WriteString(ansi.Hardwrap(line, max(w, 10), true))
+		return b.String()
+	}
 	choices := "allow? [y]es  [n]o"
 	if m.modal.prefix != "" {
 		choices += "  [a]lways `" + m.modal.prefix + " …` this session"
+	}
+	if m.modal.tell {
+		choices += "  [t]ell it what to do instead"
 	}
 	b.WriteString(ansi.Hardwrap(choices+" (Esc or Ctrl-C: no)", max(w, 10), true)) // the prefix whole
 	return b.String()

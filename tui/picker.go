@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/yagent/yagent/internal/brief"
+	"github.com/yagent/yagent/internal/termsafe"
 )
 
 // Session is a row of the resume picker.
@@ -30,39 +31,77 @@ type Sessions interface {
 }
 
 // picker chooses a session with the arrows; the highlighted one is
-// previewed under the list.
+// previewed under the list. Typing filters the list: the sessions whose
+// name, id, title or directory hold the typed text (any case).
 type picker struct {
-	rows []Session
-	at   int
-	all  bool // show the directory column
+	rows   []Session
+	at     int  // index into shown()
+	all    bool // show the directory column
+	filter string
 }
 
-// key moves or ends the picker: done with the chosen id, "" = cancelled.
-func (p *picker) key(k string) (done bool, id string) {
-	switch k {
-	case "up", "k", "ctrl+p":
+// shown are the rows the filter keeps.
+func (p *picker) shown() []Session {
+	if p.filter == "" {
+		return p.rows
+	}
+	f := strings.ToLower(p.filter)
+	var out []Session
+	for _, r := range p.rows {
+		if strings.Contains(strings.ToLower(r.Name+"\x00"+r.ID+"\x00"+r.Title+"\x00"+r.Dir), f) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// key moves, filters or ends the picker: done with the chosen id, "" =
+// cancelled.
+func (p *picker) key(k tea.KeyPressMsg) (done bool, id string) {
+	rows := p.shown()
+	switch k.String() {
+	case "up", "ctrl+p":
 		p.at = max(p.at-1, 0)
-	case "down", "j", "ctrl+n":
-		p.at = min(p.at+1, len(p.rows)-1)
+	case "down", "ctrl+n":
+		p.at = min(p.at+1, len(rows)-1)
 	case "home":
 		p.at = 0
 	case "end":
-		p.at = len(p.rows) - 1
+		p.at = len(rows) - 1
 	case "enter":
-		return true, p.rows[p.at].ID
-	case "esc", "ctrl+c", "q":
+		if len(rows) == 0 {
+			return false, ""
+		}
+		return true, rows[p.at].ID
+	case "esc", "ctrl+c":
 		return true, ""
+	case "backspace":
+		if r := []rune(p.filter); len(r) > 0 {
+			p.filter, p.at = string(r[:len(r)-1]), 0
+		}
+	default:
+		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
+			p.filter, p.at = p.filter+k.Text, 0
+		}
 	}
 	return false, ""
 }
 
 func (p *picker) view(width, height int) string {
 	var b strings.Builder
-	b.WriteString("resume which session? ↑/↓ move · Enter resumes · Esc cancels\n")
+	b.WriteString("resume which session? type to filter · ↑/↓ move · Enter resumes · Esc cancels\n")
+	if p.filter != "" {
+		b.WriteString(cut("filter: "+termsafe.Line(p.filter), width) + "\n")
+	}
+	rows := p.shown()
+	if len(rows) == 0 {
+		b.WriteString("  no session matches")
+		return b.String()
+	}
 	most := max(height-8, 3)
-	first := max(0, min(p.at-most/2, len(p.rows)-most))
-	for i := first; i < len(p.rows) && i < first+most; i++ {
-		r := p.rows[i]
+	first := max(0, min(p.at-most/2, len(rows)-most))
+	for i := first; i < len(rows) && i < first+most; i++ {
+		r := rows[i]
 		mark := "  "
 		if i == p.at {
 			mark = "› "
@@ -81,7 +120,7 @@ func (p *picker) view(width, height int) string {
 		}
 		b.WriteString(cut(line, width) + "\n")
 	}
-	r := p.rows[p.at]
+	r := rows[p.at]
 	b.WriteString(strings.Repeat("─", min(width, 60)) + "\n")
 	fmt.Fprintf(&b, "%s · %s · %d %s\n", r.ID, r.Dir, r.Turns, turnWord(r.Turns))
 	b.WriteString(ansi.Wordwrap(brief.Line(r.Title, 400), max(width, 20), ""))
@@ -103,7 +142,7 @@ func (m *pickModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case tea.KeyPressMsg:
-		if done, id := m.p.key(msg.String()); done {
+		if done, id := m.p.key(msg); done {
 			m.chosen = id
 			return m, tea.Quit
 		}

@@ -14,10 +14,6 @@ import (
 // eventMsg carries one event of the running turn into the model.
 type eventMsg struct{ e agents.Event }
 
-// earlyMsg carries the events emitted before the program started (the
-// session's setup notices).
-type earlyMsg struct{ events []agents.Event }
-
 // Sink forwards a session's events to the program; events before the
 // program starts are kept and shown first.
 type Sink struct {
@@ -96,6 +92,13 @@ const (
 	decideAlways
 )
 
+// reply is the modal's answer: a decision and, with a "no", what the
+// person said the model should do instead.
+type reply struct {
+	d       decision
+	instead string
+}
+
 // askMsg opens the approval modal. Everything in it is rendered for the
 // terminal already (termsafe).
 type askMsg struct {
@@ -108,12 +111,17 @@ type askMsg struct {
 	// whole shows the preview whole, wrapped, never cut (an MCP tool's
 	// arguments: what the person approves); a diff shows its first lines.
 	whole bool
-	reply chan decision
+	// tell offers "no, and tell it what to do instead" (a tool's
+	// approval: AskInstead); telling is the person typing instead.
+	tell    bool
+	telling bool
+	instead []rune
+	reply   chan reply
 }
 
 // askDoneMsg closes a modal whose question was withdrawn (the step was
 // cancelled while it waited).
-type askDoneMsg struct{ reply chan decision }
+type askDoneMsg struct{ reply chan reply }
 
 // errNoProgram is returned when an approval is asked with no program
 // running to show it.
@@ -121,7 +129,9 @@ var errNoProgram = errors.New("the interactive session is not running: nobody ca
 
 // Asker implements agents.Asker with the approval modal: y, n, or a
 // (this command prefix for the rest of the session, when the question
-// offers one; the shell tool keeps the prefix); Ctrl-C or Esc is no.
+// offers one; the shell tool keeps the prefix); Ctrl-C or Esc is no. As
+// agents.Instructed it offers t too: no, and a line of text the model
+// gets as the refusal's reason.
 type Asker struct {
 	sink *Sink
 	mu   sync.Mutex
@@ -130,7 +140,7 @@ type Asker struct {
 	Preview func(agents.Question) string
 }
 
-var _ agents.Asker = (*Asker)(nil)
+var _ agents.Instructed = (*Asker)(nil)
 
 // modal is what the modal shows of q. What the model chose is shown,
 // never obeyed: every line of the action, none cut, control characters
@@ -150,25 +160,36 @@ func (a *Asker) modal(q agents.Question) askMsg {
 // Ask implements agents.Asker. One question at a time: parallel
 // sub-agents queue.
 func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
+	ans, _, err := a.ask(ctx, q, false)
+	return ans, err
+}
+
+// AskInstead implements agents.Instructed: Ask, offering t.
+func (a *Asker) AskInstead(ctx context.Context, q agents.Question) (agents.Answer, string, error) {
+	return a.ask(ctx, q, true)
+}
+
+func (a *Asker) ask(ctx context.Context, q agents.Question, tell bool) (agents.Answer, string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msg := a.modal(q)
-	reply := make(chan decision, 1)
-	msg.reply = reply
+	msg.tell = tell
+	ch := make(chan reply, 1)
+	msg.reply = ch
 	if !a.sink.send(msg) {
-		return agents.Deny, errNoProgram
+		return agents.Deny, "", errNoProgram
 	}
 	select {
-	case d := <-reply:
+	case r := <-ch:
 		switch {
-		case d == decideAlways && q.Prefix != "":
-			return agents.AllowPrefix, nil
-		case d == decideYes:
-			return agents.Allow, nil
+		case r.d == decideAlways && q.Prefix != "":
+			return agents.AllowPrefix, "", nil
+		case r.d == decideYes:
+			return agents.Allow, "", nil
 		}
-		return agents.Deny, nil
+		return agents.Deny, r.instead, nil
 	case <-ctx.Done():
-		a.sink.send(askDoneMsg{reply: reply})
-		return agents.Deny, ctx.Err()
+		a.sink.send(askDoneMsg{reply: ch})
+		return agents.Deny, "", ctx.Err()
 	}
 }

@@ -35,6 +35,23 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
+// TestPasteKeepsTabs (issue 32 item 6): a short paste holding tabs (a
+// Makefile's lines, a TSV row) reaches the prompt with its tabs; the
+// composer itself would turn them into spaces. Text without a tab is
+// still edited in place.
+func TestPasteKeepsTabs(t *testing.T) {
+	m := newModel(Options{Width: 80}, &Sink{})
+	m.paste("all:\n\tgo build ./...\n")
+	if got, want := m.expandPastes(m.ta.Value()), "all:\n\tgo build ./...\n"; got != want {
+		t.Errorf("a pasted Makefile rule reaches the prompt as %q; want %q", got, want)
+	}
+	m.resetComposer()
+	m.paste("no tab here")
+	if got := m.ta.Value(); got != "no tab here" || len(m.pastes) != 0 {
+		t.Errorf("a short paste without a tab = %q (%d kept aside); want it in the composer", got, len(m.pastes))
+	}
+}
+
 // FuzzSanitize: whatever a paste holds, what reaches the prompt has no
 // control character but newline and tab, and sanitising twice changes
 // nothing.
@@ -204,7 +221,7 @@ func TestPicker(t *testing.T) {
 		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Updated: at.Add(-time.Hour), Turns: 2},
 	}
 	p := &picker{rows: rows, all: true}
-	if done, _ := p.key("down"); done {
+	if done, _ := p.key(tea.KeyPressMsg{Code: tea.KeyDown}); done {
 		t.Fatal("↓ ended the picker")
 	}
 	view := p.view(120, 24)
@@ -213,11 +230,52 @@ func TestPicker(t *testing.T) {
 			t.Errorf("the picker lacks %q:\n%s", want, view)
 		}
 	}
-	if done, id := p.key("enter"); !done || id != rows[1].ID {
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); !done || id != rows[1].ID {
 		t.Errorf("Enter = %v, %q; want the highlighted session", done, id)
 	}
-	if done, id := p.key("esc"); !done || id != "" {
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEscape}); !done || id != "" {
 		t.Errorf("Esc = %v, %q; want cancelled", done, id)
+	}
+}
+
+// TestPickerFilters (issue 32 item 6): typing filters the sessions by
+// name, id, title or directory, in any case (j, k and q are text, not
+// keys); Backspace widens the filter again; Enter picks among the shown.
+func TestPickerFilters(t *testing.T) {
+	rows := []Session{
+		{ID: "20261201T093000-aaaaaa", Name: "release", Title: "prepare the release notes", Dir: "/src/app", Turns: 4},
+		{ID: "20261130T080000-bbbbbb", Title: "why does the build fail on arm64?", Dir: "/src/lib", Turns: 2},
+		{ID: "20261129T080000-cccccc", Title: "Jump to the ARM docs", Dir: "/src/docs", Turns: 1},
+	}
+	p := &picker{rows: rows}
+	typ := func(s string) {
+		for _, r := range s {
+			if done, _ := p.key(tea.KeyPressMsg{Code: r, Text: string(r)}); done {
+				t.Fatalf("typing %q ended the picker", r)
+			}
+		}
+	}
+	typ("ARM")
+	view := p.view(120, 24)
+	if strings.Contains(view, "release") || !strings.Contains(view, "arm64") || !strings.Contains(view, "ARM docs") || !strings.Contains(view, "filter: ARM") {
+		t.Errorf("filtered by ARM, the picker shows:\n%s", view)
+	}
+	p.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	if done, id := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); !done || id != rows[2].ID {
+		t.Errorf("Enter on the second match = %v, %q; want %s", done, id, rows[2].ID)
+	}
+	p = &picker{rows: rows}
+	typ("jq")
+	if view := p.view(120, 24); !strings.Contains(view, "no session matches") {
+		t.Errorf("filtered by jq, the picker shows:\n%s", view)
+	}
+	if done, _ := p.key(tea.KeyPressMsg{Code: tea.KeyEnter}); done {
+		t.Error("Enter with nothing shown ended the picker")
+	}
+	p.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	p.key(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	if got := len(p.shown()); got != 3 {
+		t.Errorf("after Backspace twice the picker shows %d sessions; want all 3", got)
 	}
 }
 
@@ -282,7 +340,7 @@ func TestModalShowsArgsWhole(t *testing.T) {
 	args := "{\n" + strings.Join(lines, "\n") + "\n  \"long\": \"" + long + "\"\n}"
 	for _, whole := range []bool{true, false} {
 		m := newModel(Options{Env: []string{"TERM=dumb"}, Width: 80}, &Sink{})
-		m.Update(askMsg{question: []string{"call the tool `w` of mcp server `s`"}, preview: args, whole: whole, reply: make(chan decision, 1)})
+		m.Update(askMsg{question: []string{"call the tool `w` of mcp server `s`"}, preview: args, whole: whole, reply: make(chan reply, 1)})
 		view := ansi.Strip(m.View().Content)
 		for _, l := range strings.Split(view, "\n") {
 			if w := ansi.StringWidth(l); w > 80 {
@@ -375,5 +433,29 @@ func TestTranscriptShowsControls(t *testing.T) {
 				t.Errorf("%v: the scrollback lacks %q:\n%s", env, want, ansi.Strip(all))
 			}
 		}
+	}
+}
+
+// TestMarkdownTablesAndLinks (issue 32 item 6): an answer's Markdown
+// table is laid out in aligned columns (the header over a rule, each
+// column aligned as its rule says, a pipe escaped in a cell kept), and a
+// link is its text with the address after it; a table too wide for the
+// terminal stays as written.
+func TestMarkdownTablesAndLinks(t *testing.T) {
+	md := "Sizes:\n\n| package | lines | note |\n|:--|--:|:-:|\n| tui | 793 | the `model` |\n| printer | 60 | a \\| b |\n\nSee [the spec](https://example.com/spec) or <https://example.com>."
+	got := ansi.Strip(renderMarkdown(md, 80, false))
+	want := "Sizes:\n\n" +
+		"package │ lines │   note\n" +
+		"────────┼───────┼──────────\n" +
+		"tui     │   793 │ the model\n" +
+		"printer │    60 │   a | b\n" +
+		"\n" +
+		"See the spec (https://example.com/spec) or https://example.com."
+	if got != want {
+		t.Errorf("renderMarkdown =\n%s\nwant\n%s", got, want)
+	}
+	wide := "| a | b |\n|---|---|\n| " + strings.Repeat("x", 70) + " | " + strings.Repeat("y", 20) + " |"
+	if got := ansi.Strip(renderMarkdown(wide, 80, false)); !strings.HasPrefix(got, "| a | b |\n|---|---|\n") {
+		t.Errorf("a table wider than the terminal =\n%s\nwant it as written", got)
 	}
 }

@@ -39,9 +39,12 @@ const (
 	Notice
 	// Note is a write to the lead's notebook.
 	Note
-	// Added and Removed are the lines of a note's change.
+	// Added and Removed are the lines of a note's or a write's change.
 	Added
 	Removed
+	// Detail is a line of what a tool's result shows under it: a diff's
+	// unchanged line or hunk header, a command's output.
+	Detail
 )
 
 // Line is one line to show. Text is rendered for the terminal already;
@@ -59,7 +62,16 @@ type View struct {
 	// Width is the most runes of a tool's result summary (0: 120). A
 	// result marked as an error is shown up to 400 runes: a refusal says
 	// what to do.
-	Width  int
+	Width int
+	// Details is the most lines shown under a tool's result of what it
+	// changed (a write's or an edit's diff, a command's first and last
+	// lines of output); past it they are collapsed into "… N more lines"
+	// and More. 0 shows none (the plain printer without -v, the batch
+	// printer).
+	Details int
+	// More ends a collapsed result's last line: how the renderer shows
+	// the rest ("ctrl+o shows them").
+	More   string
 	labels map[string]string // delegation call id → label
 	seen   map[string]int    // delegations per agent name in this turn
 }
@@ -70,6 +82,10 @@ type Options struct {
 	// is on the screen: the retry line says it is void.
 	TextShown bool
 }
+
+// DetailLines is how many lines of what a tool's result changed a
+// renderer shows under it before collapsing the rest (View.Details).
+const DetailLines = 12
 
 // Most runes of each part of a line.
 const (
@@ -113,7 +129,19 @@ func (v *View) Lines(e agents.Event, o Options) []Line {
 		if e.Tool.IsError {
 			kind, mark, width = Failed, "✗", refusalRunes
 		}
-		return one(kind, "%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, width))
+		out := one(kind, "%s  %s %s%s", indent, mark, who, brief.Line(e.Tool.Summary, width))
+		if v.Details <= 0 {
+			return out
+		}
+		d := Details(e, v.width())
+		if len(d) > v.Details {
+			more := len(d) - v.Details + 1
+			d = append(d[:v.Details-1], Line{Detail, fmt.Sprintf("%s    … %s", indent, agents.Count(more, "more line", "more lines"))})
+			if v.More != "" {
+				d[len(d)-1].Text += " (" + v.More + ")"
+			}
+		}
+		return append(out, d...)
 	case agents.EventDelegationStarted:
 		d := e.Delegation
 		label := v.start(d)
@@ -168,6 +196,54 @@ func (v *View) Lines(e agents.Event, o Options) []Line {
 		return noteLines(e.Note)
 	}
 	return nil
+}
+
+// Details are all the lines a tool's result shows under it of what it
+// changed, none collapsed, each cut to width runes: a write's or an
+// edit's diff (its hunks, without the file names the call shows) or a
+// command's output; none for other events.
+func Details(e agents.Event, width int) []Line {
+	if e.Type != agents.EventToolResult || e.Tool == nil {
+		return nil
+	}
+	indent := strings.Repeat("  ", e.Depth) + "    "
+	var out []Line
+	for _, l := range splitLines(e.Tool.Diff) {
+		kind := Detail
+		switch {
+		case strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ "):
+			continue
+		case strings.HasPrefix(l, "+"):
+			kind = Added
+		case strings.HasPrefix(l, "-"):
+			kind = Removed
+		}
+		out = append(out, Line{kind, indent + detail(l, width)})
+	}
+	for _, l := range splitLines(e.Tool.Output) {
+		out = append(out, Line{Detail, indent + detail(l, width)})
+	}
+	return out
+}
+
+// detail renders a line of a diff or an output for one row: a tab is
+// four spaces, the rest termsafe's.
+func detail(l string, width int) string {
+	return termsafe.Cut(strings.ReplaceAll(l, "\t", "    "), width)
+}
+
+func splitLines(s string) []string {
+	if s = strings.TrimRight(s, "\n"); s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func (v *View) width() int {
+	if v.Width <= 0 {
+		return 120
+	}
+	return v.Width
 }
 
 // Label is the label of a running delegation ("explorer#2"; in a batch,

@@ -8,7 +8,8 @@ import (
 )
 
 // TestLinesSafe: what the model chose (a task, a tool's arguments and
-// result, a conclusion, a note, an error) cannot draw over the terminal:
+// result, the diff and output under it, a conclusion, a note, an error)
+// cannot draw over the terminal:
 // no line holds an escape or a carriage return, and only notices and
 // errors hold line breaks.
 func TestLinesSafe(t *testing.T) {
@@ -18,6 +19,7 @@ func TestLinesSafe(t *testing.T) {
 		{Type: agents.EventToolCall, Agent: bad, Depth: 1, Tool: &agents.ToolEvent{Name: bad, Args: []byte(`{"a":"` + "x\\u001b[2K\\ry" + `"}`)}},
 		{Type: agents.EventToolResult, Agent: bad, Depth: 1, Tool: &agents.ToolEvent{Name: "t", Summary: bad}},
 		{Type: agents.EventToolResult, Tool: &agents.ToolEvent{Name: "t", Summary: bad, IsError: true}},
+		{Type: agents.EventToolResult, Tool: &agents.ToolEvent{Name: "shell", Summary: "exit 0", Output: bad + "\n" + bad, Diff: "@@ -1 +1 @@\n-" + bad + "\n+" + bad}},
 		{Type: agents.EventDelegationStarted, Delegation: d},
 		{Type: agents.EventDelegationFinished, Delegation: d},
 		{Type: agents.EventDelegationSkipped, Delegation: d},
@@ -27,7 +29,7 @@ func TestLinesSafe(t *testing.T) {
 		{Type: agents.EventError, Agent: bad, Depth: 1, Error: bad},
 		{Type: agents.EventNoteSaved, Note: &agents.NoteEvent{Action: bad, Name: bad, Description: bad, Body: bad}},
 	}
-	var v View
+	v := View{Details: DetailLines}
 	for _, e := range events {
 		lines := v.Lines(e, Options{})
 		if len(lines) == 0 {

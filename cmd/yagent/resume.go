@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +54,7 @@ waits for it instead.`,
 		},
 	}
 	opts.Agent.register(cmd.Flags())
+	cmd.Flags().BoolVarP(&opts.Agent.Verbose, "verbose", "v", false, "with a PROMPT: show each write's diff, each command's output and the reasoning")
 	cmd.Flags().BoolVar(&opts.Last, "last", false, "the newest session of this directory")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "with --last or the picker: every directory")
 	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "with a PROMPT: exit 0 even when the answer was cut at the model's output limit")
@@ -95,20 +97,14 @@ func resumeArgs(ctx context.Context, f *Factory, opts *resumeOptions) (ref, prom
 		if err != nil {
 			return "", "", err
 		}
-		if len(args) == 1 {
-			prompt = args[0]
-		}
-		return in.ID, prompt, nil
+		return in.ID, strings.Join(args, ""), nil // the PROMPT, when given
 	}
 	if len(args) > 0 {
 		in, err := st.Get(ctx, args[0])
 		if err != nil {
 			return "", "", err
 		}
-		if len(args) == 2 {
-			prompt = args[1]
-		}
-		return in.ID, prompt, nil
+		return in.ID, strings.Join(args[1:], ""), nil // the PROMPT, when given
 	}
 	if !f.IO.InTTY {
 		return "", "", usagef("give a session id or name, or --last (yagent sessions ls lists them)")

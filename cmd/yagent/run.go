@@ -93,6 +93,7 @@ See README.md, "Safety".`,
 		},
 	}
 	opts.Agent.register(cmd.Flags())
+	cmd.Flags().BoolVarP(&opts.Agent.Verbose, "verbose", "v", false, "show each write's diff, each command's output and the reasoning")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "continue this session (id, id prefix or name)")
 	cmd.Flags().StringVar(&opts.Board, "board", "", "a new session's board instead of its own")
 	cmd.Flags().BoolVar(&opts.AllowTruncated, "allow-truncated", false, "exit 0 even when the answer was cut at the model's output limit")

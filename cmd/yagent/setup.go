@@ -30,7 +30,8 @@ type agentFlags struct {
 	Toolset    string
 	Sandbox    flagvalue.Sandbox
 	// Wait waits for a session another process holds instead of failing.
-	Wait bool
+	Wait    bool
+	Verbose bool // -v (run, resume): diffs, outputs and reasoning on stderr
 }
 
 // registerIO registers the flags batch shares with the other director
@@ -107,7 +108,8 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 	default:
 		out.human = printer.NewHuman(f.IO.Out, f.IO.ErrOut)
 		out.human.Buffered = !f.IO.OutTTY
-		out.human.Reasoning = f.IO.ErrTTY && req.Kind == memory.KindInteractive
+		out.human.Reasoning = f.IO.ErrTTY && (req.Kind == memory.KindInteractive || fl.Verbose)
+		out.human.Verbose = fl.Verbose
 		out.sink = out.human
 	}
 	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox)}

@@ -36,8 +36,23 @@ type tuiRig struct {
 	srv  *llmtest.Server
 	dir  string
 	out  bytes.Buffer // what the program wrote, read so far
+	home string
 	f    *Factory
 	left bool // the chat was left (c.leave): nothing to close
+
+	width, height int
+}
+
+// screen is what a terminal of the rig's size shows after what the
+// program wrote so far: its scrollback, then its screen (the last height
+// rows), colours stripped.
+func (r *tuiRig) screen() (scrollback, screen []string) {
+	r.out.ReadFrom(r.tm.Output())
+	s := &testio.Screen{Width: r.width, Height: r.height, ONLCR: true} // its input is no terminal: Bubble Tea expects \n to return too
+	s.Write(r.out.Bytes())
+	lines := strings.Split(s.String(), "\n")
+	cut := min(s.Scrolled(), len(lines))
+	return lines[:cut], lines[cut:]
 }
 
 // leave quits the program and leaves the chat as tuiRun does.
@@ -60,6 +75,15 @@ type tuiRigOptions struct {
 	env           map[string]string
 	config        string            // $YAGENT_HOME/config.yaml ("" = none)
 	homeFiles     map[string]string // more files under $YAGENT_HOME
+	// home and dir reuse another rig's (a session it left, to resume).
+	home, dir string
+	resume    string // the session to reopen
+	// intro prints the greeting (and a resumed session's last turns)
+	// first, as yagent does.
+	intro bool
+	// vt100 runs the program for a terminal of no special capabilities,
+	// whose output testio.Screen draws (rig.screen).
+	vt100 bool
 }
 
 // snapMsg asks the program for its current frame (answered by the
@@ -72,9 +96,12 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 		o.width, o.height = 80, 24
 	}
 	srv := llmtest.NewTestServer(t, filepath.Join("..", "..", "testdata", "scenarios", o.scenario))
-	home, dir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n"), 0o644); err != nil {
-		t.Fatal(err)
+	home, dir := o.home, o.dir
+	if home == "" {
+		home, dir = t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env := map[string]string{
 		"HOME": home, "YAGENT_HOME": filepath.Join(home, ".yagent"), "YAGENT_NOTES_ROOT": filepath.Join(home, "notes"),
@@ -94,6 +121,10 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	f.Getenv = func(k string) string { return env[k] }
 	t.Cleanup(func() { f.Close() })
 	b := &chat.Backend{}
+	var intro func() string
+	if o.intro {
+		intro = func() string { return b.Chat.Intro(t.Context()) }
+	}
 	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	cfg, err := f.Config()
 	if err != nil {
@@ -103,23 +134,26 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	model, sink, ask := tui.NewModel(tui.Options{
 		Backend: b, Env: []string{"NO_COLOR=1", "TERM=xterm"}, Workspace: dir,
 		HistoryPath: chat.PromptHistoryPath(env["YAGENT_HOME"], dir), Commands: append(chat.Commands(), chat.CustomNames(custom)...),
-		Now: func() time.Time { return clock },
+		Now: func() time.Time { return clock }, Intro: intro,
 	})
-	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}}, cfg), sink, ask)
+	c, err := chat.OpenTUI(t.Context(), chatConfig(f, &chatOptions{Agent: agentFlags{Approval: flagvalue.Approval(o.approval)}, Resume: o.resume}, cfg), sink, ask)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Chat = c
-	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height),
-		teatest.WithProgramOptions(tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
-			if s, ok := msg.(snapMsg); ok {
-				s.ch <- m.View().Content
-				return nil
-			}
-			return msg
-		})))
+	popts := []tea.ProgramOption{tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+		if s, ok := msg.(snapMsg); ok {
+			s.ch <- m.View().Content
+			return nil
+		}
+		return msg
+	})}
+	if o.vt100 {
+		popts = append(popts, tea.WithEnvironment([]string{"TERM=vt100"}))
+	}
+	tm := teatest.NewTestModel(t, model, teatest.WithInitialTermSize(o.width, o.height), teatest.WithProgramOptions(popts...))
 	sink.Attach(tm.GetProgram())
-	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, f: f}
+	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, home: home, f: f, width: o.width, height: o.height}
 	t.Cleanup(func() {
 		tm.Quit()
 		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -204,6 +238,7 @@ func (r *tuiRig) key(k string) {
 		"bs":     {Code: tea.KeyBackspace},
 		"tab":    {Code: tea.KeyTab},
 		"up":     {Code: tea.KeyUp},
+		"ctrl+o": {Code: 'o', Mod: tea.ModCtrl},
 	}
 	m, ok := msgs[k]
 	if !ok {
@@ -448,6 +483,33 @@ func TestTUIApprovalModal(t *testing.T) {
 	}
 }
 
+// TestTUIApprovalTellInstead (issue 32 item 6): at the modal, t asks for
+// what the model should do instead; Enter sends it as the refusal, which
+// the model reads in the tool's result, and the transcript shows it.
+func TestTUIApprovalTellInstead(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-approval.yaml", canAsk: true})
+	r.idle()
+	r.tm.Type("make a file")
+	r.key("enter")
+	r.waitFrame("the approval modal", func(s string) bool { return strings.Contains(s, "[t]ell it what to do instead") })
+	r.tm.Type("t")
+	r.waitFrame("the question for the words", func(s string) bool { return strings.Contains(s, "tell it what to do instead (Enter sends") })
+	r.tm.Type("write it with the write_file tool")
+	r.key("enter")
+	r.idle()
+	if _, err := os.Stat(filepath.Join(r.dir, "out.txt")); err == nil {
+		t.Error("the declined command ran")
+	}
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Content; !strings.Contains(got, "the person declined and said what to do instead: write it with the write_file tool") {
+		t.Errorf("the model read %q; want the person's words as the refusal", got)
+	}
+	if out := readAll(r, "approval: no — write it"); !strings.Contains(out, "approval: no — write it with the write_file tool") {
+		t.Errorf("the transcript lacks the person's words:\n%s", out)
+	}
+}
+
 // TestTUIApprovalShowsCommandAsRun: the modal shows what the plain prompt
 // shows (TestApprovalShowsCommandAsRun): a command whose carriage return
 // and erase-line sequence would redraw the question as "? run `ls -la` in
@@ -638,4 +700,151 @@ func TestTUICustomCommand(t *testing.T) {
 	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code in src for bugs, slow please.") {
 		t.Errorf("the turn's prompt = %q; want $ARGUMENTS expanded", last)
 	}
+}
+
+// transcriptGolden is a terminal's whole content as a golden file holds
+// it: the scrollback and the screen, without the blank rows left under
+// the last frame (how many depends on the tallest frame drawn, which is
+// the scheduler's choice).
+func transcriptGolden(scrollback, screen []string) string {
+	return strings.TrimRight(strings.Join(append(slices.Clone(scrollback), screen...), "\n"), "\n") + "\n"
+}
+
+// TestTUILongAnswer (issue 32 item 1): a 300-line answer in a terminal of
+// 24 rows reaches the scrollback whole and in order (the golden file holds
+// the terminal's content), printed in pieces
+// that fit above the frame; no frame of the running turn (its spinner) is
+// left in the scrollback. Before, one Println of the whole answer lost
+// lines 292–300 and left the spinner behind.
+func TestTUILongAnswer(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", vt100: true, config: "agents:\n  sandbox: off\n"})
+	r.idle()
+	r.tm.Type("give me 300 lines")
+	r.key("enter")
+	readAll(r, "line 300 of a long answer", "── ")
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	all := strings.Join(append(scrollback, screen...), "\n")
+	last := -1
+	for i := 1; i <= 300; i++ {
+		line := fmt.Sprintf("line %03d of a long answer", i)
+		if n := strings.Count(all, line); n != 1 {
+			t.Errorf("%q is shown %d times; want once", line, n)
+			continue
+		}
+		at := strings.Index(all, line)
+		if at < last {
+			t.Errorf("%q is shown before the line above it", line)
+		}
+		last = at
+	}
+	for _, l := range scrollback {
+		if strings.Contains(l, "working") || strings.Contains(l, "esc to interrupt") {
+			t.Errorf("a frame of the running turn is left in the scrollback: %q", l)
+		}
+	}
+	requireGolden(t, transcriptGolden(scrollback, screen))
+}
+
+// TestTUIResumeFreshTerminal (issue 32 item 1): a session of ten turns
+// resumed in a fresh terminal of 120×24 shows, on its screen, the
+// session's banners first (the sandbox), then the greeting, then its last
+// turns — the conversation the person comes back to is what they read
+// last. Before, the transcript was printed before the sandbox banner and
+// in one piece, before the first frame, scrolled off the screen.
+func TestTUIResumeFreshTerminal(t *testing.T) {
+	sandboxOff := "agents:\n  sandbox: off\n"
+	first := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", config: sandboxOff})
+	first.idle()
+	for i := 1; i <= 10; i++ {
+		first.tm.Type(fmt.Sprintf("turn %d please", i))
+		first.key("enter")
+		for deadline := time.Now().Add(15 * time.Second); len(first.srv.Requests()) < i && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		first.idle()
+	}
+	id := first.c.Session().ID()
+	board := first.c.Session().Info().BoardID
+	first.leave()
+
+	r := startTUI(t, tuiRigOptions{scenario: "tui-transcript.yaml", config: sandboxOff, home: first.home, dir: first.dir,
+		resume: id, intro: true, vt100: true, width: 120, height: 24})
+	r.idle()
+	readAll(r, "› turn 10 please")
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	shown := strings.Join(screen, "\n")
+	banner, greeting, last := strings.Index(shown, "sandbox: off"), strings.Index(shown, "resumed session"), strings.Index(shown, "› turn 10 please")
+	if banner < 0 || greeting < banner || last < greeting {
+		t.Errorf("the screen does not show the banner, the greeting, then the last turn:\n%s", shown)
+	}
+	if len(scrollback) > 0 { // blank rows too: the first lines were printed at the bottom of the screen
+		t.Errorf("%d rows scrolled off the screen of a fresh terminal:\n%s", len(scrollback), strings.Join(scrollback, "\n"))
+	}
+	requireGolden(t, strings.NewReplacer(id, "$ID", board, "$BOARD").Replace(transcriptGolden(nil, screen)))
+}
+
+// changesRig runs one prompt of tui-changes.yaml in a terminal of 100×30,
+// presses key (if any) once it is done and waits for shown, and returns
+// the terminal's content, scrollback and screen (a command's time
+// normalised).
+func changesRig(t *testing.T, prompt, key, shown string) string {
+	t.Helper()
+	r := startTUI(t, tuiRigOptions{scenario: "tui-changes.yaml", vt100: true, width: 100, height: 30,
+		config: "agents:\n  sandbox: off\n  allow_shell: true\n"})
+	r.idle()
+	r.tm.Type(prompt)
+	r.key("enter")
+	readAll(r, "── ")
+	r.idle()
+	if key != "" {
+		r.key(key)
+		readAll(r, shown)
+	}
+	r.idle()
+	r.leave()
+	scrollback, screen := r.screen()
+	return regexp.MustCompile(`(exit \d+), [\d.]+m?s`).ReplaceAllString(transcriptGolden(scrollback, screen), "$1, 5ms")
+}
+
+// TestTUIWriteDiff (issue 32 item 2): a write shows its diff under its
+// result, collapsed past 12 lines; Ctrl-O prints it whole.
+func TestTUIWriteDiff(t *testing.T) {
+	got := changesRig(t, "write the notes", "ctrl+o", "+line 20")
+	for _, want := range []string{"✓ created, 160 bytes", "@@ -0,0 +1,20 @@", "+line 01", "… 10 more lines (ctrl+o shows them)", "+line 20"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	requireGolden(t, got)
+}
+
+// TestTUICommandOutput (issue 32 item 2): a command shows its first and
+// last lines of output and its exit code.
+func TestTUICommandOutput(t *testing.T) {
+	got := changesRig(t, "count to thirty", "", "")
+	for _, want := range []string{"✗ exit 3", "    1\n", "    5\n", "… 21 more lines", "    30\n", "    done\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	requireGolden(t, got)
+}
+
+// TestTUIReasoningFolded (issue 32 item 2): the lead's reasoning is shown
+// dimmed, folded to one line before the answer; Ctrl-O prints it whole.
+func TestTUIReasoningFolded(t *testing.T) {
+	got := changesRig(t, "think first", "ctrl+o", "  Last, check the tests that pin it.")
+	for _, want := range []string{"∴ The person asks for a plan.", "(4 lines · ctrl+o)", "  Last, check the tests that pin it.", "Here is the plan."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Index(got, "∴ ") > strings.Index(got, "Here is the plan.") {
+		t.Errorf("the reasoning is shown after the answer:\n%s", got)
+	}
+	requireGolden(t, got)
 }

@@ -27,6 +27,26 @@ func TestScreen(t *testing.T) {
 			t.Errorf("Screen after %q = %q; want %q", tc.in, got, tc.want)
 		}
 	}
+	// A screen of three rows over a scrollback.
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"1\r\n2\r\n3\r\n4\x1b[9AX", "1\n2X\n3\n4"},  // the cursor stays on the screen
+		{"1\r\n2\r\n3\r\n4\x1b[2;1HY", "1\n2\nY\n4"}, // home is the screen's top
+		{"1\r\n2\r\n3\x1b[2A\r\x1b[1LN", "N\n1\n2"},  // inserted: 3 falls off
+		{"1\r\n2\r\n3\x1b[2A\x1b[1M", "2\n3"},        // deleted: 2 and 3 move up
+		{"1\r\n2\r\n3\x1b[2A\r\x1bMR", "R\n1\n2"},    // reverse index on the top row
+		{"abcdef\r\x1b[2X", "  cdef"},                // erase characters
+		{"abcdef\r\x1b[2P", "cdef"},                  // delete characters
+		{"abcdef\r\x1b[2@", "  abcdef"},              // insert characters
+		{"1\r\n2\r\n3\r\n4\x1b[2J", "1"},             // erasing the screen keeps the scrollback
+	} {
+		s := &Screen{Width: 10, Height: 3}
+		s.Write([]byte(tc.in))
+		if got := s.String(); got != tc.want {
+			t.Errorf("3-row Screen after %q = %q; want %q", tc.in, got, tc.want)
+		}
+	}
 	s := &Screen{}
 	s.Write([]byte("abc\x1b["))
 	s.Write([]byte("2K\rX"))

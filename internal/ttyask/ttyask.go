@@ -36,7 +36,7 @@ type Asker struct {
 	out io.Writer
 }
 
-var _ agents.Asker = (*Asker)(nil)
+var _ agents.Instructed = (*Asker)(nil)
 
 // New returns an asker reading answers from in and writing questions to
 // out (stdin and stderr).
@@ -45,6 +45,18 @@ func New(in io.Reader, out io.Writer) *Asker { return &Asker{in: in, out: out} }
 // Ask implements agents.Asker; one question at a time (parallel tool
 // calls and sub-agents wait their turn).
 func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
+	ans, _, err := a.ask(ctx, q, false)
+	return ans, err
+}
+
+// AskInstead is Ask with a fourth answer, t: no, and a line the person
+// types saying what the model should do instead (agents.Instructed: the
+// tools' approvals; a budget's question has nobody to tell).
+func (a *Asker) AskInstead(ctx context.Context, q agents.Question) (agents.Answer, string, error) {
+	return a.ask(ctx, q, true)
+}
+
+func (a *Asker) ask(ctx context.Context, q agents.Question, tell bool) (agents.Answer, string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Every line of the action (a command exactly as it will run), none
@@ -74,24 +86,32 @@ func (a *Asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, erro
 	if q.Prefix != "" {
 		choices += fmt.Sprintf(" / [a]lways `%s …` this session", prefix)
 	}
+	if tell {
+		choices += " / [t]ell it what to do instead"
+	}
 	key, err := a.readKey(ctx, "  allow? "+choices+": ")
 	if err != nil {
 		fmt.Fprintln(a.out)
-		return agents.Deny, err
+		return agents.Deny, "", err
 	}
 	switch {
 	case key == 'y' || key == 'Y':
 		fmt.Fprintln(a.out, "yes")
-		return agents.Allow, nil
+		return agents.Allow, "", nil
 	case (key == 'a' || key == 'A') && q.Prefix != "":
 		fmt.Fprintf(a.out, "always `%s …`\n", prefix)
-		return agents.AllowPrefix, nil
+		return agents.AllowPrefix, "", nil
+	case tell && (key == 't' || key == 'T'):
+		fmt.Fprintln(a.out, "no")
+		fmt.Fprint(a.out, "  tell it what to do instead: ")
+		line, err := readLine(a.in)
+		return agents.Deny, strings.TrimSpace(line), err
 	case key == 3:
 		fmt.Fprintln(a.out, "no (Ctrl-C)")
 	default:
 		fmt.Fprintln(a.out, "no")
 	}
-	return agents.Deny, nil
+	return agents.Deny, "", nil
 }
 
 // readKey prints prompt and returns the key the person presses (0 for an
@@ -177,6 +197,21 @@ func discardPending(fd int) error {
 // readLineKey reads one line byte by byte (never more, so nothing after it
 // is taken from in) and returns its first non-space rune.
 func readLineKey(in io.Reader) (rune, error) {
+	line, err := readLine(in)
+	if err != nil {
+		return 0, err
+	}
+	s := strings.TrimLeftFunc(line, unicode.IsSpace)
+	r, _ := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return 0, nil
+	}
+	return r, nil
+}
+
+// readLine reads one line byte by byte (never more: what follows stays in
+// in), without its newline; the terminal's line discipline edits it.
+func readLine(in io.Reader) (string, error) {
 	var line []byte
 	var b [1]byte
 	for {
@@ -191,15 +226,10 @@ func readLineKey(in io.Reader) (rune, error) {
 			break
 		}
 		if err != nil {
-			return 0, err
+			return "", err
 		}
 	}
-	s := strings.TrimLeftFunc(string(line), unicode.IsSpace)
-	r, _ := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError {
-		return 0, nil
-	}
-	return r, nil
+	return strings.TrimSuffix(string(line), "\r"), nil
 }
 
 // Confirm asks a yes/no question; only y answers yes.

@@ -166,6 +166,37 @@ func TestApprovalLineReader(t *testing.T) {
 	}
 }
 
+// TestApprovalTellInstead (issue 32 item 6): "no, and tell it what to do
+// instead" — t, then a line — answers no with the person's words for the
+// model; only a tool's approval offers it (AskInstead), not a plain
+// question such as a budget's.
+func TestApprovalTellInstead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Write([]byte("t\n  run go vet ./... instead\nrest\n"))
+	w.Close()
+	var out strings.Builder
+	a := New(r, &out)
+	ans, instead, err := a.AskInstead(context.Background(), agents.Question{Action: "run `rm -rf build`"})
+	if ans != agents.Deny || instead != "run go vet ./... instead" || err != nil {
+		t.Errorf("AskInstead = %v, %q, %v; want Deny with the person's words", ans, instead, err)
+	}
+	if !strings.Contains(out.String(), "[t]ell it what to do instead") || !strings.Contains(out.String(), "tell it what to do instead: ") {
+		t.Errorf("the prompt does not offer t or ask for the words:\n%s", out.String())
+	}
+	if rest, _ := io.ReadAll(r); string(rest) != "rest\n" {
+		t.Errorf("left %q; want the next line untouched", rest)
+	}
+	out.Reset()
+	a = New(strings.NewReader("t\n"), &out)
+	if ans, err := a.Ask(context.Background(), agents.Question{Action: "raise the budget"}); ans != agents.Deny || err != nil || strings.Contains(out.String(), "[t]ell") {
+		t.Errorf("a plain question = %v, %v, offering t: %q; want no without the offer", ans, err, out.String())
+	}
+}
+
 // TestApprovalPreview: the TUI's modal shows under a question what the
 // plain prompt shows: a write's diff, an MCP tool's arguments whole.
 func TestApprovalPreview(t *testing.T) {
