@@ -73,6 +73,24 @@ func (t Token) Access() string {
 	return "read"
 }
 
+// CreatedToken is `yagent kb token create --json`: the secret, shown
+// this once, and the token.
+type CreatedToken struct {
+	Secret string `json:"token"`
+	Token
+}
+
+// CreatedNotice is what `yagent kb token create` tells the person under
+// the secret it printed.
+func (t Token) CreatedNotice() string {
+	projects := "all of yours"
+	if len(t.Projects) > 0 {
+		projects = strings.Join(t.Projects, ", ")
+	}
+	return fmt.Sprintf("created %s token %q (projects: %s); the secret above is shown only now: give it to the client\n(YAGENT_KB_TOKEN for yagent mcp serve on stdio, an Authorization: Bearer header over --http)\n",
+		t.Access(), t.Name, projects)
+}
+
 // TokensTable is `yagent kb token ls` for a person: one row a token.
 func TokensTable(tokens []Token) string {
 	var b strings.Builder
