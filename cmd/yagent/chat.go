@@ -10,6 +10,7 @@ import (
 	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/setup"
 )
 
 // chatOptions are the inputs of `yagent chat` (and of bare `yagent`).
@@ -52,6 +53,14 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if setup.Needed(cfg, opts.Agent.Model, opts.Agent.Replay.Scenario != nil) && f.IO.CanAsk() {
+		if err := setupRun(ctx, f); err != nil {
+			return err
+		}
+		if cfg, err = f.Config(); err != nil {
+			return err
+		}
 	}
 	if opts.Continue && opts.Resume == "" {
 		in, err := lastSession(ctx, f, &opts.Agent)

@@ -99,7 +99,8 @@ type ModelCard struct {
 }
 
 // WithModelCards adds models to GET /v1/models with their window and
-// price; requests for them are served as for any model.
+// price; requests for them are served (WithModels' restriction allows
+// them too).
 func WithModelCards(cards ...ModelCard) Option {
 	return func(o *options) { o.cards = append(o.cards, cards...) }
 }
