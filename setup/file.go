@@ -93,7 +93,32 @@ func writeConfig(file string, doc *yaml.Node, e modelEntry) error {
 	return atomicfile.WriteFile(file, b.Bytes(), mode)
 }
 
+// current says what models.default of doc is ("" when it names no model
+// and no base URL).
+func current(doc *yaml.Node) string {
+	def := child(doc.Content[0], "models")
+	if def != nil {
+		def = child(def, "default")
+	}
+	var model, base string
+	if def != nil && def.Kind == yaml.MappingNode {
+		if n := child(def, "model"); n != nil {
+			model = n.Value
+		}
+		if n := child(def, "base_url"); n != nil {
+			base = n.Value
+		}
+	}
+	if model == "" && base == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q at %q", model, base)
+}
+
 func child(m *yaml.Node, key string) *yaml.Node {
+	if m == nil {
+		return nil
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			return m.Content[i+1]

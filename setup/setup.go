@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		switch {
 		case err != nil && ctx.Err() != nil:
 			fmt.Fprintln(o.Out)
-			return "", fmt.Errorf("%w (%w)", ErrStopped, ctx.Err())
+			return "", stopped(ctx.Err())
 		case err != nil && !answered:
 			fmt.Fprintln(o.Out)
 			return "", ErrNoAnswers
@@ -93,6 +93,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return strings.TrimSpace(s), nil
 	}
 	fmt.Fprintf(o.Out, "Setting up a model for yagent (written to %s; Ctrl-C stops, yagent setup starts again).\n", file)
+	if was := current(doc); was != "" {
+		fmt.Fprintf(o.Out, "models.default is now model %s; this replaces it (the file's other keys are kept)\n", termsafe.Line(was))
+	}
 	p, err := askProvider(o.Out, ask)
 	if err != nil {
 		return Result{}, err
@@ -149,6 +152,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	fmt.Fprintf(o.Out, "wrote models.default to %s: %s at %s\nnext: yagent (interactive) or yagent run \"…\"\n", file, termsafe.Line(m.ID), termsafe.Line(base))
 	return Result{File: file, Model: m.ID, BaseURL: base, Facts: facts}, nil
+}
+
+// stopped is ErrStopped, wrapping why when it was the context (Ctrl-C:
+// exit 130).
+func stopped(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w (%w)", ErrStopped, err)
+	}
+	return ErrStopped
 }
 
 // lineReader reads lines of in on one goroutine, so a question waiting
@@ -255,7 +267,7 @@ func askKey(o Options, ask func(string) (string, error), secret func() (string, 
 			fmt.Fprint(o.Out, "paste the key (it is not shown; kept 0600 in "+config.KeyDir(o.Home)+"): ")
 			s, err := secret()
 			if err != nil {
-				return key{}, ErrStopped
+				return key{}, stopped(err)
 			}
 			if s = strings.TrimSpace(s); s == "" {
 				fmt.Fprintln(o.Out, "no key was pasted")

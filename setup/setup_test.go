@@ -122,8 +122,8 @@ func TestSetupWhenModelsFail(t *testing.T) {
 	if def.Model != "my-finetune" || def.ContextWindow != 128000 || def.APIKeyEnv != "" || def.Price != (config.Price{}) {
 		t.Errorf("models.default = %+v; want my-finetune, 128000, no key variable, no price", def)
 	}
-	if !strings.Contains(out, `context window of model "my-finetune" is not known`) {
-		t.Errorf("setup said:\n%s\nwant the notice of the assumed window", out)
+	if !strings.Contains(out, `context window of model "my-finetune" is not known`) || !strings.Contains(out, `models.default is now model "gpt-4.1" at "`+down.URL+`"; this replaces it`) {
+		t.Errorf("setup said:\n%s\nwant the model it replaces named, and the notice of the assumed window", out)
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 
 	"github.com/yagent/yagent/internal/testio"
 	"github.com/yagent/yagent/llm/llmtest"
@@ -86,5 +88,61 @@ func TestSetupOnATerminal(t *testing.T) {
 	last := reqs[len(reqs)-1]
 	if last.Model != "big" || last.Header.Get("Authorization") != "Bearer sk-pasted-secret" {
 		t.Errorf("the second run asked model %q with Authorization %q; want big with the pasted key", last.Model, last.Header.Get("Authorization"))
+	}
+}
+
+// TestSetupCtrlCAtTheKey pins that Ctrl-C while the key is read (echo
+// off) ends the setup at once (exit 130), writes nothing and gives the
+// terminal its echo back.
+func TestSetupCtrlCAtTheKey(t *testing.T) {
+	bin, err := exec.LookPath("yagent")
+	if err != nil {
+		t.Fatalf("yagent test binary not on PATH: %v", err)
+	}
+	work := t.TempDir()
+	home := filepath.Join(work, "home", ".yagent")
+	cmd := testio.Command(t, testio.ChildTimeout, bin, "setup")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+home, "YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "TERM=dumb")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	screen := &testio.Buffer{}
+	go io.Copy(screen, ptmx)
+	answer := func(question, keys string) {
+		t.Helper()
+		if !waitFor(screen, question, screenWait) {
+			cmd.Process.Kill()
+			t.Fatalf("no %q on the terminal; it showed:\n%s", question, screen)
+		}
+		ptmx.Write([]byte(keys))
+	}
+	answer("provider [1-14 or a name]: ", "generic\r")
+	answer("base URL: ", "http://127.0.0.1:9/v1\r")
+	answer(`or "none" [none]: `, "paste\r")
+	answer("paste the key (it is not shown", "")
+	// The key is read with the echo off; wait until it is, then Ctrl-C.
+	for deadline := time.Now().Add(screenWait); ; time.Sleep(20 * time.Millisecond) {
+		if tio, err := unix.IoctlGetTermios(int(ptmx.Fd()), unix.TCGETS); err == nil && tio.Lflag&unix.ECHO == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the echo was never turned off for the key; the terminal showed:\n%s", screen)
+		}
+	}
+	ptmx.Write([]byte("\x03"))
+	err = cmd.Wait()
+	if code := exitCodeOf(err); code != 130 {
+		t.Fatalf("yagent setup after Ctrl-C exited %d (%v); want 130; the terminal showed:\n%s", code, err, screen)
+	}
+	tio, err := unix.IoctlGetTermios(int(ptmx.Fd()), unix.TCGETS)
+	if err != nil || tio.Lflag&unix.ECHO == 0 {
+		t.Errorf("after Ctrl-C the terminal's echo is off (%v); want it restored", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.yaml")); err == nil {
+		t.Error("a setup stopped by Ctrl-C wrote config.yaml")
 	}
 }
