@@ -107,7 +107,7 @@ func ResolveModelFacts(id string, window int, price Price, hasPrice bool) (Model
 // WindowNotice is the line a person reads when a model's window is the
 // default: neither its endpoint nor the table knew it.
 func WindowNotice(name, id string, window int) string {
-	return fmt.Sprintf("notice: the context window of model %q is not known (its endpoint does not say, nor yagent's table): assuming %d tokens; set models.%s.context_window to its window", id, window, name)
+	return fmt.Sprintf("notice: the context window of model %q is not known (no file sets it, yagent's table of known models lacks it, and yagent setup found no window in the endpoint's /models): assuming %d tokens; set models.%s.context_window to its window", id, window, name)
 }
 
 // DefaultContextWindow is models.default.context_window of defaults.yaml.
