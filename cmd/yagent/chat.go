@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,9 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 		if cfg, err = f.Config(); err != nil {
 			return err
 		}
+	}
+	for i := 0; f.IO.ErrTTY && i < len(cfg.Notices); i++ { // on a terminal: an assumed window
+		fmt.Fprintln(f.IO.ErrOut, cfg.Notices[i])
 	}
 	if opts.Continue && opts.Resume == "" {
 		in, err := lastSession(ctx, f, &opts.Agent)

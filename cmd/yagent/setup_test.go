@@ -146,3 +146,42 @@ func TestSetupCtrlCAtTheKey(t *testing.T) {
 		t.Error("a setup stopped by Ctrl-C wrote config.yaml")
 	}
 }
+
+// TestWindowNoticeOnATerminal pins "else 128 000 with a notice": an
+// interactive session on a terminal whose model no file, table or setup
+// gave a window says so before it starts.
+func TestWindowNoticeOnATerminal(t *testing.T) {
+	bin, err := exec.LookPath("yagent")
+	if err != nil {
+		t.Fatalf("yagent test binary not on PATH: %v", err)
+	}
+	sc, err := llmtest.Parse([]byte("steps: [{optional: true}]"), "notice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(sc)
+	defer srv.Close()
+	work := t.TempDir()
+	cmd := testio.Command(t, testio.ChildTimeout, bin)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
+		"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=my-finetune", "TERM=dumb")
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	screen := &testio.Buffer{}
+	go io.Copy(screen, ptmx)
+	if !waitFor(screen, "yagent — new session", screenWait) {
+		cmd.Process.Kill()
+		t.Fatalf("no session started; the terminal showed:\n%s", screen)
+	}
+	ptmx.Write([]byte("\x04"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("yagent: %v; the terminal showed:\n%s", err, screen)
+	}
+	if !strings.Contains(screen.String(), `notice: the context window of model "my-finetune" is not known`) {
+		t.Errorf("the terminal showed:\n%s\nwant the notice of the assumed window", screen)
+	}
+}
