@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/internal/atomicfile"
@@ -43,6 +44,8 @@ type Options struct {
 	Getenv func(string) string
 	// HTTPClient asks /models (nil: http.DefaultClient).
 	HTTPClient *http.Client
+	// ListTimeout bounds the wait for /models (0: listTimeout).
+	ListTimeout time.Duration
 }
 
 // Result is what a setup wrote.
@@ -61,6 +64,10 @@ var ErrNoAnswers = errors.New("no answers to read")
 // OneLine is the configuration to put in config.yaml by hand when nobody
 // can be asked.
 const OneLine = `models: {default: {base_url: https://api.openai.com/v1, api_key_env: OPENAI_API_KEY, model: gpt-4.1-mini}}`
+
+// listTimeout bounds the wait for /models (a host that never answers);
+// the model id is typed then.
+const listTimeout = 20 * time.Second
 
 // maxListed is how many models are listed at once; more are narrowed by
 // typing part of an id.
@@ -117,7 +124,17 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	ep := llm.EndpointConfig{BaseURL: base, APIKey: key.value, Provider: p.name, HTTPClient: o.HTTPClient}
-	listed, err := llm.ListModels(ctx, ep)
+	fmt.Fprintf(o.Out, "asking %s/models…\n", termsafe.Line(base))
+	wait := o.ListTimeout
+	if wait == 0 {
+		wait = listTimeout
+	}
+	lctx, cancel := context.WithTimeout(ctx, wait)
+	listed, err := llm.ListModels(lctx, ep)
+	cancel()
+	if ctx.Err() != nil {
+		return Result{}, stopped(ctx.Err())
+	}
 	if err != nil {
 		fmt.Fprintf(o.Out, "could not list the models: %s\n", termsafe.Line(err.Error()))
 	}

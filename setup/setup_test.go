@@ -2,6 +2,7 @@ package setup
 
 import (
 	"bytes"
+	"context"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
@@ -124,6 +126,22 @@ func TestSetupWhenModelsFail(t *testing.T) {
 	}
 	if !strings.Contains(out, `context window of model "my-finetune" is not known`) || !strings.Contains(out, `models.default is now model "gpt-4.1" at "`+down.URL+`"; this replaces it`) {
 		t.Errorf("setup said:\n%s\nwant the model it replaces named, and the notice of the assumed window", out)
+	}
+}
+
+// TestSetupListTimeout pins that an endpoint whose /models never answers
+// is given up after ListTimeout: the model id is typed instead.
+func TestSetupListTimeout(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer hang.Close()
+	home := t.TempDir()
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // broken, it fails here, not at go test's timeout
+	defer cancel()
+	_, err := Run(ctx, Options{Home: home, In: strings.NewReader("generic\n" + hang.URL + "\nnone\nm\n"), Out: &out,
+		Getenv: func(string) string { return "" }, ListTimeout: 50 * time.Millisecond})
+	if err != nil || !strings.Contains(out.String(), "could not list the models") || loadHome(t, home).Models["default"].Model != "m" {
+		t.Errorf("setup against a /models that never answers: %v; said:\n%s\nwant the list given up and the typed model written", err, out.String())
 	}
 }
 
