@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/budget"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/setup"
 )
 
 // Clients builds and caches one model client per configured model name.
@@ -98,8 +99,8 @@ func (c *Clients) Resolve(name string) (llm.Client, string, error) {
 	}
 	name = key
 	if ep.BaseURL == "" {
-		return nil, "", fmt.Errorf("%w\n  export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in %s; to try yagent offline: yagent demo (or yagent run --replay demo \"…\")",
-			llm.ErrNoEndpoint, name, filepath.Join(c.cfg.Home, "config.yaml"))
+		return nil, "", fmt.Errorf("%w\n  yagent setup asks for a provider, key and model on a terminal; or put this line in %s:\n  %s\n  or export OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… YAGENT_MODEL=gpt-4.1-mini\n  (or Ollama: OPENAI_BASE_URL=http://localhost:11434/v1 YAGENT_MODEL=qwen3; vLLM: OPENAI_BASE_URL=http://host:8000/v1)\n  or set models.%s.base_url in that file; to try yagent offline: yagent demo (or yagent run --replay demo \"…\")",
+			llm.ErrNoEndpoint, filepath.Join(c.cfg.Home, "config.yaml"), setup.OneLine, name)
 	}
 	oc, err := llm.NewOpenAI(ep)
 	if err != nil {

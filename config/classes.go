@@ -91,6 +91,7 @@ var KeyClasses = map[string]KeyClass{
 	"models.*":                    {Class: Harmless, Template: "default"},
 	"models.*.base_url":           {Class: RoutesData},
 	"models.*.api_key_env":        {Class: RoutesData},
+	"models.*.api_key_file":       {Class: RoutesData},
 	"models.*.model":              {Class: Harmless},
 	"models.*.context_window":     {Class: Exhausts, Harm: Larger},
 	"models.*.timeout":            {Class: Exhausts, Harm: Larger},

@@ -333,7 +333,7 @@ func TestGateEdges(t *testing.T) {
 		"agents.allow_shell", "agents.approval", "agents.isolation", "agents.isolation_include", "agents.sandbox", "agents.sandbox_env", "agents.sandbox_visible",
 		"agents.sandbox_writable", "agents.shell_allow",
 		"kb", "mcp_servers",
-		"models.*.api_key_env", "models.*.base_url", "models.*.extra_body", "models.*.extra_headers",
+		"models.*.api_key_env", "models.*.api_key_file", "models.*.base_url", "models.*.extra_body", "models.*.extra_headers",
 		"queue",
 		"telemetry.endpoint", "telemetry.headers", "telemetry.log_content",
 	}

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -54,6 +55,10 @@ type Config struct {
 	// UserHome is $HOME ("" when unset): agent definitions are read from
 	// its .claude/agents/ too.
 	UserHome string `yaml:"-" json:"-"`
+	// Notices are lines for the person about what was assumed: a model
+	// whose context window neither a file nor the table of known models
+	// says (WindowNotice).
+	Notices []string `yaml:"-" json:"-"`
 	// Workspace says whether the working directory's own file was trusted
 	// and which of its keys were ignored (KeyClasses).
 	Workspace Workspace `yaml:"-" json:"-"`
@@ -61,8 +66,12 @@ type Config struct {
 
 // Model is one named model endpoint.
 type Model struct {
-	BaseURL       string   `yaml:"base_url" json:"base_url"`
-	APIKeyEnv     string   `yaml:"api_key_env" json:"api_key_env"`
+	BaseURL   string `yaml:"base_url" json:"base_url"`
+	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"`
+	// APIKeyFile names a file in $YAGENT_HOME/keys/ holding the key (a
+	// key pasted into yagent setup), read when APIKeyEnv names no set
+	// variable.
+	APIKeyFile    string   `yaml:"api_key_file" json:"api_key_file"`
 	Model         string   `yaml:"model" json:"model"`
 	ContextWindow int      `yaml:"context_window" json:"context_window"`
 	Timeout       Duration `yaml:"timeout" json:"timeout"`
@@ -83,6 +92,9 @@ type Model struct {
 	DropParams   []string          `yaml:"drop_params" json:"drop_params"`
 	// Price turns tokens into money on the interactive status line.
 	Price Price `yaml:"price" json:"price"`
+
+	// KeysDir is $YAGENT_HOME/keys, where APIKeyFile is read (set by Load).
+	KeysDir string `yaml:"-" json:"-"`
 }
 
 // Price is a model's price in US dollars per million tokens; all zero =
@@ -179,11 +191,28 @@ func (c Config) MarshalJSON() ([]byte, error) {
 
 // APIKey reads the model's key from its environment variable.
 func (m Model) APIKey(getenv func(string) string) string {
-	if m.APIKeyEnv == "" {
+	if m.APIKeyEnv != "" {
+		if v := getenv(m.APIKeyEnv); v != "" {
+			return v
+		}
+	}
+	if m.APIKeyFile == "" || m.KeysDir == "" || !keyFileName().MatchString(m.APIKeyFile) {
 		return ""
 	}
-	return getenv(m.APIKeyEnv)
+	b, err := os.ReadFile(filepath.Join(m.KeysDir, m.APIKeyFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
+
+// KeyDir is where api_key_file names a file: $YAGENT_HOME/keys.
+func KeyDir(home string) string { return filepath.Join(home, "keys") }
+
+// keyFileName is the shape of an api_key_file: a plain file name.
+func keyFileName() *regexp.Regexp { return keyFileRE }
+
+var keyFileRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Blackboard configures the board (SPEC §5).
 type Blackboard struct {
@@ -496,6 +525,11 @@ func Load(opts Options) (*Config, error) {
 	}
 	delete(cfg.MCPServers, MCPServerDefaults)
 	cfg.applyEnv(getenv)
+	cfg.resolveModelFacts(layers)
+	for name, m := range cfg.Models {
+		m.KeysDir = KeyDir(home)
+		cfg.Models[name] = m
+	}
 	if err := cfg.validate(layers); err != nil {
 		return nil, err
 	}

@@ -116,6 +116,7 @@ func (c *Config) validate(layers []layer) error {
 	for name, m := range c.Models {
 		check(m.Provider == "" || slices.Contains(Providers, m.Provider), "models."+name+".provider", "unknown provider %q: want one of %s, or leave it out to guess from base_url", m.Provider, strings.Join(Providers, ", "))
 		check(slices.Contains(APIs, m.API), "models."+name+".api", "unknown API %q: want chat (Chat Completions) or responses (the Responses API)", m.API)
+		check(m.APIKeyFile == "" || keyFileName().MatchString(m.APIKeyFile), "models."+name+".api_key_file", "want a file name in %s (letters, digits, '.', '_', '-'), got %q", KeyDir("$YAGENT_HOME"), m.APIKeyFile)
 		check(m.ContextWindow >= 1, "models."+name+".context_window", "want the model's window in tokens, got %d", m.ContextWindow)
 		check(m.Price.Input >= 0 && m.Price.CachedInput >= 0 && m.Price.Output >= 0, "models."+name+".price", "want prices of at least 0 (US dollars per million tokens), got %+v", m.Price)
 		check(m.MaxRetries >= 0, "models."+name+".max_retries", "want 0 or more, got %d", m.MaxRetries)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/memory"
+	"github.com/yagent/yagent/setup"
 )
 
 // chatOptions are the inputs of `yagent chat` (and of bare `yagent`).
@@ -52,6 +54,17 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if setup.Needed(cfg, opts.Agent.Model, opts.Agent.Replay.Scenario != nil) && f.IO.CanAsk() {
+		if err := setupRun(ctx, f); err != nil {
+			return err
+		}
+		if cfg, err = f.Config(); err != nil {
+			return err
+		}
+	}
+	for i := 0; f.IO.ErrTTY && i < len(cfg.Notices); i++ { // on a terminal: an assumed window
+		fmt.Fprintln(f.IO.ErrOut, cfg.Notices[i])
 	}
 	if opts.Continue && opts.Resume == "" {
 		in, err := lastSession(ctx, f, &opts.Agent)

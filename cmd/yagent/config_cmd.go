@@ -106,6 +106,9 @@ func configShowRun(ctx context.Context, f *Factory, opts *configShowOptions) err
 	for _, name := range guessed {
 		fmt.Fprintf(w, "# models.%s.provider: %s, guessed from its base_url\n", name, cfg.Models[name].Provider)
 	}
+	for _, n := range cfg.Notices {
+		fmt.Fprintf(w, "# %s\n", n)
+	}
 	_, err = w.Write(buf.Bytes())
 	return err
 }

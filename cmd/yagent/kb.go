@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 )
 
@@ -51,11 +49,4 @@ func kbProject(f *Factory, flag string) (string, error) {
 		return "", usagef("no project: pass --project HANDLE (yagent kb projects lists them) or set kb.project")
 	}
 	return cfg.KB.Project, nil
-}
-
-func joinOr(s []string, none string) string {
-	if len(s) == 0 {
-		return none
-	}
-	return strings.Join(s, ", ")
 }

@@ -73,39 +73,13 @@ func kbImportRun(ctx context.Context, f *Factory, opts *kbImportOptions) error {
 	// down) are embedded now; search works without them meanwhile.
 	embedded, embErr := store.EmbedPending(ctx, math.MaxInt32)
 	if opts.JSON {
-		if err := writeJSON(f.IO.Out, struct {
-			Created      int `json:"created"`
-			Updated      int `json:"updated"`
-			Moved        int `json:"moved"`
-			Skipped      int `json:"skipped"`
-			Warnings     any `json:"warnings"`
-			Pruned       any `json:"pruned"`
-			PendingLinks int `json:"pendingLinks"`
-			Errors       any `json:"errors"`
-			Embedded     int `json:"embedded"`
-		}{rep.Created, rep.Updated, rep.Moved, rep.Skipped, nonNil(rep.Warnings), nonNil(rep.Pruned), rep.PendingLinks,
-			nonNil(rep.Errors), embedded}); err != nil {
+		if err := writeJSON(f.IO.Out, rep.Result(embedded)); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(f.IO.Out, "imported %s into %s: %d created, %d updated, %d moved, %d skipped, %d failed",
-			opts.Dir, opts.Project, rep.Created, rep.Updated, rep.Moved, rep.Skipped, len(rep.Errors))
-		if opts.Prune {
-			fmt.Fprintf(f.IO.Out, ", %d pruned", len(rep.Pruned))
-		}
-		if rep.PendingLinks > 0 {
-			fmt.Fprintf(f.IO.Out, "; %d [[links]] name notes that do not exist yet", rep.PendingLinks)
-		}
-		fmt.Fprintln(f.IO.Out)
-		for _, w := range rep.Warnings {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", w.Path, w.Message)
-		}
-		for _, p := range rep.Pruned {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s (%s) moved to the trash; yagent kb trash restore %s brings it back\n", p.Path, p.Title, p.ID, p.ID)
-		}
-		for _, e := range rep.Errors {
-			fmt.Fprintf(f.IO.ErrOut, "  %s: %s\n", e.Path, e.Message)
-		}
+		summary, details := rep.Text(opts.Dir, opts.Project, opts.Prune)
+		fmt.Fprint(f.IO.Out, summary)
+		fmt.Fprint(f.IO.ErrOut, details)
 	}
 	if embErr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: embeddings: %v (search runs on full text until they are made)\n", embErr)

@@ -5,16 +5,10 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/flagvalue"
-	"github.com/yagent/yagent/internal/termsafe"
 	"github.com/yagent/yagent/kb"
 )
 
@@ -64,14 +58,7 @@ func kbLsRun(ctx context.Context, f *Factory, opts *kbLsOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, all)
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	for _, d := range all.Folders {
-		fmt.Fprintf(tw, "%s/\t%s\n", termsafe.Line(d.Path), agents.Count(d.Notes, "note", "notes"))
-	}
-	for _, n := range all.Notes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, termsafe.Line(n.Title), termsafe.Line(strings.Join(n.Tags, ",")), n.UpdatedAt.UTC().Format(time.DateTime))
-	}
-	if err := tw.Flush(); err != nil {
+	if _, err := io.WriteString(f.IO.Out, all.Table()); err != nil {
 		return err
 	}
 	if len(all.Folders)+len(all.Notes) == 0 {
@@ -175,14 +162,11 @@ func kbSearchRun(ctx context.Context, f *Factory, opts *kbSearchOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, " (%s)", out.Notice)
 	}
 	fmt.Fprintln(f.IO.ErrOut)
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	for _, h := range out.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.ID, termsafe.Line(h.Title), termsafe.Line(path.Join(h.Project, h.Path)), brief.Line(h.Snippet, 100))
-	}
 	if len(out.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "no notes match")
 	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, out.Table())
+	return err
 }
 
 // kbRecallOptions are the inputs of `yagent kb recall`.
@@ -225,16 +209,8 @@ func kbRecallRun(ctx context.Context, f *Factory, opts *kbRecallOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, out)
 	}
-	fmt.Fprintf(f.IO.ErrOut, "mode: %s · %d of %d tokens · %s\n", out.Mode, out.UsedTokens, out.BudgetTokens, agents.Count(len(out.Notes), "note", "notes"))
-	for _, n := range out.Notes {
-		fmt.Fprintf(f.IO.Out, "## %s (%s, %s)\n%s\n", termsafe.Line(n.Title), n.ID, n.Reason, termsafe.Text(strings.TrimRight(n.Body, "\n")))
-		if n.Truncated {
-			fmt.Fprintf(f.IO.Out, "[shortened: yagent kb show %s]\n", n.ID)
-		}
-		fmt.Fprintln(f.IO.Out)
-	}
-	for _, c := range out.Cut {
-		fmt.Fprintf(f.IO.ErrOut, "cut: %s %s — %s (%d tokens)\n", c.ID, termsafe.Line(c.Title), c.Reason, c.Tokens)
-	}
-	return nil
+	body, notice := out.Text()
+	fmt.Fprint(f.IO.ErrOut, notice)
+	_, err = io.WriteString(f.IO.Out, body)
+	return err
 }

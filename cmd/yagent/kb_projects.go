@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -50,12 +50,8 @@ func kbProjectsRun(ctx context.Context, f *Factory, opts *kbProjectsOptions) err
 		fmt.Fprintln(f.IO.ErrOut, "no projects yet: yagent kb projects create SPACE/SLUG")
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HANDLE\tNAME\tSPACE")
-	for _, p := range out.Projects {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Handle, p.Name, p.Space)
-	}
-	return tw.Flush()
+	_, err = io.WriteString(f.IO.Out, kb.ProjectsTable(out.Projects))
+	return err
 }
 
 // kbProjectsCreateOptions are the inputs of `yagent kb projects create`.

@@ -75,15 +75,11 @@ func kbTokenCreateRun(ctx context.Context, f *Factory, opts *kbTokenCreateOption
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Secret string `json:"token"`
-			kb.Token
-		}{plain, tok})
+		return writeJSON(f.IO.Out, kb.CreatedToken{Secret: plain, Token: tok})
 	}
 	fmt.Fprintln(f.IO.Out, plain)
-	fmt.Fprintf(f.IO.ErrOut, "created %s token %q (projects: %s); the secret above is shown only now: give it to the client\n(YAGENT_KB_TOKEN for yagent mcp serve on stdio, an Authorization: Bearer header over --http)\n",
-		tok.Access(), tok.Name, joinOr(tok.Projects, "all of yours"))
-	return nil
+	_, err = io.WriteString(f.IO.ErrOut, tok.CreatedNotice())
+	return err
 }
 
 // kbTokenLsOptions are the inputs of `yagent kb token ls`.

@@ -74,7 +74,7 @@ blackboard, and a fresh index of the board goes into every model call.`,
 		NewCmdMCP(f),
 		NewCmdTrust(f),
 		NewCmdUI(f),
-		NewCmdDemo(f), NewCmdRewind(f),
+		NewCmdDemo(f), NewCmdRewind(f), NewCmdSetup(f),
 	)
 	checkCommandLine(root)
 	// --version is answered before the arguments and the workspace's

@@ -114,7 +114,7 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 		rec.Status = a.status
 		s.reqs = append(s.reqs, rec)
 	}()
-	if len(s.opts.models) > 0 && !slices.Contains(s.opts.models, req.Model) {
+	if len(s.opts.models) > 0 && !slices.Contains(s.opts.models, req.Model) && !slices.ContainsFunc(s.opts.cards, func(c ModelCard) bool { return c.ID == req.Model }) {
 		a.status, a.errBody = http.StatusNotFound, newErrorBody("invalid_request_error", "model_not_found",
 			fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model))
 		return a

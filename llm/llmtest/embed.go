@@ -133,14 +133,20 @@ func base64Floats(v []float64) string {
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	names := s.opts.models
-	if len(names) == 0 {
+	if len(names) == 0 && len(s.opts.cards) == 0 {
 		names = []string{"llmtest"}
 	}
+	type pricing struct {
+		Prompt     string `json:"prompt"`
+		Completion string `json:"completion"`
+	}
 	type model struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
+		ID            string   `json:"id"`
+		Object        string   `json:"object"`
+		Created       int64    `json:"created"`
+		OwnedBy       string   `json:"owned_by"`
+		ContextLength int      `json:"context_length,omitempty"`
+		Pricing       *pricing `json:"pricing,omitempty"`
 	}
 	resp := struct {
 		Object string  `json:"object"`
@@ -148,6 +154,13 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	}{Object: "list"}
 	for _, n := range names {
 		resp.Data = append(resp.Data, model{ID: n, Object: "model", OwnedBy: "llmtest"})
+	}
+	for _, c := range s.opts.cards {
+		m := model{ID: c.ID, Object: "model", OwnedBy: "llmtest", ContextLength: c.ContextLength}
+		if c.Prompt != "" || c.Completion != "" {
+			m.Pricing = &pricing{c.Prompt, c.Completion}
+		}
+		resp.Data = append(resp.Data, m)
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

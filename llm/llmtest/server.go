@@ -72,6 +72,7 @@ type capture struct {
 type options struct {
 	replay bool
 	models []string
+	cards  []ModelCard
 	logf   func(format string, args ...any)
 	now    func() time.Time
 }
@@ -86,6 +87,23 @@ func WithReplay(replay bool) Option { return func(o *options) { o.replay = repla
 // WithModels restricts the models the server knows: a request for another
 // model gets OpenAI's 404 model_not_found, and GET /v1/models lists these.
 func WithModels(names ...string) Option { return func(o *options) { o.models = names } }
+
+// ModelCard is a model GET /v1/models lists with what OpenRouter says of
+// it: its window (context_length) and its price in US dollars per token,
+// as strings (pricing.prompt, pricing.completion); zero values are left
+// out.
+type ModelCard struct {
+	ID                 string
+	ContextLength      int
+	Prompt, Completion string
+}
+
+// WithModelCards adds models to GET /v1/models with their window and
+// price; requests for them are served (WithModels' restriction allows
+// them too).
+func WithModelCards(cards ...ModelCard) Option {
+	return func(o *options) { o.cards = append(o.cards, cards...) }
+}
 
 // WithLogf reports unmatched requests through logf (t.Logf in tests).
 func WithLogf(logf func(format string, args ...any)) Option {
