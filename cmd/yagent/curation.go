@@ -70,10 +70,7 @@ func sleepRun(ctx context.Context, f *Factory, opts *sleepOptions) error {
 		return err
 	}
 	fmt.Fprintln(f.IO.Out, sleep.Report(run))
-	if run.Status == "failed" {
-		return fmt.Errorf("curation failed: %s", run.Reason)
-	}
-	return nil
+	return run.Err()
 }
 
 // sleepRunsOptions are the inputs of `yagent sleep runs`.
@@ -210,11 +207,7 @@ func toolsStatsRun(ctx context.Context, f *Factory, opts *toolsStatsOptions) err
 		return err
 	}
 	defer s.close()
-	var windows []int
-	if opts.Window > 0 {
-		windows = []int{int(opts.Window)}
-	}
-	table, err := cur.Stats(ctx, s.sess.ID(), windows)
+	table, err := cur.Stats(ctx, s.sess.ID(), sleep.Windows(int(opts.Window)))
 	if err != nil {
 		return err
 	}
