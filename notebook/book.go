@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -418,13 +419,11 @@ func (b *Book) Look(ctx context.Context) ([]Note, error) {
 	return notes, b.MarkSeen(ctx)
 }
 
-// RestoredNote is what `yagent notes restore` says when the notebook it
-// brought back is over the compact thresholds (OverCompact), or "".
-func (b *Book) RestoredNote(notes []Note) string {
-	over := OverCompact(notes, b.cfg)
-	if over == "" {
-		return ""
+// WarnRestored is what `yagent notes restore` says on w when the notebook
+// it brought back is over the compact thresholds (OverCompact).
+func (b *Book) WarnRestored(w io.Writer, notes []Note) {
+	if over := OverCompact(notes, b.cfg); over != "" {
+		fmt.Fprintf(w, "note: the restored notebook is %s: the next turn of session %s rebuilds it, "+
+			"archiving it in place of the notebook it replaced now (raise the threshold to keep it as it is)\n", over, b.chatID)
 	}
-	return fmt.Sprintf("note: the restored notebook is %s: the next turn of session %s rebuilds it, "+
-		"archiving it in place of the notebook it replaced now (raise the threshold to keep it as it is)", over, b.chatID)
 }

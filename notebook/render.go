@@ -129,3 +129,11 @@ func WritePinned(out io.Writer, n Note) {
 	}
 	fmt.Fprintf(out, "📝 %s %s\n", verb, termsafe.Line(n.Name))
 }
+
+// Deleted is what `yagent notes rm` prints: {deleted} as JSON, else Text.
+type Deleted struct {
+	Name string `json:"deleted"`
+}
+
+// Text is the line of a deleted note.
+func (d Deleted) Text() string { return "📝 deleted " + termsafe.Line(d.Name) }

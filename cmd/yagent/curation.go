@@ -102,16 +102,11 @@ func sleepRunsRun(ctx context.Context, f *Factory, opts *sleepRunsOptions) error
 	if err != nil {
 		return err
 	}
-	chatID := ""
-	if opts.Session != "" {
-		in, err := sessions.Get(ctx, opts.Session)
-		if err != nil {
-			return err
-		}
-		chatID = in.ID
+	id := func(ctx context.Context, ref string) (string, error) {
+		in, err := sessions.Get(ctx, ref)
+		return in.ID, err
 	}
-	st := &sleep.Store{DB: sessions.DB, Now: f.Now}
-	runs, err := st.Runs(ctx, chatID, 100)
+	runs, err := (&sleep.Store{DB: sessions.DB, Now: f.Now}).RunsOf(ctx, opts.Session, id, 100)
 	if err != nil {
 		return err
 	}

@@ -195,12 +195,11 @@ func notesRmRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if _, err := book.Delete(ctx, opts.Name); err != nil {
 		return err
 	}
+	d := notebook.Deleted{Name: opts.Name}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Deleted string `json:"deleted"`
-		}{opts.Name})
+		return writeJSON(f.IO.Out, d)
 	}
-	fmt.Fprintf(f.IO.Out, "📝 deleted %s\n", opts.Name)
+	fmt.Fprintln(f.IO.Out, d.Text())
 	return nil
 }
 
@@ -264,9 +263,7 @@ func notesRestoreRun(ctx context.Context, f *Factory, opts *notesOptions) error 
 	if err != nil {
 		return err
 	}
-	if note := book.RestoredNote(notes); note != "" {
-		fmt.Fprintln(f.IO.ErrOut, note)
-	}
+	book.WarnRestored(f.IO.ErrOut, notes)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(notes))
 	}
