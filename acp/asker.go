@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -29,15 +28,12 @@ type asker struct {
 
 var _ agents.Asker = asker{}
 
-// askSeq numbers the tool calls the questions are shown as.
-var askSeq atomic.Int64
-
 func (a asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	id := a.s.id()
 	if id == "" || a.s.srv.conn == nil {
 		return agents.Deny, nil
 	}
-	req := permissionRequest(id, "approval-"+strconv.FormatInt(askSeq.Add(1), 10), q)
+	req := permissionRequest(id, "approval-"+strconv.FormatInt(a.s.srv.asked.Add(1), 10), q)
 	resp, err := a.s.srv.conn.RequestPermission(ctx, req)
 	if err != nil {
 		return agents.Deny, fmt.Errorf("ask the editor to approve %s: %w", q.Action, err)

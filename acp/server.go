@@ -86,6 +86,7 @@ type Server struct {
 	conn *sdk.AgentSideConnection
 
 	initialized atomic.Bool
+	asked       atomic.Int64 // numbers the tool calls approval questions are shown as
 	mu          sync.Mutex
 	fs          sdk.FileSystemCapabilities
 	sessions    map[string]*session
