@@ -106,9 +106,14 @@ var (
 type session struct {
 	srv    *Server
 	sid    atomic.Value // string, set once open
-	mu     sync.Mutex   // the mapper, and the order of updates
+	mu     sync.Mutex   // the mapper, the order of updates, pending
 	mapper Mapper
 	run    Session
+	// pending are the events of the session's opening (a warning, a
+	// recovered delegation, a replay's label), sent once the client knows
+	// the session: after a load's replay, else at the first prompt.
+	pending []event.Event
+	ready   bool
 
 	turn   sync.Mutex // one turn at a time
 	cmu    sync.Mutex
@@ -125,7 +130,20 @@ func (ss *session) id() string {
 func (ss *session) Emit(e event.Event) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if !ss.ready {
+		ss.pending = append(ss.pending, e)
+		return
+	}
 	ss.send(ss.mapper.Updates(e))
+}
+
+// flush sends what was held back while the session opened (under ss.mu).
+func (ss *session) flush() {
+	ss.ready = true
+	for _, e := range ss.pending {
+		ss.send(ss.mapper.Updates(e))
+	}
+	ss.pending = nil
 }
 
 // send sends updates (under ss.mu); nothing before the session has its id.
@@ -207,6 +225,7 @@ func (s *Server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	for _, m := range ss.run.History() {
 		ss.send(ss.mapper.Updates(event.Event{Type: event.Message, Message: &m}))
 	}
+	ss.flush()
 	return sdk.LoadSessionResponse{}, nil
 }
 
@@ -253,6 +272,9 @@ func (s *Server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	}
 	ss.turn.Lock()
 	defer ss.turn.Unlock()
+	ss.mu.Lock()
+	ss.flush()
+	ss.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ss.cmu.Lock()

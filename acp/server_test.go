@@ -278,6 +278,7 @@ func TestLoadReplays(t *testing.T) {
 		if r.Resume != "old" {
 			return nil, errors.New("no such session")
 		}
+		r.Sink.Emit(event.Event{Type: event.Notice, Agent: "yagent", Text: "recovered 1 delegation"})
 		return &fakeSession{id: "old", history: []llm.Message{
 			{Role: llm.RoleUser, Content: "hello"},
 			{Role: llm.RoleAssistant, Content: "hi there"},
@@ -292,9 +293,10 @@ func TestLoadReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := h.ed.seen()
-	if len(got) != 2 || got[0].UserMessageChunk == nil || got[0].UserMessageChunk.Content.Text.Text != "hello" ||
-		got[1].AgentMessageChunk == nil || got[1].AgentMessageChunk.Content.Text.Text != "hi there" {
-		t.Errorf("replayed updates = %+v; want the user's hello and the answer", got)
+	if len(got) != 3 || got[0].UserMessageChunk == nil || got[0].UserMessageChunk.Content.Text.Text != "hello" ||
+		got[1].AgentMessageChunk == nil || got[1].AgentMessageChunk.Content.Text.Text != "hi there" ||
+		got[2].AgentThoughtChunk == nil || got[2].AgentThoughtChunk.Content.Text.Text != "recovered 1 delegation\n" {
+		t.Errorf("replayed updates = %+v; want the user's hello, the answer, then the opening's notice", got)
 	}
 	if r := h.sessions[0].req; r.Resume != "old" {
 		t.Errorf("opened with %+v; want Resume old", r)
@@ -314,6 +316,7 @@ func TestPromptStreamsAndAsks(t *testing.T) {
 	var answers []agents.Answer
 	var results []agents.Result
 	h := serve(t, func(r OpenRequest) (*fakeSession, error) {
+		r.Sink.Emit(event.Event{Type: event.Notice, Agent: "yagent", Text: "replaying demo"})
 		return &fakeSession{id: "s1", turn: func(ctx context.Context, s *fakeSession, p string) (*agents.Outcome, error) {
 			s.req.Sink.Emit(event.Event{Type: event.TextDelta, Agent: "director", Text: "Writing."})
 			a, err := s.req.Ask.Ask(ctx, agents.Question{Action: "run `go test ./...` in " + dir, Prefix: "go test"})
@@ -359,7 +362,8 @@ func TestPromptStreamsAndAsks(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
 		t.Error("a.txt was written on the disk; the editor offered fs/write_text_file")
 	}
-	if u := h.ed.seen(); len(u) != 1 || u[0].AgentMessageChunk == nil || u[0].AgentMessageChunk.Content.Text.Text != "Writing." {
-		t.Errorf("updates = %+v; want the streamed text", u)
+	if u := h.ed.seen(); len(u) != 2 || u[0].AgentThoughtChunk == nil || u[0].AgentThoughtChunk.Content.Text.Text != "replaying demo\n" ||
+		u[1].AgentMessageChunk == nil || u[1].AgentMessageChunk.Content.Text.Text != "Writing." {
+		t.Errorf("updates = %+v; want the opening's notice, then the streamed text", u)
 	}
 }
