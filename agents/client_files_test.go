@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -105,5 +106,44 @@ func TestClientFiles(t *testing.T) {
 	}
 	if len(ed.writes) == n || ed.writes[len(ed.writes)-1] != filepath.Join(wt.Dir(), "a.txt") {
 		t.Errorf("the editor's writes %v; want the last in the worktree %s", ed.writes, wt.Dir())
+	}
+}
+
+// ctxAsker records the running call of each question.
+type ctxAsker struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (a *ctxAsker) Ask(ctx context.Context, _ Question) (Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.calls = append(a.calls, RunningCall(ctx))
+	return Deny, nil
+}
+
+// TestRunningCall: an approval question raised by a tool call carries
+// that call's id (RunningCall), which yagent acp names the question by.
+func TestRunningCall(t *testing.T) {
+	srv, client := scenario(t, "loop-hooks-permission")
+	w := demoWorkspace(t)
+	ask := &ctxAsker{}
+	loop := &Loop{Client: client}
+	out, err := loop.Run(t.Context(), leadAgent([]*Tool{ShellTool(w, ShellPolicy{Approval: ApproveUntrusted, Allowed: true, Ask: ask})}), nil, userMsg("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AssertDone(t)
+	var want []string
+	for _, tc := range out.Messages[1].ToolCalls {
+		want = append(want, tc.ID)
+	}
+	slices.Sort(ask.calls)
+	slices.Sort(want)
+	if len(want) != 3 || !slices.Equal(ask.calls, want) {
+		t.Errorf("questions asked for calls %q; want one per call %q", ask.calls, want)
+	}
+	if RunningCall(t.Context()) != "" {
+		t.Error("RunningCall outside a call is not empty")
 	}
 }
