@@ -33,7 +33,13 @@ func (a asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error
 	if id == "" || a.s.srv.conn == nil {
 		return agents.Deny, nil
 	}
-	req := permissionRequest(id, "approval-"+strconv.FormatInt(a.s.srv.asked.Add(1), 10), q)
+	// The question is about the running call (the editor shows it on that
+	// tool call); one with none gets a tool call of its own.
+	call := agents.RunningCall(ctx)
+	if call == "" {
+		call = "approval-" + strconv.FormatInt(a.s.srv.asked.Add(1), 10)
+	}
+	req := permissionRequest(id, call, q)
 	resp, err := a.s.srv.conn.RequestPermission(ctx, req)
 	if err != nil {
 		return agents.Deny, fmt.Errorf("ask the editor to approve %s: %w", q.Action, err)

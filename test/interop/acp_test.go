@@ -31,6 +31,7 @@ type acpReport struct {
 	Replayed    []map[string]any
 	Permissions []struct {
 		ToolCall struct {
+			ID      string `json:"toolCallId"`
 			Title   string
 			Kind    string
 			Content []map[string]any
@@ -146,8 +147,9 @@ func TestACPTypeScriptClient(t *testing.T) {
 	if got, want := chunkText(r.Updates, "agent_message_chunk"), "I will write the greeting to hello.txt now.Done: hello.txt holds the greeting."; got != want {
 		t.Errorf("streamed text %q; want %q", got, want)
 	}
-	if len(r.Permissions) != 1 || r.Permissions[0].ToolCall.Title != "write_file hello.txt" || r.Permissions[0].ToolCall.Kind != "edit" {
-		t.Errorf("permission requests = %+v; want one about write_file hello.txt", r.Permissions)
+	if len(r.Permissions) != 1 || r.Permissions[0].ToolCall.Title != "write_file hello.txt" || r.Permissions[0].ToolCall.Kind != "edit" ||
+		r.Permissions[0].ToolCall.ID != "call_write" {
+		t.Errorf("permission requests = %+v; want one about write_file hello.txt, on its tool call call_write", r.Permissions)
 	} else if c := r.Permissions[0].ToolCall.Content; len(c) != 1 || c[0]["type"] != "diff" || c[0]["newText"] != "hello from yagent\n" {
 		t.Errorf("the permission request shows %v; want the write's diff", c)
 	}
