@@ -22,6 +22,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/chat"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/buildinfo"
@@ -37,14 +38,31 @@ type Session interface {
 	Close()
 }
 
-// Director is a director's session as the server drives it.
-func Director(r *director.Run) Session { return directorSession{r} }
+// Director is a director's session as the server drives it. ctx is for
+// its closing: a session left with no turn is removed, as interactive
+// mode removes one (chat.RemoveSession), so an editor that opens sessions
+// it never prompts leaves none behind.
+func Director(ctx context.Context, r *director.Run) Session {
+	return directorSession{context.WithoutCancel(ctx), r}
+}
 
-type directorSession struct{ r *director.Run }
+type directorSession struct {
+	ctx context.Context
+	r   *director.Run
+}
 
 func (d directorSession) ID() string             { return d.r.Session.ID() }
 func (d directorSession) History() []llm.Message { return d.r.Session.History() }
-func (d directorSession) Close()                 { d.r.Close() }
+
+func (d directorSession) Close() {
+	id, st := d.r.Session.ID(), d.r.Session.Store()
+	d.r.Close()
+	if in, err := st.Get(d.ctx, id); err == nil && in.Turns == 0 {
+		if _, err := chat.RemoveSession(d.ctx, st, id); err != nil {
+			d.r.Warn("drop the empty session "+id, err)
+		}
+	}
+}
 func (d directorSession) Turn(ctx context.Context, prompt string) (*agents.Outcome, error) {
 	return d.r.Director.Turn(ctx, prompt)
 }

@@ -32,7 +32,7 @@ func NewCmdACP(f *Factory) *cobra.Command {
 				if err != nil {
 					return nil, err
 				}
-				return acp.Director(s.dr), nil
+				return acp.Director(ctx, s.dr), nil
 			})
 		},
 	}

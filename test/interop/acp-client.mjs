@@ -7,6 +7,8 @@
 //     the file.
 //   node acp-client.mjs load SESSION CWD COMMAND [ARGS...]
 //     initialize, session/load (the replayed updates recorded), one prompt.
+//   node acp-client.mjs empty CWD COMMAND [ARGS...]
+//     initialize and session/new, and nothing more.
 // It prints one JSON report on stdout.
 import { spawn } from "node:child_process";
 import { writeFileSync, readFileSync } from "node:fs";
@@ -17,8 +19,8 @@ const [mode, ...rest] = process.argv.slice(2);
 let session = null;
 if (mode === "load") session = rest.shift();
 const [cwd, command, ...args] = rest;
-if (!["new", "load"].includes(mode) || !command) {
-  console.error("usage: node acp-client.mjs new CWD CMD [ARGS...] | load SESSION CWD CMD [ARGS...]");
+if (!["new", "load", "empty"].includes(mode) || !command) {
+  console.error("usage: node acp-client.mjs new|empty CWD CMD [ARGS...] | load SESSION CWD CMD [ARGS...]");
   process.exit(2);
 }
 
@@ -67,7 +69,10 @@ await app.connectWith(stream, async (cx) => {
     clientInfo: { name: "yagent-interop", version: "1.0.0" },
   });
   report.initialize = init;
-  if (mode === "new") {
+  if (mode === "empty") {
+    const s = await cx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    report.sessionId = s.sessionId;
+  } else if (mode === "new") {
     await attempt("prompt_unknown_session", cx, methods.agent.session.prompt, {
       sessionId: "no-such-session",
       prompt: [{ type: "text", text: "hello" }],

@@ -114,7 +114,8 @@ func findCall(updates []map[string]any, kind, id string) map[string]any {
 // once allowed, the write is a tool call done through the client's
 // fs/write_text_file; the turn ends with end_turn. A new process then
 // reopens the session with session/load, which replays it, and a prompt
-// there sees the first turn.
+// there sees the first turn. A session opened and never prompted is not
+// kept.
 func TestACPTypeScriptClient(t *testing.T) {
 	nm := nodeModules(t)
 	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", "acp-interop.yaml"))
@@ -181,6 +182,14 @@ func TestACPTypeScriptClient(t *testing.T) {
 	}
 	if len(l.StopReasons) != 1 || l.StopReasons[0] != "end_turn" {
 		t.Errorf("stop reasons after load %v", l.StopReasons)
+	}
+
+	// A session the editor opened and never prompted is not kept (as
+	// interactive mode keeps none); the prompted one is.
+	empty := acpClient(t, nm, e, "empty", ws, e.bin, "acp")
+	ls := e.yagent("sessions", "ls", "--all", "--json")
+	if empty.SessionID == "" || strings.Contains(ls, empty.SessionID) || !strings.Contains(ls, r.SessionID) {
+		t.Errorf("sessions after an empty one (%s): %s; want only %s kept", empty.SessionID, ls, r.SessionID)
 	}
 	if p, u := model.Pending(), model.Unmatched(); len(p) > 0 || len(u) > 0 {
 		t.Errorf("scenario: pending steps %v, %d unmatched requests", p, len(u))
