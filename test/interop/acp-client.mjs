@@ -4,7 +4,7 @@
 //     out of order messages first (session/new before initialize, a prompt
 //     for an unknown session), then initialize, session/new and one prompt;
 //     permission requests are answered "allow", fs/write_text_file writes
-//     the file.
+//     the file; then a second prompt, cancelled at its first chunk.
 //   node acp-client.mjs load SESSION CWD COMMAND [ARGS...]
 //     initialize, session/load (the replayed updates recorded), one prompt.
 //   node acp-client.mjs empty CWD COMMAND [ARGS...]
@@ -24,8 +24,10 @@ if (!["new", "load", "empty"].includes(mode) || !command) {
   process.exit(2);
 }
 
-const report = { errors: {}, updates: [], replayed: [], permissions: [], writes: [], reads: [], stopReasons: [] };
+const report = { errors: {}, updates: [], replayed: [], cancelledUpdates: [], permissions: [], writes: [], reads: [], stopReasons: [] };
 let sink = report.updates;
+// onChunk, when set, runs at the next agent_message_chunk (the cancel).
+let onChunk = null;
 
 const proc = spawn(command, args, { cwd, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
 const stream = ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout));
@@ -33,6 +35,11 @@ const stream = ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdo
 const app = client({ name: "yagent-interop" })
   .onNotification(methods.client.session.update, ({ params }) => {
     sink.push(params.update);
+    if (onChunk && params.update.sessionUpdate === "agent_message_chunk") {
+      const f = onChunk;
+      onChunk = null;
+      f();
+    }
   })
   .onRequest(methods.client.session.requestPermission, ({ params }) => {
     report.permissions.push(params);
@@ -87,6 +94,15 @@ await app.connectWith(stream, async (cx) => {
     // The session is intact after the bad messages: load of one already
     // open is refused, and it still answers.
     await attempt("load_open_session", cx, methods.agent.session.load, { sessionId: s.sessionId, cwd, mcpServers: [] });
+    // session/cancel ends a running turn: stopReason cancelled.
+    sink = report.cancelledUpdates;
+    onChunk = () => cx.notify(methods.agent.session.cancel, { sessionId: s.sessionId });
+    const c = await cx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId,
+      prompt: [{ type: "text", text: "Now count slowly to twelve." }],
+    });
+    report.stopReasons.push(c.stopReason);
+    sink = report.updates;
   } else {
     sink = report.replayed;
     await cx.request(methods.agent.session.load, { sessionId: session, cwd, mcpServers: [] });

@@ -27,9 +27,10 @@ type acpReport struct {
 		Code    int
 		Message string
 	}
-	Updates     []map[string]any
-	Replayed    []map[string]any
-	Permissions []struct {
+	Updates          []map[string]any
+	Replayed         []map[string]any
+	CancelledUpdates []map[string]any `json:"cancelledUpdates"`
+	Permissions      []struct {
 		ToolCall struct {
 			ID      string `json:"toolCallId"`
 			Title   string
@@ -112,7 +113,8 @@ func findCall(updates []map[string]any, kind, id string) map[string]any {
 // are JSON-RPC errors and the session stays intact; a prompt streams its
 // answer in chunks, asks to approve a write (--approval untrusted) and,
 // once allowed, the write is a tool call done through the client's
-// fs/write_text_file; the turn ends with end_turn. A new process then
+// fs/write_text_file; the turn ends with end_turn; session/cancel ends the
+// next, slow turn (stopReason cancelled). A new process then
 // reopens the session with session/load, which replays it, and a prompt
 // there sees the first turn. A session opened and never prompted is not
 // kept.
@@ -163,12 +165,15 @@ func TestACPTypeScriptClient(t *testing.T) {
 	if len(r.Writes) != 1 || r.Writes[0].Path != filepath.Join(ws, "hello.txt") || r.Writes[0].Content != "hello from yagent\n" {
 		t.Errorf("fs/write_text_file calls = %+v; want hello.txt in %s", r.Writes, ws)
 	}
-	if len(r.StopReasons) != 1 || r.StopReasons[0] != "end_turn" {
-		t.Errorf("stop reasons %v; want end_turn", r.StopReasons)
+	if len(r.StopReasons) != 2 || r.StopReasons[0] != "end_turn" || r.StopReasons[1] != "cancelled" {
+		t.Errorf("stop reasons %v; want end_turn, then cancelled (session/cancel)", r.StopReasons)
+	}
+	if got := chunkText(r.CancelledUpdates, "agent_message_chunk"); got == "" || strings.Contains(got, "twelve") {
+		t.Errorf("the cancelled turn streamed %q; want its start only", got)
 	}
 
 	l := acpClient(t, nm, e, "load", r.SessionID, ws, e.bin, "acp", "--approval", "untrusted")
-	if got := chunkText(l.Replayed, "user_message_chunk"); got != "Please write the greeting to a file." {
+	if got := chunkText(l.Replayed, "user_message_chunk"); got != "Please write the greeting to a file."+"Now count slowly to twelve." {
 		t.Errorf("replayed user text %q", got)
 	}
 	if got := chunkText(l.Replayed, "agent_message_chunk"); got != "I will write the greeting to hello.txt now.Done: hello.txt holds the greeting." {
