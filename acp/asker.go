@@ -30,7 +30,8 @@ var _ agents.Asker = asker{}
 
 func (a asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error) {
 	id := a.s.id()
-	if id == "" || a.s.srv.conn == nil {
+	conn := a.s.srv.conn.Load()
+	if id == "" || conn == nil {
 		return agents.Deny, nil
 	}
 	// The question is about the running call (the editor shows it on that
@@ -40,7 +41,7 @@ func (a asker) Ask(ctx context.Context, q agents.Question) (agents.Answer, error
 		call = "approval-" + strconv.FormatInt(a.s.srv.asked.Add(1), 10)
 	}
 	req := permissionRequest(id, call, q)
-	resp, err := a.s.srv.conn.RequestPermission(ctx, req)
+	resp, err := conn.RequestPermission(ctx, req)
 	if err != nil {
 		return agents.Deny, fmt.Errorf("ask the editor to approve %s: %w", q.Action, err)
 	}

@@ -87,10 +87,11 @@ type OpenFunc func(ctx context.Context, r OpenRequest) (Session, error)
 // warnings (a line that is no JSON-RPC) go to errOut.
 func Serve(ctx context.Context, in io.Reader, out, errOut io.Writer, open OpenFunc) error {
 	s := newServer(ctx, open)
-	s.conn = sdk.NewAgentSideConnection(s, out, in)
-	s.conn.SetLogger(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	conn := sdk.NewAgentSideConnection(s, out, in)
+	conn.SetLogger(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	s.conn.Store(conn)
 	select {
-	case <-s.conn.Done():
+	case <-conn.Done():
 	case <-ctx.Done():
 	}
 	s.closeAll()
@@ -101,7 +102,10 @@ func Serve(ctx context.Context, in io.Reader, out, errOut io.Writer, open OpenFu
 type Server struct {
 	ctx  context.Context
 	open OpenFunc
-	conn *sdk.AgentSideConnection
+	// conn is set once the connection exists (its reader may hand a
+	// request over before Serve has stored it: an early message is
+	// answered, its updates are not sent).
+	conn atomic.Pointer[sdk.AgentSideConnection]
 
 	initialized atomic.Bool
 	asked       atomic.Int64 // numbers the tool calls approval questions are shown as
@@ -167,13 +171,14 @@ func (ss *session) flush() {
 // send sends updates (under ss.mu); nothing before the session has its id.
 func (ss *session) send(updates []sdk.SessionUpdate) {
 	id := ss.id()
-	if id == "" || ss.srv.conn == nil {
+	conn := ss.srv.conn.Load()
+	if id == "" || conn == nil {
 		return
 	}
 	for _, u := range updates {
 		// A client gone is seen by Serve; an update it missed is not an
 		// error of the turn.
-		_ = ss.srv.conn.SessionUpdate(ss.srv.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
+		_ = conn.SessionUpdate(ss.srv.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(id), Update: u})
 	}
 }
 
@@ -349,13 +354,13 @@ func (s *Server) withFiles(ctx context.Context, sid sdk.SessionId) context.Conte
 	var cf agents.ClientFiles
 	if fs.ReadTextFile {
 		cf.Read = func(ctx context.Context, path string) (string, error) {
-			r, err := s.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: path})
+			r, err := s.conn.Load().ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: sid, Path: path})
 			return r.Content, err
 		}
 	}
 	if fs.WriteTextFile {
 		cf.Write = func(ctx context.Context, path, content string) error {
-			_, err := s.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: path, Content: content})
+			_, err := s.conn.Load().WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: path, Content: content})
 			return err
 		}
 	}
