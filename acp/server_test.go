@@ -123,6 +123,11 @@ type harness struct {
 	mu       sync.Mutex
 	sessions []*fakeSession
 	done     chan struct{}
+	// open, when set, opens the sessions instead (real ones).
+	open OpenFunc
+	// stop closes the client's end and waits for Serve to close its
+	// sessions.
+	stop func()
 }
 
 // serve starts Serve with sessions made by newSession, and an editor.
@@ -131,7 +136,10 @@ func serve(t *testing.T, newSession func(r OpenRequest) (*fakeSession, error)) *
 	h := &harness{ed: &editor{pick: optionAllow}, done: make(chan struct{})}
 	toAgent, fromClient := io.Pipe()
 	toClient, fromAgent := io.Pipe()
-	open := func(_ context.Context, r OpenRequest) (Session, error) {
+	open := func(ctx context.Context, r OpenRequest) (Session, error) {
+		if h.open != nil {
+			return h.open(ctx, r)
+		}
 		s, err := newSession(r)
 		if err != nil {
 			return nil, err
@@ -148,11 +156,12 @@ func serve(t *testing.T, newSession func(r OpenRequest) (*fakeSession, error)) *
 		Serve(ctx, toAgent, fromAgent, io.Discard, open)
 	}()
 	h.client = sdk.NewClientSideConnection(h.ed, fromClient, toClient)
-	t.Cleanup(func() {
+	h.stop = sync.OnceFunc(func() {
 		fromClient.Close()
 		cancel()
 		<-h.done
 	})
+	t.Cleanup(h.stop)
 	return h
 }
 
