@@ -163,3 +163,50 @@ func TestDirectorSession(t *testing.T) {
 		t.Errorf("the reopened session answered %q", after.String())
 	}
 }
+
+// TestDirectorDelegation: a real delegation over ACP is the lead's
+// delegate tool call, carrying its sub-agent's progress as the call's
+// content, finished when the sub-agent hands over; the turn's delegations
+// are the plan.
+func TestDirectorDelegation(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/acp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := serve(t, func(OpenRequest) (*fakeSession, error) { return nil, nil })
+	h.open = directorOpen(t, home, "acp-delegation")
+	h.initialize(t, false)
+	ctx := t.Context()
+	s, err := h.client.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := h.client.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: prompt("Please explore the module.")}); err != nil || r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt = %+v, %v", r, err)
+	}
+	var started, progress, finished bool
+	var plan *sdk.SessionUpdatePlan
+	for _, u := range h.ed.seen() {
+		switch {
+		case u.ToolCall != nil && u.ToolCall.ToolCallId == "call_explore":
+			started = u.ToolCall.Kind == sdk.ToolKindThink
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == "call_explore":
+			for _, c := range u.ToolCallUpdate.Content {
+				if c.Content != nil && c.Content.Content.Text != nil && strings.Contains(c.Content.Content.Text.Text, "read_file") {
+					progress = true
+				}
+			}
+			if st := u.ToolCallUpdate.Status; st != nil && *st == sdk.ToolCallStatusCompleted {
+				finished = true
+			}
+		case u.Plan != nil:
+			plan = u.Plan
+		}
+	}
+	if !started || !progress || !finished {
+		t.Errorf("the delegate call: started %v, the explorer's read_file shown %v, completed %v\n%+v", started, progress, finished, h.ed.seen())
+	}
+	if plan == nil || len(plan.Entries) != 1 || plan.Entries[0].Status != sdk.PlanEntryStatusCompleted || !strings.HasPrefix(plan.Entries[0].Content, "explorer: ") {
+		t.Errorf("the last plan %+v; want the explorer's delegation, completed", plan)
+	}
+}
