@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -73,5 +74,5 @@ func writeTestFile(w *Workspace, rel, content string) error {
 		return err
 	}
 	ck.why = "set up by a test" // as if approved
-	return w.atomicWrite(ck, []byte(content))
+	return w.atomicWrite(context.Background(), ck, []byte(content))
 }

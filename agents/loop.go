@@ -558,7 +558,7 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 				res = *settled
 			default:
 				var hc *hookCall
-				hctx, hc = l.withHookCall(hctx, a, call)
+				hctx, hc = l.withHookCall(context.WithValue(hctx, runningCallKey{}, call.ID), a, call)
 				res, err = safeRun(hctx, t, call)
 				extra = append(extra, hc.reasons()...)
 			}
@@ -595,6 +595,18 @@ func (l *Loop) runTools(ctx context.Context, a *Agent, calls []llm.ToolCall, sta
 		firstErr = ctx.Err()
 	}
 	return msgs, firstErr
+}
+
+// runningCallKey carries the id of the model's tool call a tool runs for.
+type runningCallKey struct{}
+
+// RunningCall is the id of the model's tool call whose run ctx belongs to
+// ("" outside one; a sub-agent's calls have their own): an approval
+// question it raises is about that call (yagent acp shows the question on
+// the call's tool_call).
+func RunningCall(ctx context.Context) string {
+	id, _ := ctx.Value(runningCallKey{}).(string)
+	return id
 }
 
 // safeRun runs a tool, turning a panic into an error result: bad input

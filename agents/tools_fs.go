@@ -92,7 +92,7 @@ func (w *Workspace) permitWrite(ctx context.Context, policy ShellPolicy, c *Call
 // (a directory replaced by a link into .git) while it was being approved.
 var errBecameProtected = errors.New("the path leads to a protected path now (a directory on the way changed since the write was approved): refused")
 
-func (w *Workspace) readFile(_ context.Context, _ *Call, a readFileIn) (Result, error) {
+func (w *Workspace) readFile(ctx context.Context, _ *Call, a readFileIn) (Result, error) {
 	rel, err := w.Rel(a.Path)
 	if err != nil {
 		return ErrorResult("%v", err), nil
@@ -105,8 +105,14 @@ func (w *Workspace) readFile(_ context.Context, _ *Call, a readFileIn) (Result, 
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return ErrorResult("%s is a directory: use list_dir", a.Path), nil
 	}
+	var from io.Reader = f
+	if data, err := w.clientRead(ctx, rel, nil); err != nil {
+		return ErrorResult("%s: %v", a.Path, err), nil
+	} else if data != nil {
+		from = bytes.NewReader(data)
+	}
 	var out strings.Builder
-	sc := bufio.NewReader(f)
+	sc := bufio.NewReader(from)
 	line, shown, size := 0, 0, 0
 	for {
 		text, err := sc.ReadString('\n')
@@ -198,7 +204,9 @@ func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, 
 	old := ""
 	if existed {
 		if data, err := w.read(t); err == nil {
-			old = string(data)
+			if data, err = w.clientRead(ctx, t.resolved(), data); err == nil {
+				old = string(data)
+			}
 		}
 	}
 	ck := w.checkFound(rel, t)
@@ -206,7 +214,7 @@ func (w *Workspace) writeFile(ctx context.Context, policy ShellPolicy, c *Call, 
 	if why, err := w.permitWrite(ctx, policy, c, ck, old, a.Content, !existed); err != nil || why != "" {
 		return ErrorResult("%s", why), err
 	}
-	if err := w.atomicWrite(ck, []byte(a.Content)); err != nil {
+	if err := w.atomicWrite(ctx, ck, []byte(a.Content)); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	verb := "created"
@@ -235,6 +243,9 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	data, err := w.read(t)
+	if err == nil {
+		data, err = w.clientRead(ctx, t.resolved(), data)
+	}
 	ck := w.checkFound(rel, t)
 	t.close()
 	if err != nil {
@@ -251,7 +262,7 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 	if why, err := w.permitWrite(ctx, policy, c, ck, string(data), string(out), false); err != nil || why != "" {
 		return ErrorResult("%s", why), err
 	}
-	if err := w.atomicWrite(ck, out); err != nil {
+	if err := w.atomicWrite(ctx, ck, out); err != nil {
 		return ErrorResult("%v", w.explain(a.Path, err)), nil
 	}
 	return Result{
@@ -268,8 +279,9 @@ func (w *Workspace) editFile(ctx context.Context, policy ShellPolicy, c *Call, a
 // directory (atomicfile.WriteFileAt: a temporary file beside it, fsync,
 // renameat, directory fsync), and only if the path still resolves to what
 // was checked and is protected now only if it was then (when it was
-// approved as such).
-func (w *Workspace) atomicWrite(ck checked, data []byte) error {
+// approved as such). With a client that writes (ClientFiles), the client
+// writes the path so checked.
+func (w *Workspace) atomicWrite(ctx context.Context, ck checked, data []byte) error {
 	// Non-nil even for the root: a walk that creates never stops short.
 	create := append([]string{}, splitRel(filepath.Dir(ck.resolved))...)
 	t, err := w.findFile(ck.rel, create)
@@ -282,6 +294,12 @@ func (w *Workspace) atomicWrite(ck checked, data []byte) error {
 	}
 	if w.protectedReason(ck.rel, t.resolved()) != "" && ck.why == "" {
 		return errBecameProtected
+	}
+	if write := clientFiles(ctx).Write; write != nil {
+		if err := write(ctx, filepath.Join(w.dir, t.resolved()), string(data)); err != nil {
+			return fmt.Errorf("the editor could not write it: %w", err)
+		}
+		return nil
 	}
 	perm := os.FileMode(0o644)
 	st, exists, err := t.stat()

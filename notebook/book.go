@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -396,4 +397,33 @@ func (b *Book) Restore(ctx context.Context) ([]Note, error) {
 		return nil, err
 	}
 	return archived, nil
+}
+
+// Put saves a note as the person (`yagent notes put`) and pins it when
+// pin is set.
+func (b *Book) Put(ctx context.Context, name, description, body string, pin bool) (SaveResult, error) {
+	res, err := b.Save(ctx, name, description, body)
+	if err == nil && pin {
+		res.Note, err = b.Pin(ctx, name, true)
+	}
+	return res, err
+}
+
+// Look lists the notes, each marked new when it changed since the person
+// last looked, and marks them seen (`yagent notes ls`).
+func (b *Book) Look(ctx context.Context) ([]Note, error) {
+	notes, err := b.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return notes, b.MarkSeen(ctx)
+}
+
+// WarnRestored is what `yagent notes restore` says on w when the notebook
+// it brought back is over the compact thresholds (OverCompact).
+func (b *Book) WarnRestored(w io.Writer, notes []Note) {
+	if over := OverCompact(notes, b.cfg); over != "" {
+		fmt.Fprintf(w, "note: the restored notebook is %s: the next turn of session %s rebuilds it, "+
+			"archiving it in place of the notebook it replaced now (raise the threshold to keep it as it is)\n", over, b.chatID)
+	}
 }

@@ -107,3 +107,33 @@ func WriteShown(out, errOut io.Writer, n Note) {
 		}
 	}
 }
+
+// WriteSaved writes what `yagent notes put` prints: the note created or
+// saved on out, the lines the write changed on errOut.
+func WriteSaved(out, errOut io.Writer, res SaveResult) {
+	verb := "saved"
+	if res.Created {
+		verb = "created"
+	}
+	fmt.Fprintf(out, "📝 %s %s\n", verb, termsafe.Line(res.Note.Name))
+	for _, l := range linediff.Changed(res.Note.PrevBody, res.Note.Body) {
+		fmt.Fprintln(errOut, "   "+termsafe.Text(l))
+	}
+}
+
+// WritePinned writes what `yagent notes pin` prints.
+func WritePinned(out io.Writer, n Note) {
+	verb := "unpinned"
+	if n.Pinned {
+		verb = "pinned"
+	}
+	fmt.Fprintf(out, "📝 %s %s\n", verb, termsafe.Line(n.Name))
+}
+
+// Deleted is what `yagent notes rm` prints: {deleted} as JSON, else Text.
+type Deleted struct {
+	Name string `json:"deleted"`
+}
+
+// Text is the line of a deleted note.
+func (d Deleted) Text() string { return "📝 deleted " + termsafe.Line(d.Name) }

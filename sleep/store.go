@@ -231,3 +231,17 @@ func RunsText(runs []Run) string {
 	tw.Flush()
 	return b.String()
 }
+
+// RunsOf is the journal of the session ref names (resolve gives its id
+// from what the person typed: an id, a prefix or a name) or, for "", of
+// every session; newest first, at most limit runs.
+func (s *Store) RunsOf(ctx context.Context, ref string, resolve func(context.Context, string) (string, error), limit int) ([]Run, error) {
+	id := ""
+	if ref != "" {
+		var err error
+		if id, err = resolve(ctx, ref); err != nil {
+			return nil, err
+		}
+	}
+	return s.Runs(ctx, id, limit)
+}

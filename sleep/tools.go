@@ -46,3 +46,20 @@ func Report(r Run) string {
 	}
 	return b.String()
 }
+
+// Err is a failed run's error (`yagent sleep` exits 1), else nil.
+func (r Run) Err() error {
+	if r.Status == "failed" {
+		return fmt.Errorf("curation failed: %s", r.Reason)
+	}
+	return nil
+}
+
+// Windows are the statistics' windows of `yagent tools stats --window
+// N`: N days alone, or nil (chat_sleep.tools.windows) when N is 0.
+func Windows(days int) []int {
+	if days > 0 {
+		return []int{days}
+	}
+	return nil
+}

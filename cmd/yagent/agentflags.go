@@ -78,11 +78,12 @@ type sessionRequest struct {
 	Resume string // id, id prefix or name; "" = a new session
 	ID     string // a new session's id ("" = a fresh one)
 	Board  string // a new session's board ("" = its own)
+	Dir    string // the workspace ("" = --cd, else the factory's directory)
 	Title  string // a new session's title ("" = its first prompt)
 	// Sink, when set, receives the events instead of the standard printers.
 	Sink agents.Sink
 	// Ask, when set, asks approvals instead of the terminal prompt (the
-	// interactive mode's modal).
+	// interactive mode's modal, an editor over ACP).
 	Ask agents.Asker
 	// Inspect opens a session without needing a model endpoint (tools
 	// profile, tools stats): nothing will run a turn.
@@ -113,13 +114,13 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 		out.sink = out.human
 	}
 	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox)}
-	if f.IO.CanAsk() {
+	switch {
+	case req.Ask != nil: // the TUI's modal, an editor over ACP
+		po.Ask = req.Ask
+	case f.IO.CanAsk():
 		po.Ask = ttyask.New(f.IO.In, f.IO.ErrOut)
-		if req.Ask != nil {
-			po.Ask = req.Ask
-		}
 	}
-	dir := workspaceDirFlag(f, fl)
+	dir := cmp.Or(req.Dir, workspaceDirFlag(f, fl))
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps),
 		Budget: fl.Budget.Limits(), Board: req.Board, Dir: dir,

@@ -70,10 +70,7 @@ func sleepRun(ctx context.Context, f *Factory, opts *sleepOptions) error {
 		return err
 	}
 	fmt.Fprintln(f.IO.Out, sleep.Report(run))
-	if run.Status == "failed" {
-		return fmt.Errorf("curation failed: %s", run.Reason)
-	}
-	return nil
+	return run.Err()
 }
 
 // sleepRunsOptions are the inputs of `yagent sleep runs`.
@@ -105,16 +102,11 @@ func sleepRunsRun(ctx context.Context, f *Factory, opts *sleepRunsOptions) error
 	if err != nil {
 		return err
 	}
-	chatID := ""
-	if opts.Session != "" {
-		in, err := sessions.Get(ctx, opts.Session)
-		if err != nil {
-			return err
-		}
-		chatID = in.ID
+	id := func(ctx context.Context, ref string) (string, error) {
+		in, err := sessions.Get(ctx, ref)
+		return in.ID, err
 	}
-	st := &sleep.Store{DB: sessions.DB, Now: f.Now}
-	runs, err := st.Runs(ctx, chatID, 100)
+	runs, err := (&sleep.Store{DB: sessions.DB, Now: f.Now}).RunsOf(ctx, opts.Session, id, 100)
 	if err != nil {
 		return err
 	}
@@ -210,11 +202,7 @@ func toolsStatsRun(ctx context.Context, f *Factory, opts *toolsStatsOptions) err
 		return err
 	}
 	defer s.close()
-	var windows []int
-	if opts.Window > 0 {
-		windows = []int{int(opts.Window)}
-	}
-	table, err := cur.Stats(ctx, s.sess.ID(), windows)
+	table, err := cur.Stats(ctx, s.sess.ID(), sleep.Windows(int(opts.Window)))
 	if err != nil {
 		return err
 	}

@@ -508,6 +508,7 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			want: 2, stderr: `kb\.dsn: .*postgres://kb:xxxxx@127\.0\.0\.1:1/team`}},
 		"kb migrate": kbMigrateCases(fx, ok, bad),
 		"mcp":        {ok(), unknownCommand("mcp")},
+		"acp":        {ok(replay...), bad("an argument", `unknown command "frobnicate" for "yagent acp"`, "frobnicate")},
 		"mcp serve": {{name: "good input", env: map[string]string{"YAGENT_KB_TOKEN": fx.token}},
 			bad("no token", `set YAGENT_KB_TOKEN`),
 			{name: "unknown token", env: map[string]string{"YAGENT_KB_TOKEN": "ykb_nosuch"}, want: 2, stderr: `YAGENT_KB_TOKEN: unknown or revoked kb token`}},

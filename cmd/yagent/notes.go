@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/chat"
-	"github.com/yagent/yagent/internal/linediff"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/notebook"
 )
@@ -87,11 +86,8 @@ func notesLsRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if err != nil {
 		return err
 	}
-	notes, err := book.List(ctx)
+	notes, err := book.Look(ctx)
 	if err != nil {
-		return err
-	}
-	if err := book.MarkSeen(ctx); err != nil {
 		return err
 	}
 	if opts.JSON {
@@ -163,26 +159,14 @@ func notesPutRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := book.Save(ctx, opts.Name, opts.Description, body)
+	res, err := book.Put(ctx, opts.Name, opts.Description, body, opts.Pin)
 	if err != nil {
 		return err
-	}
-	if opts.Pin {
-		if res.Note, err = book.Pin(ctx, opts.Name, true); err != nil {
-			return err
-		}
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, res.Note)
 	}
-	verb := "saved"
-	if res.Created {
-		verb = "created"
-	}
-	fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, opts.Name)
-	for _, l := range linediff.Changed(res.Note.PrevBody, res.Note.Body) {
-		fmt.Fprintln(f.IO.ErrOut, "   "+l)
-	}
+	notebook.WriteSaved(f.IO.Out, f.IO.ErrOut, res)
 	return nil
 }
 
@@ -211,12 +195,11 @@ func notesRmRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if _, err := book.Delete(ctx, opts.Name); err != nil {
 		return err
 	}
+	d := notebook.Deleted{Name: opts.Name}
 	if opts.JSON {
-		return writeJSON(f.IO.Out, struct {
-			Deleted string `json:"deleted"`
-		}{opts.Name})
+		return writeJSON(f.IO.Out, d)
 	}
-	fmt.Fprintf(f.IO.Out, "📝 deleted %s\n", opts.Name)
+	fmt.Fprintln(f.IO.Out, d.Text())
 	return nil
 }
 
@@ -252,11 +235,7 @@ func notesPinRun(ctx context.Context, f *Factory, opts *notesOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, n)
 	}
-	verb := "pinned"
-	if opts.Off {
-		verb = "unpinned"
-	}
-	fmt.Fprintf(f.IO.Out, "📝 %s %s\n", verb, opts.Name)
+	notebook.WritePinned(f.IO.Out, n)
 	return nil
 }
 
@@ -276,11 +255,7 @@ func NewCmdNotesRestore(f *Factory) *cobra.Command {
 }
 
 func notesRestoreRun(ctx context.Context, f *Factory, opts *notesOptions) error {
-	book, in, err := openNotebook(ctx, f, &opts.Target)
-	if err != nil {
-		return err
-	}
-	cfg, err := f.Config()
+	book, _, err := openNotebook(ctx, f, &opts.Target)
 	if err != nil {
 		return err
 	}
@@ -288,10 +263,7 @@ func notesRestoreRun(ctx context.Context, f *Factory, opts *notesOptions) error 
 	if err != nil {
 		return err
 	}
-	if over := notebook.OverCompact(notes, cfg.Notes); over != "" {
-		fmt.Fprintf(f.IO.ErrOut, "note: the restored notebook is %s: the next turn of session %s rebuilds it, "+
-			"archiving it in place of the notebook it replaced now (raise the threshold to keep it as it is)\n", over, in.ID)
-	}
+	book.WarnRestored(f.IO.ErrOut, notes)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, nonNil(notes))
 	}

@@ -229,6 +229,7 @@ var layering = map[string][]string{
 	"printer":    {"director", "memory", "notebook", "sleep", "kb", "mcp", "queue", "tui", "webui", "app", "chat", "sandbox", "change"},
 	"budget":     {"config", "blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "toolspec", "sandbox", "queue", "tui", "webui", "batch", "app", "telemetry", "change", "chat", "complete", "demo", "event", "printer"},
 	"skills":     {"config", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "app", "chat", "tui"},
+	"acp":        {"tui", "printer", "webui", "queue", "batch"},
 	"telemetry":  {"blackboard", "agents", "director", "memory", "notebook", "sleep", "kb", "mcp", "llm", "toolspec", "queue", "sandbox"},
 }
 

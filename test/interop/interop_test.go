@@ -1,7 +1,9 @@
 // Package interop tests yagent's MCP server and client against real peers
 // from the npm registry: the official TypeScript SDK's client against
 // `yagent mcp serve` (stdio and streamable HTTP, read and write tokens), and
-// server-everything and server-filesystem as MCP servers of a yagent run.
+// server-everything and server-filesystem as MCP servers of a yagent run;
+// and `yagent acp` against the official TypeScript ACP client SDK
+// (acp_test.go, acp-client.mjs).
 // The packages are pinned in package.json and package-lock.json; .ci/run
 // installs them into .ci/node (YAGENT_INTEROP_NODE_DIR moves it). Without
 // node or the packages every test skips, saying how to install them.
@@ -29,7 +31,7 @@ import (
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
-var packages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-filesystem"}
+var packages = []string{"@agentclientprotocol/sdk", "@modelcontextprotocol/sdk", "@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-filesystem"}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -45,7 +47,7 @@ func repoRoot(t *testing.T) string {
 func nodeModules(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the MCP interop tests need node ≥ 18 and the packages .ci/run installs")
+		t.Skip("node is not installed: the MCP and ACP interop tests need node ≥ 18 and the packages .ci/run installs")
 	}
 	dir := os.Getenv("YAGENT_INTEROP_NODE_DIR")
 	if dir == "" {
