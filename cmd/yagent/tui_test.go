@@ -794,7 +794,7 @@ func TestTUIResumeFreshTerminal(t *testing.T) {
 func changesRig(t *testing.T, prompt, key, shown string) string {
 	t.Helper()
 	r := startTUI(t, tuiRigOptions{scenario: "tui-changes.yaml", vt100: true, width: 100, height: 30,
-		config: "agents:\n  sandbox: off\n  allow_shell: true\n"})
+		config: "agents:\n  sandbox: off\n  allow_shell: true\n  approval: never\n"})
 	r.idle()
 	r.tm.Type(prompt)
 	r.key("enter")
