@@ -287,7 +287,8 @@ func (p *Human) answer() {
 	p.midline = !strings.HasSuffix(text, "\n")
 }
 
-// Finish ends the text and prints the usage line, broken down by agent.
+// Finish ends the text and prints the turn's usage line, broken down by
+// agent (none when the turn made no request).
 func (p *Human) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -312,6 +313,12 @@ func (p *Human) Finish() {
 			parts = append(parts, fmt.Sprintf("%s %d", a, u.PromptTokens+u.CompletionTokens))
 		}
 		line += " · tokens by agent: " + strings.Join(parts, ", ")
+	}
+	// Each line is its own turn's: the next turn (a chat's, a goal loop's)
+	// counts from nothing, and a turn that made no request says nothing.
+	p.total, p.byAgent, p.order = agents.UsageEvent{}, map[string]*agents.UsageEvent{}, nil
+	if t.Requests == 0 {
+		return
 	}
 	fmt.Fprintln(p.errOut, line)
 }

@@ -207,3 +207,25 @@ func TestPrinterShowsControls(t *testing.T) {
 		t.Errorf("batch printer: %q", got)
 	}
 }
+
+// TestHumanUsageLinePerTurn: each turn's usage line counts that turn alone
+// (a chat's second turn does not repeat the first's requests), and a turn
+// that made no request — one that failed before any — prints none.
+func TestHumanUsageLinePerTurn(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := NewHuman(&out, &errOut)
+	p.Emit(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 3, Usage: llm.Usage{PromptTokens: 300}}})
+	p.Finish()
+	p.Emit(agents.Event{Type: agents.EventUsage, Usage: &agents.UsageEvent{Requests: 1, Usage: llm.Usage{PromptTokens: 10}}})
+	p.Finish()
+	p.Finish() // a turn that failed before its first request
+	var lines []string
+	for _, l := range strings.Split(errOut.String(), "\n") {
+		if strings.HasPrefix(l, "── ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "── 3 requests · prompt 300 ") || !strings.HasPrefix(lines[1], "── 1 request · prompt 10 ") {
+		t.Errorf("usage lines = %q; want one per turn with requests, each its own", lines)
+	}
+}
