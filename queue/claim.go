@@ -48,6 +48,20 @@ func ClaimsOf(o Options) func(ctx context.Context) (blackboard.Claims, func()) {
 	}
 }
 
+// UseClaims makes store keep its team claims where a run's processes keep
+// them — rows of the queue database when o names one (queue.dsn), else
+// files — for the commands that only read them (`yagent board tasks`,
+// `yagent ui`); done closes the connection, if one was opened.
+func UseClaims(ctx context.Context, o Options, store *blackboard.Store) (done func()) {
+	open := ClaimsOf(o)
+	if open == nil {
+		return func() {}
+	}
+	claims, done := open(ctx)
+	store.WithClaims(claims)
+	return done
+}
+
 // lazyClaims are pgClaims over a queue opened at first use.
 type lazyClaims struct {
 	ctx  context.Context

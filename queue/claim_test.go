@@ -148,3 +148,47 @@ func TestClaimsOf(t *testing.T) {
 		t.Error("a claim after close succeeded; want an error")
 	}
 }
+
+// TestUseClaims: a store that only reads claims (board tasks, the web
+// view) sees the claims a run took in PostgreSQL with queue.dsn, and the
+// files without it.
+func TestUseClaims(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "notes")
+	run := blackboard.Open(root)
+	tk, err := run.PostTask("b", blackboard.Task{Title: "one", Team: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := pgtest.New(t)
+	o := Options{DSN: dsn, RescueAfter: time.Hour, MaxAttempts: 1}
+	done := UseClaims(t.Context(), o, run)
+	defer done()
+	note := blackboard.Ref{Agent: "worker", Stem: run.NewStem()}.String()
+	if res, err := run.ClaimTask("b", tk.Ref, blackboard.Claim{Agent: "worker", Session: "s1", Ref: note}); err != nil || !res.Won {
+		t.Fatalf("claim: %+v, %v", res, err)
+	}
+	holderOf := func(s *blackboard.Store) string {
+		l, err := s.Tasks("b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range l.Tasks {
+			if x.Ref == tk.Ref && x.Claim != nil {
+				return x.Claim.Agent
+			}
+		}
+		return ""
+	}
+	reader := blackboard.Open(root)
+	if got := holderOf(reader); got != "" {
+		t.Errorf("a store on files sees the claim %q: claims went to files too", got)
+	}
+	closeReader := UseClaims(t.Context(), o, reader)
+	defer closeReader()
+	if got := holderOf(reader); got != "worker" {
+		t.Errorf("with queue.dsn the reader sees holder %q; want worker", got)
+	}
+	if UseClaims(t.Context(), Options{}, blackboard.Open(root)) == nil {
+		t.Error("UseClaims without a DSN returned no done func")
+	}
+}

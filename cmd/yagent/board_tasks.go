@@ -19,10 +19,8 @@ func NewCmdBoardTasks(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cfg, _ := f.Config(); cfg != nil && cfg.Queue.DSN != "" { // queue.dsn: the claims are its rows
-				claims, done := queue.ClaimsOf(queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut))(cmd.Context())
-				defer done()
-				store.WithClaims(claims)
+			if cfg, _ := f.Config(); cfg != nil { // queue.dsn: the claims are its rows
+				defer queue.UseClaims(cmd.Context(), queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut), store)()
 			}
 			l, err := store.Tasks(board)
 			if err != nil {

@@ -81,6 +81,7 @@ func uiRun(ctx context.Context, f *Factory, opts *uiOptions) error {
 	if err != nil {
 		return err
 	}
+	defer queue.UseClaims(ctx, queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut), board)() // the task list's claims
 	cwd, err := workspaceDir(f, &agentFlags{})
 	if err != nil {
 		return err
