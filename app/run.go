@@ -46,6 +46,9 @@ type RunOptions struct {
 	// Inspect opens a run nothing will run a turn in: no model endpoint is
 	// needed and the sandbox is not announced.
 	Inspect bool
+	// Reopen: the person saw the sandbox announced when the session began
+	// (a chat's /model and /resume reopen it); it is not said again.
+	Reopen bool
 	// Store opens the notes root.
 	Store func() (*blackboard.Store, error)
 	// Claims, when set, gives where the run's team claims are kept
@@ -151,7 +154,7 @@ func Prepare(o RunOptions) (_ *Run, err error) {
 	// every approval question a tool call asks.
 	r.Policy.Ask = agents.HookAsker(r.Policy.Ask)
 	r.OnClose(func() { r.Policy.Sandbox.Close() })
-	if !o.Inspect {
+	if !o.Inspect && !o.Reopen {
 		r.Notice(r.Policy.Sandbox.Describe())
 	}
 	r.Clients = NewClients(cfg, co)

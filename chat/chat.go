@@ -55,6 +55,9 @@ type Request struct {
 	Resume string
 	// Model is the model its turns use ("" = models.default).
 	Model string
+	// Reopen: the chat opened a session before (/model, /resume), so what
+	// it announced then (the sandbox) is not said again.
+	Reopen bool
 	// Sink and Ask, when set, take its events and approvals (the TUI's);
 	// otherwise the standard printers and the terminal prompt.
 	Sink agents.Sink

@@ -121,7 +121,7 @@ func (c *Chat) cmdResume(ctx context.Context, args []string) (bool, error) {
 		fmt.Fprintf(w, "already in session %s\n", in.ID)
 		return false, nil
 	}
-	next, err := c.o.Open(ctx, Request{Resume: ref, Model: c.model, Sink: c.sink, Ask: c.ask})
+	next, err := c.o.Open(ctx, Request{Resume: ref, Model: c.model, Sink: c.sink, Ask: c.ask, Reopen: true})
 	if err != nil {
 		return false, err
 	}
@@ -329,9 +329,9 @@ func (c *Chat) cmdModel(ctx context.Context, args []string) (bool, error) {
 	model := args[0]
 	id := c.s.Session.ID()
 	c.s.Close()
-	next, err := c.o.Open(ctx, Request{Resume: id, Model: model, Sink: c.sink, Ask: c.ask})
+	next, err := c.o.Open(ctx, Request{Resume: id, Model: model, Sink: c.sink, Ask: c.ask, Reopen: true})
 	if err != nil {
-		old, rerr := c.o.Open(ctx, Request{Resume: id, Model: c.model, Sink: c.sink, Ask: c.ask})
+		old, rerr := c.o.Open(ctx, Request{Resume: id, Model: c.model, Sink: c.sink, Ask: c.ask, Reopen: true})
 		if rerr != nil {
 			return false, errors.Join(err, rerr)
 		}

@@ -88,6 +88,7 @@ type sessionRequest struct {
 	// Inspect opens a session without needing a model endpoint (tools
 	// profile, tools stats): nothing will run a turn.
 	Inspect bool
+	Reopen  bool // app.RunOptions.Reopen
 }
 
 // runConfig starts telemetry and is the app.RunOptions the flags and
@@ -124,7 +125,7 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps),
 		Budget: fl.Budget.Limits(), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools,
+		Policy: po, Inspect: req.Inspect, Reopen: req.Reopen, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools,
 		Claims: queue.ClaimsOf(queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut))}
 	return out, o, nil
 }

@@ -91,7 +91,7 @@ func chatConfig(f *Factory, opts *chatOptions, cfg *config.Config) chat.Options 
 		Open: func(ctx context.Context, r chat.Request) (*chat.Session, error) {
 			fl := opts.Agent
 			fl.Model = r.Model
-			s, err := openSession(ctx, f, &fl, sessionRequest{Kind: memory.KindInteractive, Resume: r.Resume, Sink: r.Sink, Ask: r.Ask})
+			s, err := openSession(ctx, f, &fl, sessionRequest{Kind: memory.KindInteractive, Resume: r.Resume, Sink: r.Sink, Ask: r.Ask, Reopen: r.Reopen})
 			if err != nil {
 				return nil, err
 			}
