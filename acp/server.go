@@ -87,8 +87,13 @@ type OpenFunc func(ctx context.Context, r OpenRequest) (Session, error)
 // warnings (a line that is no JSON-RPC) go to errOut.
 func Serve(ctx context.Context, in io.Reader, out, errOut io.Writer, open OpenFunc) error {
 	s := newServer(ctx, open)
-	conn := sdk.NewAgentSideConnection(s, out, in)
+	// The SDK starts reading in its constructor and SetLogger is not
+	// synchronised with that reader: hold the reader's first Read until the
+	// logger is set (a client that closes at once raced it under -race).
+	gate := &gatedReader{r: in, open: make(chan struct{})}
+	conn := sdk.NewAgentSideConnection(s, out, gate)
 	conn.SetLogger(slog.New(slog.NewTextHandler(errOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(gate.open)
 	s.conn.Store(conn)
 	select {
 	case <-conn.Done():
@@ -441,4 +446,15 @@ func (s *Server) SetSessionMode(context.Context, sdk.SetSessionModeRequest) (sdk
 
 func (s *Server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
 	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// gatedReader reads r once open is closed.
+type gatedReader struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
