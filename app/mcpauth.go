@@ -31,9 +31,15 @@ func (p *Process) mcpOAuth() mcp.OAuthOptions {
 	if err != nil {
 		return mcp.OAuthOptions{} // no store: OAuth off, the 401 is the error
 	}
+	return mcp.OAuthOptions{Store: &mcp.TokenStore{Dir: filepath.Join(home, MCPTokenDir)}, Interactive: p.atTerminal()}
+}
+
+// atTerminal says a person can be asked: stdin and the process's stderr
+// are terminals. MCP servers get elicitation declared only then
+// (ServersOptions.Elicit), and the OAuth browser flow runs only then.
+func (p *Process) atTerminal() bool {
 	f, ok := p.Stderr.(*os.File)
-	interactive := ok && term.IsTerminal(int(f.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
-	return mcp.OAuthOptions{Store: &mcp.TokenStore{Dir: filepath.Join(home, MCPTokenDir)}, Interactive: interactive}
+	return ok && term.IsTerminal(int(f.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
 }
 
 // MCPLogin authorizes MCP server name ahead of time (`yagent mcp login`):

@@ -34,6 +34,11 @@ type ServersOptions struct {
 	// OAuth authorizes url servers that ask for it (oauth.go); its zero
 	// value leaves OAuth off.
 	OAuth OAuthOptions
+	// Elicit declares elicitation to the servers: set it only where a
+	// person can answer (a terminal). The questions go to the asker of the
+	// last session that asked for tools (elicit.go); headless they are
+	// declined.
+	Elicit bool
 }
 
 // Servers are the external MCP servers of one yagent process (config
@@ -44,6 +49,9 @@ type Servers struct {
 	opts    ServersOptions
 	remotes map[string]*remote
 	names   []string // sorted
+
+	askMu sync.Mutex
+	ask   agents.Asker // elicitations' (elicit.go)
 }
 
 // NewServers prepares the configured servers without starting any.
@@ -65,6 +73,9 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 			secrets = append(secrets, v) // "Bearer X": redact takes X too
 		}
 		r.secrets = redact.New(secrets...)
+		if opts.Elicit {
+			r.elicit = s.elicit(name)
+		}
 		if c.URL != "" && c.TokenEnv == "" && !hasAuthorization(c.Headers) && opts.OAuth.Store != nil {
 			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf}
 		}
@@ -103,6 +114,7 @@ type ToolInfo struct {
 // person approves it or mcp_servers.NAME.allow lists the tool). A server
 // that cannot start is left out and reported in errs.
 func (s *Servers) Tools(ctx context.Context, policy agents.ShellPolicy) (tools []*agents.Tool, errs []error) {
+	s.setAsker(policy.Ask)
 	s.start(ctx)
 	for _, name := range s.names {
 		r := s.remotes[name]
@@ -161,6 +173,8 @@ type remote struct {
 	// oauth authorizes a url server without token_env or an Authorization
 	// header when it answers 401 (nil: OAuth is off for it).
 	oauth *oauthFlow
+	// elicit answers the server's elicitation/create (nil: not declared).
+	elicit func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error)
 
 	mu       sync.Mutex
 	started  bool // a first start was attempted
@@ -254,7 +268,7 @@ func (r *remote) connectLocked(ctx context.Context) (err error) {
 		return err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "yagent", Version: r.opts.Version},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}, ElicitationHandler: r.elicit})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.name, r.cfg.Timeout.D()))
