@@ -351,3 +351,20 @@ func TestTokenStoreBindsURL(t *testing.T) {
 func newTestToken() *oauth2.Token {
 	return &oauth2.Token{AccessToken: "a", RefreshToken: "r", Expiry: time.Now().Add(time.Hour)}
 }
+
+// TestOAuthPausesStartTimeout pins that the server's start timeout does
+// not run while the person is in the browser: a flow slower than the
+// timeout still connects.
+func TestOAuthPausesStartTimeout(t *testing.T) {
+	a := newAuthServer(t)
+	slow := browser(t, nil)
+	n := &notes{}
+	cfg := map[string]config.MCPServer{"remote": {URL: a.srv.URL + "/mcp", Enabled: true, Timeout: config.Duration(300 * time.Millisecond), Allow: []string{"*"}}}
+	s := NewServers(cfg, ServersOptions{Version: "test", Notify: n.add, OAuth: OAuthOptions{Store: &TokenStore{Dir: t.TempDir()}, Interactive: true,
+		Open: func(ctx context.Context, u string) error {
+			time.Sleep(time.Second) // the person reads the consent page
+			return slow(ctx, u)
+		}}})
+	defer s.Close()
+	pingRemote(t, s)
+}
