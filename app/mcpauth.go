@@ -51,7 +51,7 @@ func MCPLogin(ctx context.Context, p *Process, name string, out io.Writer) error
 		return err
 	}
 	if err := servers.Login(ctx, name); err != nil {
-		return err
+		return badServer(err)
 	}
 	file := servers.TokenFile(name)
 	if _, err := os.Stat(file); err != nil {
@@ -70,7 +70,7 @@ func MCPLogout(p *Process, name string, out io.Writer) error {
 	}
 	removed, err := servers.Logout(name)
 	if err != nil {
-		return err
+		return badServer(err)
 	}
 	if !removed {
 		fmt.Fprintf(out, "mcp server %s: no token was kept\n", name)
@@ -78,6 +78,15 @@ func MCPLogout(p *Process, name string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "mcp server %s: token removed; the next connection asks for authorization again\n", name)
 	return nil
+}
+
+// badServer makes a name that is no OAuth server of the configuration
+// the person's input to fix (exit 2).
+func badServer(err error) error {
+	if errors.Is(err, mcp.ErrUnknownServer) || errors.Is(err, mcp.ErrNoOAuth) {
+		return &BadInputError{Err: err}
+	}
+	return err
 }
 
 // ErrMCPServersFailed is `yagent mcp ls` finding an enabled server that

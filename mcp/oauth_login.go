@@ -13,6 +13,9 @@ import (
 // Authorization header).
 var ErrNoOAuth = errors.New("not an OAuth server")
 
+// ErrUnknownServer is a server name that is not configured.
+var ErrUnknownServer = errors.New("no such mcp server")
+
 // Login authorizes server name ahead of time (`yagent mcp login`): it
 // connects with the browser flow allowed whatever Interactive says, and
 // without the start timeout (the flow's own wait bounds it); a stored
@@ -64,7 +67,7 @@ func (s *Servers) oauthRemote(name string) (*remote, error) {
 	r, ok := s.remotes[name]
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("no mcp server %q: `yagent mcp ls` lists the configured ones", name)
+		return nil, fmt.Errorf("%w %q: `yagent mcp ls` lists the configured ones", ErrUnknownServer, name)
 	case r.cfg.URL == "":
 		return nil, fmt.Errorf("mcp server %s runs a command (stdio): %w; only url servers log in", name, ErrNoOAuth)
 	case r.oauth == nil && s.opts.OAuth.Store == nil:
