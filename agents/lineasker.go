@@ -26,3 +26,14 @@ func (h hookAsker) AskLine(ctx context.Context, prompt string) (string, error) {
 	}
 	return "", ErrNoLine
 }
+
+// TakesLines says ask can take a line of text (through HookAsker too).
+func TakesLines(ask Asker) bool {
+	switch a := ask.(type) {
+	case hookAsker:
+		return TakesLines(a.ask)
+	case LineAsker:
+		return true
+	}
+	return false
+}

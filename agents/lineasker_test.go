@@ -25,6 +25,9 @@ func TestHookAskerPassesLines(t *testing.T) {
 	if got, err := la.AskLine(t.Context(), "x"); got != "typed" || err != nil {
 		t.Errorf("AskLine = %q, %v; want typed", got, err)
 	}
+	if !TakesLines(HookAsker(typingAsker{})) || TakesLines(HookAsker(yesAsker{})) || TakesLines(yesAsker{}) {
+		t.Error("TakesLines does not see through HookAsker to the asker beneath")
+	}
 	if _, err := HookAsker(yesAsker{}).(LineAsker).AskLine(t.Context(), "x"); !errors.Is(err, ErrNoLine) {
 		t.Errorf("AskLine over an asker without lines: %v; want ErrNoLine", err)
 	}

@@ -83,6 +83,16 @@ func (s *Servers) elicit(server string) func(context.Context, *sdk.ElicitRequest
 		for _, n := range names {
 			fields = append(fields, fieldLabel(n, schema.Properties[n]))
 		}
+		var line agents.LineAsker
+		if agents.TakesLines(ask) {
+			line, _ = ask.(agents.LineAsker)
+		}
+		for _, n := range names { // decline before asking what cannot be answered here
+			if f := schema.Properties[n]; line == nil && f.Type != "boolean" && len(f.Enum) == 0 && len(f.OneOf) == 0 {
+				s.notify(fmt.Sprintf("mcp server %s asked a question (%s); declined: %s needs typed text and this prompt takes none (the plain chat does)", server, oneLine(p.Message), n))
+				return declined, nil
+			}
+		}
 		a, err := ask.Ask(ctx, agents.Question{Action: fmt.Sprintf("mcp server %s asks: %s", server, p.Message), Args: strings.Join(fields, "\n")})
 		if err != nil {
 			return canceled, nil
@@ -90,7 +100,6 @@ func (s *Servers) elicit(server string) func(context.Context, *sdk.ElicitRequest
 		if a == agents.Deny {
 			return declined, nil
 		}
-		line, _ := ask.(agents.LineAsker)
 		content := map[string]any{}
 		for _, n := range names {
 			v, ok, err := askField(ctx, ask, line, n, schema.Properties[n], slices.Contains(schema.Required, n))

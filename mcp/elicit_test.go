@@ -123,21 +123,33 @@ func TestElicitationHeadless(t *testing.T) {
 }
 
 // yesOnly is an approval asker without lines (the TUI's modal).
-type yesOnly struct{ lineAsker }
+type yesOnly struct {
+	mu    sync.Mutex
+	asked []string
+}
 
-func (a *yesOnly) AskLine(context.Context, string) (string, error) { return "", agents.ErrNoLine }
+func (a *yesOnly) Ask(_ context.Context, q agents.Question) (agents.Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, q.Action)
+	return agents.Allow, nil
+}
 
 // TestElicitationWithoutLines pins what an asker without text input (the
-// TUI's, behind the hook wrapper) does: enums are asked one choice at a
-// time as yes/no, and a field that needs typing declines the whole
-// question rather than inventing an answer.
+// TUI's, behind the hook wrapper) does: a question with a field that needs
+// typing is declined before the person is asked anything, rather than an
+// answer invented; enums are asked one choice at a time as yes/no.
 func TestElicitationWithoutLines(t *testing.T) {
 	a := &yesOnly{}
 	got, n := askTool(t, true, agents.HookAsker(a))
-	if !strings.Contains(got, `"action":"decline"`) || !strings.Contains(n.all(), "note needs typed text") {
-		t.Errorf("result %q, notices %q; want a decline naming the typed field", got, n.all())
+	if !strings.Contains(got, `"action":"decline"`) || !strings.Contains(n.all(), "note needs typed text") || len(a.asked) > 0 {
+		t.Errorf("result %q, notices %q, questions %q; want a decline naming the typed field, nobody asked", got, n.all(), a.asked)
 	}
-	if !slices.Contains(a.asked, "env: staging?") {
-		t.Errorf("questions = %q; want the enum asked choice by choice", a.asked)
+	var f elicitField
+	f.Enum = []string{"staging", "prod"}
+	b := &yesOnly{}
+	v, ok, err := askField(t.Context(), agents.HookAsker(b), nil, "env", f, true)
+	if v != "staging" || !ok || err != nil || !slices.Contains(b.asked, "env: staging?") {
+		t.Errorf("enum without lines = %v, %v, %v (asked %q); want staging, asked as yes/no", v, ok, err, b.asked)
 	}
 }
