@@ -159,6 +159,7 @@ func (p *Process) MCPServers() (*mcp.Servers, error) {
 		p.mcp = mcp.NewServers(servers, mcp.ServersOptions{
 			Getenv: p.Getenv, Version: buildinfo.Version(),
 			Notify: func(msg string) { fmt.Fprintf(p.Stderr, "yagent: %s\n", msg) },
+			OAuth:  p.mcpOAuth(), Elicit: p.atTerminal(),
 		})
 	})
 	return p.mcp, nil

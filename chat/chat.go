@@ -197,6 +197,10 @@ func (c *Chat) w() io.Writer {
 
 // turn runs one turn; Ctrl-C cancels it (see interrupt).
 func (c *Chat) turn(ctx context.Context, prompt string) error {
+	prompt, err := c.mcpAttach(ctx, prompt)
+	if err != nil {
+		return err
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	c.mu.Lock()
@@ -209,7 +213,7 @@ func (c *Chat) turn(ctx context.Context, prompt string) error {
 		cancel()
 		close(done)
 	}()
-	_, err := c.s.Director.Turn(tctx, prompt)
+	_, err = c.s.Director.Turn(tctx, prompt)
 	if c.s.Finish != nil {
 		c.s.Finish()
 	}
@@ -261,6 +265,9 @@ func (c *Chat) command(ctx context.Context, line string) (bool, error) {
 			fmt.Fprintln(c.w(), note)
 		}
 		return false, c.turn(ctx, prompt)
+	}
+	if ok, err := c.mcpPrompt(ctx, fields); ok {
+		return false, err
 	}
 	return false, fmt.Errorf("unknown command %s; the commands are: %s", fields[0], strings.Join(append(Commands(), CustomNames(c.custom)...), " "))
 }

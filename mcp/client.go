@@ -31,6 +31,14 @@ type ServersOptions struct {
 	// Notify, when set, is told of events people should see: a server
 	// that stopped, a restart.
 	Notify func(msg string)
+	// OAuth authorizes url servers that ask for it (oauth.go); its zero
+	// value leaves OAuth off.
+	OAuth OAuthOptions
+	// Elicit declares elicitation to the servers: set it only where a
+	// person can answer (a terminal). The questions go to the asker of the
+	// last session that asked for tools (elicit.go); headless they are
+	// declined.
+	Elicit bool
 }
 
 // Servers are the external MCP servers of one yagent process (config
@@ -41,6 +49,9 @@ type Servers struct {
 	opts    ServersOptions
 	remotes map[string]*remote
 	names   []string // sorted
+
+	askMu sync.Mutex
+	ask   agents.Asker // elicitations' (elicit.go)
 }
 
 // NewServers prepares the configured servers without starting any.
@@ -62,6 +73,12 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 			secrets = append(secrets, v) // "Bearer X": redact takes X too
 		}
 		r.secrets = redact.New(secrets...)
+		if opts.Elicit {
+			r.elicit = s.elicit(name)
+		}
+		if c.URL != "" && c.TokenEnv == "" && !hasAuthorization(c.Headers) && opts.OAuth.Store != nil {
+			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf}
+		}
 		s.remotes[name] = r
 	}
 	s.names = slices.Sorted(maps.Keys(cfg))
@@ -97,6 +114,7 @@ type ToolInfo struct {
 // person approves it or mcp_servers.NAME.allow lists the tool). A server
 // that cannot start is left out and reported in errs.
 func (s *Servers) Tools(ctx context.Context, policy agents.ShellPolicy) (tools []*agents.Tool, errs []error) {
+	s.setAsker(policy.Ask)
 	s.start(ctx)
 	for _, name := range s.names {
 		r := s.remotes[name]
@@ -152,6 +170,11 @@ type remote struct {
 	// secrets is the bearer token (token_env), which no error, notice or
 	// result this server brings back may show. Set once, read unlocked.
 	secrets redact.Secrets
+	// oauth authorizes a url server without token_env or an Authorization
+	// header when it answers 401 (nil: OAuth is off for it).
+	oauth *oauthFlow
+	// elicit answers the server's elicitation/create (nil: not declared).
+	elicit func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error)
 
 	mu       sync.Mutex
 	started  bool // a first start was attempted
@@ -175,6 +198,46 @@ func (r *remote) bounded(ctx context.Context) (context.Context, context.CancelFu
 	return context.WithCancel(ctx)
 }
 
+// startBound is bounded() for a start: its deadline can be paused while
+// the person authorizes the server in a browser (pause returns what
+// restarts it, with the whole timeout again).
+func (r *remote) startBound(ctx context.Context) (_ context.Context, cancel func(), pause func() (resume func())) {
+	d := r.cfg.Timeout.D()
+	if d <= 0 {
+		ctx, cancel := context.WithCancel(ctx)
+		return ctx, cancel, func() func() { return func() {} }
+	}
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	expire := func() { cancelCause(context.DeadlineExceeded) }
+	var mu sync.Mutex
+	timer := time.AfterFunc(d, expire)
+	pause = func() func() {
+		mu.Lock()
+		timer.Stop()
+		mu.Unlock()
+		return func() {
+			mu.Lock()
+			timer = time.AfterFunc(d, expire)
+			mu.Unlock()
+		}
+	}
+	cancel = func() {
+		mu.Lock()
+		timer.Stop()
+		mu.Unlock()
+		cancelCause(context.Canceled)
+	}
+	return ctx, cancel, pause
+}
+
+func (r *remote) sayf(msg string) {
+	if r.opts.OAuth.Say != nil {
+		r.opts.OAuth.Say(msg)
+		return
+	}
+	r.notify(msg)
+}
+
 func (r *remote) ensureStarted(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -193,14 +256,19 @@ func (r *remote) connectLocked(ctx context.Context) (err error) {
 	if err := r.cfg.Check(r.name); err != nil {
 		return err
 	}
-	ctx, cancel := r.bounded(ctx)
+	ctx, cancel, pause := r.startBound(ctx)
 	defer cancel()
+	if r.oauth != nil {
+		r.oauth.mu.Lock()
+		r.oauth.pause = pause
+		r.oauth.mu.Unlock()
+	}
 	t, err := r.transport()
 	if err != nil {
 		return err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "yagent", Version: r.opts.Version},
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}, ElicitationHandler: r.elicit})
 	sess, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("start mcp server %s (%s): %w", r.name, r.target(), deadlineHint(ctx, err, r.name, r.cfg.Timeout.D()))
@@ -220,7 +288,7 @@ func (r *remote) connectLocked(ctx context.Context) (err error) {
 
 // deadlineHint names the setting to raise when ctx ran out.
 func deadlineHint(ctx context.Context, err error, server string, d time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		return fmt.Errorf("no answer within %s (raise mcp_servers.%s.timeout): %w", d, server, err)
 	}
 	return err
@@ -304,18 +372,15 @@ func (r *remote) target() string {
 // transport builds the stdio or streamable HTTP transport of the server.
 func (r *remote) transport() (sdk.Transport, error) {
 	if r.cfg.URL != "" {
-		hc := &http.Client{Transport: http.DefaultTransport}
-		if r.cfg.TokenEnv != "" {
-			tok := r.opts.Getenv(r.cfg.TokenEnv)
-			if tok == "" {
-				return nil, fmt.Errorf("mcp server %s: its token variable %s is empty; export it or drop token_env", r.name, r.cfg.TokenEnv)
-			}
-			hc.Transport = bearer{token: tok, next: http.DefaultTransport}
+		hc, err := r.httpClient()
+		if err != nil {
+			return nil, err
 		}
-		if len(r.cfg.Headers) > 0 {
-			hc.Transport = headers{h: r.cfg.Headers, next: hc.Transport}
+		t := &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}
+		if r.oauth != nil {
+			t.OAuthHandler = r.oauth
 		}
-		return &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true}, nil
+		return t, nil
 	}
 	cmd := exec.Command(r.cfg.Command, r.cfg.Args...)
 	cmd.Env = slices.Clone(r.opts.Environ)
@@ -324,6 +389,33 @@ func (r *remote) transport() (sdk.Transport, error) {
 	}
 	cmd.Stderr = nil // a server's stderr is its own log, not yagent's output
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+}
+
+// httpClient sends a url server's requests with its token_env bearer
+// and its headers.
+func (r *remote) httpClient() (*http.Client, error) {
+	hc := &http.Client{Transport: http.DefaultTransport}
+	if r.cfg.TokenEnv != "" {
+		tok := r.opts.Getenv(r.cfg.TokenEnv)
+		if tok == "" {
+			return nil, fmt.Errorf("mcp server %s: its token variable %s is empty; export it or drop token_env", r.name, r.cfg.TokenEnv)
+		}
+		hc.Transport = bearer{token: tok, next: http.DefaultTransport}
+	}
+	if len(r.cfg.Headers) > 0 {
+		hc.Transport = headers{h: r.cfg.Headers, next: hc.Transport}
+	}
+	return hc, nil
+}
+
+// hasAuthorization says the headers carry their own credential.
+func hasAuthorization(h map[string]string) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == "Authorization" {
+			return true
+		}
+	}
+	return false
 }
 
 // headers adds a .mcp.json server's headers to every request.

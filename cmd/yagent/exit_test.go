@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -180,6 +183,7 @@ type exitFixture struct {
 	session, ref, token, change  string
 	followable                   string // a note whose sub-agent session is kept
 	pgDSN                        string // an empty PostgreSQL database; "" without PostgreSQL here
+	mcpURL                       string // an MCP server over HTTP that asks for no authorization
 }
 
 const exitScenario = `name: exit-codes
@@ -258,6 +262,11 @@ func newExitFixture(t *testing.T) *exitFixture {
 	if err := os.CopyFS(fx.snapshot, os.DirFS(fx.home)); err != nil {
 		t.Fatal(err)
 	}
+	mcpSrv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
+		return sdk.NewServer(&sdk.Implementation{Name: "open"}, nil)
+	}, &sdk.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(mcpSrv.Close)
+	fx.mcpURL = mcpSrv.URL
 	return fx
 }
 
@@ -517,6 +526,11 @@ func exitCases(fx *exitFixture) map[string][]exitCase {
 			bad("unusable address", `--addr 192\.0\.2\.1:0: listen tcp`, "--addr", "192.0.2.1:0"),
 			bad("negative timeout", `--timeout -1s: want 0`, "--timeout", "-1s"),
 			{name: "cancelled", cancel: true, want: 130}},
+		"mcp login": {{name: "good input (a server that needs no authorization)", args: []string{"remote"}, config: exitConfig + "mcp_servers:\n  remote:\n    url: " + fx.mcpURL + "\n"},
+			bad("unknown server", `no such mcp server "nosuch"`, "nosuch"),
+			{name: "a stdio server", args: []string{"local"}, config: exitConfig + "mcp_servers:\n  local:\n    command: /nonexistent/server\n", want: 2, stderr: `only url servers log in`}},
+		"mcp logout": {{name: "good input (no token kept)", args: []string{"remote"}, config: exitConfig + "mcp_servers:\n  remote:\n    url: http://127.0.0.1:1/mcp\n"},
+			bad("unknown server", `no such mcp server "nosuch"`, "nosuch")},
 		"mcp ls": {ok(), {name: "a server cannot start", config: exitConfig + "mcp_servers:\n  broken:\n    command: /nonexistent/server\n", want: 1, stderr: `1 of 1 MCP servers failed to start`}},
 	}
 }

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/app"
-	"github.com/yagent/yagent/internal/brief"
 	"github.com/yagent/yagent/internal/buildinfo"
 	"github.com/yagent/yagent/kb"
 	"github.com/yagent/yagent/mcp"
@@ -23,9 +21,10 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the knowledge base over MCP, or list the MCP servers yagent uses",
 		Example: `  yagent mcp serve
-  yagent mcp ls`,
+  yagent mcp ls
+  yagent mcp login linear`,
 	}
-	cmd.AddCommand(NewCmdMCPServe(f), NewCmdMCPLs(f))
+	cmd.AddCommand(NewCmdMCPServe(f), NewCmdMCPLs(f), NewCmdMCPLogin(f, false), NewCmdMCPLogin(f, true))
 	return cmd
 }
 
@@ -171,40 +170,29 @@ func mcpLsRun(ctx context.Context, f *Factory, opts *mcpLsOptions) error {
 		return err
 	}
 	list := servers.List(ctx)
-	failed := 0
-	for _, s := range list {
-		if s.Status == "failed" {
-			failed++
-		}
-	}
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, list); err != nil {
 			return err
 		}
-	} else {
-		if len(list) == 0 {
-			fmt.Fprintln(f.IO.ErrOut, "no MCP servers configured: add them under mcp_servers: (see yagent config show)")
-		}
-		tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-		for _, s := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, s.Status, s.Target)
-			if s.Error != "" {
-				fmt.Fprintf(tw, "  error: %s\n", s.Error)
-			}
-			for _, t := range s.Tools {
-				desc := brief.Line(t.Description, 80)
-				if t.Skipped != "" {
-					desc = "left out: " + t.Skipped
-				}
-				fmt.Fprintf(tw, "  %s\t%s\n", t.Name, desc)
-			}
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		return app.MCPListFailed(list)
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d MCP servers failed to start (see above)", failed, len(list))
+	return app.WriteMCPList(f.IO.Out, f.IO.ErrOut, list)
+}
+
+// NewCmdMCPLogin builds `yagent mcp login NAME` and `yagent mcp logout NAME`.
+func NewCmdMCPLogin(f *Factory, logout bool) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "login NAME",
+		Short:   "Authorize a remote MCP server (OAuth in a browser) and keep its token in $YAGENT_HOME",
+		Example: "  yagent mcp login linear",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return app.MCPLogin(cmd.Context(), f.Process, args[0], f.IO.ErrOut)
+		},
 	}
-	return nil
+	if logout {
+		cmd.Use, cmd.Short, cmd.Example = "logout NAME", "Forget the stored OAuth token of a remote MCP server", "  yagent mcp logout linear"
+		cmd.RunE = func(_ *cobra.Command, args []string) error { return app.MCPLogout(f.Process, args[0], f.IO.ErrOut) }
+	}
+	return cmd
 }

@@ -36,7 +36,10 @@ type Asker struct {
 	out io.Writer
 }
 
-var _ agents.Instructed = (*Asker)(nil)
+var (
+	_ agents.Instructed = (*Asker)(nil)
+	_ agents.LineAsker  = (*Asker)(nil)
+)
 
 // New returns an asker reading answers from in and writing questions to
 // out (stdin and stderr).
@@ -230,6 +233,39 @@ func readLine(in io.Reader) (string, error) {
 		}
 	}
 	return strings.TrimSuffix(string(line), "\r"), nil
+}
+
+// AskLine implements agents.LineAsker: prompt on out, a line read from
+// in a byte at a time (nothing past the newline is consumed, so the next
+// prompt gets its line whole), control characters dropped.
+func (a *Asker) AskLine(ctx context.Context, prompt string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fmt.Fprintf(a.out, "  %s: ", termsafe.Line(prompt))
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := a.in.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			if b[0] >= 0x20 && b[0] != 0x7f || b[0] >= 0x80 {
+				line = append(line, b[0])
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				fmt.Fprintln(a.out)
+				break
+			}
+			return "", err
+		}
+	}
+	return strings.TrimSpace(string(line)), nil
 }
 
 // Confirm asks a yes/no question; only y answers yes.

@@ -225,3 +225,29 @@ func waitFor(b *testio.Buffer, text string, d time.Duration) bool {
 	}
 	return false
 }
+
+// TestAskLine: a line of text (an MCP server's elicitation) is read up to
+// its newline and not a byte more, control characters dropped; the
+// prompt goes through termsafe.
+func TestAskLine(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Write([]byte(" prod\x1b \nrest\n"))
+	w.Close()
+	var out strings.Builder
+	a := New(r, &out)
+	got, err := a.AskLine(context.Background(), "env \x1b[2J")
+	if got != "prod" || err != nil {
+		t.Errorf("AskLine = %q, %v; want prod", got, err)
+	}
+	rest, _ := io.ReadAll(r)
+	if string(rest) != "rest\n" {
+		t.Errorf("left %q; want the next line untouched", rest)
+	}
+	if strings.Contains(out.String(), "\x1b") {
+		t.Errorf("prompt %q carries an escape", out.String())
+	}
+}

@@ -78,6 +78,13 @@ func NewServer(exit func(code int)) *sdk.Server {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "unreachable"}}}, nil
 		})
+	s.AddResource(&sdk.Resource{URI: "test://guide", Name: "guide", MIMEType: "text/plain"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://guide", MIMEType: "text/plain", Text: "The guide says: ship on Fridays."}}}, nil
+	})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Description: "Review a path.", Arguments: []*sdk.PromptArgument{{Name: "path", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Review the code under " + req.Params.Arguments["path"] + "."}}}}, nil
+		})
 	return s
 }
 

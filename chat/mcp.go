@@ -1,0 +1,37 @@
+package chat
+
+import (
+	"context"
+
+	"github.com/yagent/yagent/app"
+)
+
+// mcpPrompt runs /server:prompt (app.MCPPrompt) as a turn; ok false: the
+// word is no MCP server's prompt. Plain mode only: a TUI command (its
+// output buffered in c.out) does not run turns, and the TUI's side of it
+// (completion, a turn from a command) is not built yet.
+func (c *Chat) mcpPrompt(ctx context.Context, fields []string) (ok bool, err error) {
+	if c.out != nil {
+		return false, nil
+	}
+	servers, err := c.s.MCPServers()
+	if err != nil || servers == nil {
+		return false, nil
+	}
+	prompt, ok, err := app.MCPPrompt(ctx, servers, fields[0], fields[1:])
+	if !ok || err != nil {
+		return ok, err
+	}
+	return true, c.turn(ctx, prompt)
+}
+
+// mcpAttach attaches the @server:uri resources a prompt names
+// (app.ExpandMCPAttachments), for every turn of the chat (the TUI's
+// Backend.Turn too; its composer offers no completion for them).
+func (c *Chat) mcpAttach(ctx context.Context, prompt string) (string, error) {
+	servers, err := c.s.MCPServers()
+	if err != nil || servers == nil {
+		return prompt, nil
+	}
+	return app.ExpandMCPAttachments(ctx, servers, prompt)
+}
