@@ -72,12 +72,12 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 		for _, v := range c.Headers {
 			secrets = append(secrets, v) // "Bearer X": redact takes X too
 		}
-		r.secrets = redact.New(secrets...)
+		r.secrets = redact.NewGrowing(secrets...)
 		if opts.Elicit {
 			r.elicit = s.elicit(name)
 		}
 		if c.URL != "" && c.TokenEnv == "" && !hasAuthorization(c.Headers) && opts.OAuth.Store != nil {
-			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf}
+			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf, issued: r.secrets.Add}
 		}
 		s.remotes[name] = r
 	}
@@ -167,9 +167,10 @@ type remote struct {
 	name string
 	cfg  config.MCPServer
 	opts *ServersOptions
-	// secrets is the bearer token (token_env), which no error, notice or
-	// result this server brings back may show. Set once, read unlocked.
-	secrets redact.Secrets
+	// secrets are the bearer token (token_env), the headers' values and
+	// the OAuth tokens issued to it, which no error, notice or result this
+	// server brings back may show.
+	secrets *redact.Growing
 	// oauth authorizes a url server without token_env or an Authorization
 	// header when it answers 401 (nil: OAuth is off for it).
 	oauth *oauthFlow

@@ -62,6 +62,9 @@ type oauthFlow struct {
 	server, url string
 	opts        *OAuthOptions
 	say         func(string)
+	// issued learns each token handed out (the server's secrets: no error
+	// or result shows them).
+	issued func(...string)
 
 	mu     sync.Mutex
 	ts     oauth2.TokenSource
@@ -96,7 +99,7 @@ func (f *oauthFlow) TokenSource(ctx context.Context) (oauth2.TokenSource, error)
 }
 
 func (f *oauthFlow) saving(src oauth2.TokenSource, rec tokenRecord) oauth2.TokenSource {
-	return &reauthSource{server: f.server, say: f.say, src: &savingSource{src: src, store: f.opts.Store, rec: rec,
+	return &reauthSource{server: f.server, say: f.say, src: &savingSource{src: src, store: f.opts.Store, rec: rec, issued: f.issued,
 		warn: func(err error) {
 			f.say(fmt.Sprintf("mcp server %s: %v (the token works for this run only)", f.server, err))
 		}}}

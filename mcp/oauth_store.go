@@ -111,6 +111,9 @@ type savingSource struct {
 	store *TokenStore
 	rec   tokenRecord // the token's client; Token is the last one kept
 	warn  func(error)
+	// issued, when set, learns every token handed out (to scrub it).
+	issued func(...string)
+	last   string // the access token issued was last told of
 
 	mu sync.Mutex
 }
@@ -122,6 +125,10 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.issued != nil && tok.AccessToken != s.last {
+		s.issued(tok.AccessToken, tok.RefreshToken)
+		s.last = tok.AccessToken
+	}
 	if s.rec.Token == nil || s.rec.Token.AccessToken != tok.AccessToken || s.rec.Token.RefreshToken != tok.RefreshToken {
 		rec := s.rec
 		rec.Token = tok

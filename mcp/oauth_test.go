@@ -122,7 +122,7 @@ func newAuthServer(t *testing.T) *authServer {
 			return
 		}
 		a.n++
-		acc, ref := fmt.Sprintf("access%d", a.n), fmt.Sprintf("refresh%d", a.n)
+		acc, ref := fmt.Sprintf("access-%04d", a.n), fmt.Sprintf("refresh-%04d", a.n)
 		a.access[acc] = time.Now().Add(a.ttl)
 		a.refresh[ref] = client
 		writeJSONTest(w, map[string]any{"access_token": acc, "token_type": "Bearer", "refresh_token": ref, "expires_in": int(a.ttl.Seconds())})
@@ -130,6 +130,11 @@ func newAuthServer(t *testing.T) *authServer {
 	server := sdk.NewServer(&sdk.Implementation{Name: "protected"}, nil)
 	sdk.AddTool(server, &sdk.Tool{Name: "ping"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, struct{}, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, struct{}{}, nil
+	})
+	// whoami echoes the bearer token it was called with, as a careless
+	// server's error would.
+	sdk.AddTool(server, &sdk.Tool{Name: "whoami"}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, struct{}, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are Bearer " + auth.TokenInfoFromContext(ctx).UserID}}}, struct{}{}, nil
 	})
 	verify := func(ctx context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 		a.mu.Lock()
@@ -367,4 +372,24 @@ func TestOAuthPausesStartTimeout(t *testing.T) {
 		}}})
 	defer s.Close()
 	pingRemote(t, s)
+}
+
+// TestOAuthTokensScrubbed: an OAuth access token the server echoes back
+// (a tool's result, an error) is scrubbed like a token_env one — it is
+// learnt as it is issued, refreshed ones too.
+func TestOAuthTokensScrubbed(t *testing.T) {
+	a := newAuthServer(t)
+	s, _ := oauthServers(t, a, t.TempDir(), OAuthOptions{Interactive: true, Open: browser(t, nil)})
+	tools, errs := s.Tools(t.Context(), headless)
+	if len(errs) > 0 {
+		t.Fatalf("start: %v", errs)
+	}
+	who := toolByName(tools, "mcp_remote__whoami")
+	if who == nil {
+		t.Fatalf("tools = %v; want mcp_remote__whoami", tools)
+	}
+	res := runExternal(t, who, `{}`)
+	if strings.Contains(res.Content, "access-") || !strings.Contains(res.Content, "[redacted]") {
+		t.Errorf("whoami = %q; want the access token scrubbed", res.Content)
+	}
 }

@@ -14,6 +14,7 @@ package redact
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Marker replaces each credential found.
@@ -311,3 +312,33 @@ func Exact(values ...string) Secrets {
 	slices.SortStableFunc(vals, func(a, b string) int { return len(b) - len(a) })
 	return Secrets{vals: vals}
 }
+
+// Growing are Secrets that learn credentials as they are issued — an
+// OAuth access token, then its refreshed successor — so what a server
+// echoes later is scrubbed too. Safe for concurrent use.
+type Growing struct {
+	mu sync.RWMutex
+	s  Secrets
+}
+
+// NewGrowing starts with the credentials among values (as New).
+func NewGrowing(values ...string) *Growing { return &Growing{s: New(values...)} }
+
+// Add learns more credentials (as New takes them).
+func (g *Growing) Add(values ...string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.s = New(append(slices.Clone(g.s.vals), values...)...)
+}
+
+func (g *Growing) now() Secrets {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.s
+}
+
+// String is Secrets.String with what is known now.
+func (g *Growing) String(text string) string { return g.now().String(text) }
+
+// Error is Secrets.Error with what is known now.
+func (g *Growing) Error(err error) error { return g.now().Error(err) }
