@@ -42,21 +42,7 @@ func TestSetupOnATerminal(t *testing.T) {
 
 	cmd := testio.Command(t, testio.ChildTimeout, bin)
 	cmd.Dir, cmd.Env = work, env
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptmx.Close()
-	screen := &testio.Buffer{}
-	go io.Copy(screen, ptmx)
-	answer := func(question, keys string) {
-		t.Helper()
-		if !waitFor(screen, question, screenWait) {
-			cmd.Process.Kill()
-			t.Fatalf("no %q on the terminal; it showed:\n%s", question, screen)
-		}
-		ptmx.Write([]byte(keys))
-	}
+	_, screen, answer := onPTY(t, cmd)
 	answer("provider [1-14 or a name]: ", "vllm\r")
 	answer("base URL [http://localhost:8000/v1]: ", srv.URL()+"\r")
 	answer(`or "none" [none]: `, "paste\r")
@@ -104,21 +90,7 @@ func TestSetupCtrlCAtTheKey(t *testing.T) {
 	cmd := testio.Command(t, testio.ChildTimeout, bin, "setup")
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+home, "YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "TERM=dumb")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptmx.Close()
-	screen := &testio.Buffer{}
-	go io.Copy(screen, ptmx)
-	answer := func(question, keys string) {
-		t.Helper()
-		if !waitFor(screen, question, screenWait) {
-			cmd.Process.Kill()
-			t.Fatalf("no %q on the terminal; it showed:\n%s", question, screen)
-		}
-		ptmx.Write([]byte(keys))
-	}
+	ptmx, screen, answer := onPTY(t, cmd)
 	answer("provider [1-14 or a name]: ", "generic\r")
 	answer("base URL: ", "http://127.0.0.1:9/v1\r")
 	answer(`or "none" [none]: `, "paste\r")
@@ -166,22 +138,35 @@ func TestWindowNoticeOnATerminal(t *testing.T) {
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
 		"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=my-finetune", "TERM=dumb")
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptmx.Close()
-	screen := &testio.Buffer{}
-	go io.Copy(screen, ptmx)
-	if !waitFor(screen, "yagent — new session", screenWait) {
-		cmd.Process.Kill()
-		t.Fatalf("no session started; the terminal showed:\n%s", screen)
-	}
-	ptmx.Write([]byte("\x04"))
+	_, screen, answer := onPTY(t, cmd)
+	answer("yagent — new session", "\x04") // the session started; end it
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("yagent: %v; the terminal showed:\n%s", err, screen)
 	}
 	if !strings.Contains(screen.String(), `notice: the context window of model "my-finetune" is not known`) {
 		t.Errorf("the terminal showed:\n%s\nwant the notice of the assumed window", screen)
+	}
+}
+
+// onPTY starts cmd on a 200×40 pseudo-terminal (skipping the test where
+// there is none) and returns it, what it shows, and answer: wait for a
+// question, then type keys — failing the test with the screen when the
+// question never comes.
+func onPTY(t *testing.T, cmd *exec.Cmd) (*os.File, *testio.Buffer, func(question, keys string)) {
+	t.Helper()
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	screen := &testio.Buffer{}
+	go io.Copy(screen, ptmx)
+	return ptmx, screen, func(question, keys string) {
+		t.Helper()
+		if !waitFor(screen, question, screenWait) {
+			cmd.Process.Kill()
+			t.Fatalf("no %q on the terminal; it showed:\n%s", question, screen)
+		}
+		ptmx.Write([]byte(keys))
 	}
 }
