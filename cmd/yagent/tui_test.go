@@ -418,8 +418,12 @@ func TestTUIStatusSlowStep(t *testing.T) {
 
 // readAll is what the program printed so far (the scrollback and frames),
 // once it holds every one of want (or after 10 s).
-func readAll(r *tuiRig, want ...string) string {
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+func readAll(r *tuiRig, want ...string) string { return readAllWithin(r, 10*time.Second, want...) }
+
+// readAllWithin is readAll with its own deadline (a long transcript is
+// printed a screenful per frame: slow on a loaded machine).
+func readAllWithin(r *tuiRig, d time.Duration, want ...string) string {
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
 		r.out.ReadFrom(r.tm.Output())
 		s := ansi.Strip(r.out.String())
 		missing := false
@@ -721,7 +725,9 @@ func TestTUILongAnswer(t *testing.T) {
 	r.idle()
 	r.tm.Type("give me 300 lines")
 	r.key("enter")
-	readAll(r, "line 300 of a long answer", "── ")
+	// The program is quit from outside (teatest), which drops what it has
+	// not printed yet: wait for the last line, however slow the machine.
+	readAllWithin(r, 90*time.Second, "line 300 of a long answer", "── ")
 	r.idle()
 	r.leave()
 	scrollback, screen := r.screen()
