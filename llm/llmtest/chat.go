@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,6 +58,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request, decode func([]by
 	req, err := decode(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "bad_json", "llmtest: request body is not "+what+" request: "+err.Error())
+		return
+	}
+	if !s.awaitAfter(r.Context(), req) {
 		return
 	}
 	a := s.plan(r, req, body)
@@ -163,6 +167,57 @@ func (s *Server) plan(r *http.Request, req *chatRequest, body []byte) answer {
 	s.render(&a, st, req, rec.Agent, n)
 	rec.PromptTokens = a.usage.PromptTokens
 	return a
+}
+
+// awaitAfter holds a request while the step that would answer it waits
+// for its after step (Match.Wait); false when
+// the client gave up or the server is closing.
+func (s *Server) awaitAfter(ctx context.Context, req *chatRequest) bool {
+	msgs := req.messages()
+	agent := agentOf(msgs)
+	var deadline time.Time
+	for {
+		s.mu.Lock()
+		d := s.held(req, msgs, agent)
+		s.mu.Unlock()
+		if d == 0 {
+			return true
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(d)
+		}
+		if time.Now().After(deadline) {
+			return true // answered (or refused) as it stands
+		}
+		if !wait(ctx, 10*time.Millisecond) {
+			return false
+		}
+	}
+}
+
+// held is the Wait of a step that would answer the request but for its
+// unanswered after step, and comes (in file order) before any step that
+// answers it now; 0 if none.
+func (s *Server) held(req *chatRequest, msgs []llm.Message, agent string) time.Duration {
+	now := s.match(req, msgs, agent)
+	if now < 0 {
+		now = len(s.sc.Steps)
+	}
+	for i := range now {
+		st := &s.sc.Steps[i]
+		if st.Match.Wait <= 0 || st.Match.After == "" || s.served(st.Match.After) {
+			continue
+		}
+		if lim := st.limit(); lim > 0 && s.steps[i].served >= lim {
+			continue
+		}
+		m := st.Match
+		m.After = ""
+		if s.accepts(&m, req, msgs, agent) {
+			return st.Match.Wait
+		}
+	}
+	return 0
 }
 
 // match returns the first step, in file order, that is not used up and

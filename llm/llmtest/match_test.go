@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/yagent/yagent/llm"
@@ -104,6 +105,51 @@ steps:
 	}
 	if got := srv.Requests()[0].Agent; got != "explorer" {
 		t.Errorf("recorded agent = %q; want explorer", got)
+	}
+}
+
+// TestAfterWait pins match.wait: a request the step would answer but for
+// its unanswered after step is held until that step answers, so two
+// racing clients are answered in the scenario's order; without wait (or
+// past it) the request is answered as things stand.
+func TestAfterWait(t *testing.T) {
+	srv := serve(t, `
+steps:
+  - {id: second, match: {agent: director, after: first, wait: 20s}, reply: {text: second}}
+  - {id: first, match: {agent: explorer}, reply: {text: first}}
+  - {id: early, match: {agent: lead, after: nobody}, reply: {text: never}}
+  - {id: nobody, match: {agent: nobody}, reply: {text: nobody}}
+  - {id: fallback, repeat: true, reply: {text: fallback}}
+`)
+	c := client(t, srv)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("director", user("x"))})
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- resp.Message.Content
+	}()
+	select {
+	case g := <-got:
+		t.Fatalf("the held request was answered %q before its after step", g)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("explorer", user("x"))}); err != nil || resp.Message.Content != "first" {
+		t.Fatalf("explorer: %v %+v", err, resp)
+	}
+	select {
+	case g := <-got:
+		if g != "second" {
+			t.Errorf("the held request was answered %q; want second", g)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held request was not answered once its after step had")
+	}
+	// No wait: the request goes on to the next step at once.
+	if resp, err := c.Stream(t.Context(), llm.Request{Messages: msgs("lead", user("x"))}); err != nil || resp.Message.Content != "fallback" {
+		t.Errorf("lead: %v %+v; want fallback at once", err, resp)
 	}
 }
 

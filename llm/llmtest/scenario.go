@@ -55,6 +55,11 @@ type Match struct {
 	HasTool      string `yaml:"has_tool"`     // the request declares this tool
 	NotContains  string `yaml:"not_contains"` // no message content or arguments contain it
 	After        string `yaml:"after"`        // the step with this id has answered
+	// Wait, with After, holds a request that this step would answer but
+	// for its After step until that step has answered, for up to Wait:
+	// a request racing a slower one (a sub-agent's first answer) is then
+	// answered in the order the scenario means, whatever the load.
+	Wait time.Duration `yaml:"wait"`
 }
 
 // Reply is the answer. Text and tool arguments may use ${name} for values

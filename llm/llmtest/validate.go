@@ -69,6 +69,9 @@ func (st *Step) validate(i int, ids map[string]int, captured map[string]bool) []
 	if r := st.Match.LastRole; r != "" && !slices.Contains(roles, r) {
 		add(fmt.Sprintf("unknown role %q (want %s)", r, strings.Join(roles, ", ")), "match", "last_role")
 	}
+	if st.Match.Wait < 0 || (st.Match.Wait > 0 && st.Match.After == "") {
+		add("wait needs after (the step to wait for) and a positive duration", "match", "wait")
+	}
 	if a := st.Match.After; a != "" {
 		if j, ok := ids[a]; !ok {
 			add(fmt.Sprintf("no step has id %q", a), "match", "after")
