@@ -241,10 +241,15 @@ func (d *Director) runBackground(ctx context.Context, c *agents.Call, dl agents.
 	detached := j.detached
 	j.mu.Unlock()
 	switch {
-	case !started && detached:
-		// Left by Close while it waited for a slot: nothing was recorded,
-		// nothing lands.
-		end.Status, end.Conclusion = "abandoned", "it never started: the process ended"
+	case !started && detached, detached && err != nil && errors.Is(err, context.Canceled):
+		// Left by Close while it waited for a slot, or before its
+		// sub-agent session was recorded: nothing lands now. Its start is
+		// recorded here (the sub-agent's recorder never got to it), so the
+		// session keeps it pending and yagent resume lands its one note,
+		// as --detach promised.
+		end.Status, end.Conclusion = "abandoned", "it never started: the process ended; yagent resume recovers it"
+		d.warn("record the background delegation left unstarted", d.opts.Session.DelegationStarted(event.DelegationEvent{
+			CallID: j.callID, Agent: j.agent, Task: j.task, Ref: j.ref, Background: true}))
 	case !started || err != nil:
 		// Cancelled while it waited for a slot, or refused once prepared
 		// (the model's client, the recorder): the ref still gets its one

@@ -2,6 +2,8 @@ package director
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -436,6 +438,63 @@ func TestAwaitTimeout(t *testing.T) {
 	}
 	if text, _ := d2.backgroundSections(time.Now()); !strings.Contains(text, "- "+refs[0]+" · degraded · Interrupted") {
 		t.Errorf("the resumed session's index sections:\n%s\nwant %s finished, degraded", text, refs[0])
+	}
+}
+
+// TestDetachedBeforeRecorded: a background delegation the process leaves
+// (Close, as yagent run --detach does) while its sub-agent session is
+// still being recorded is abandoned, not refused — the finished event
+// says "abandoned", nothing lands — and the resume recovers it as one
+// degraded note at its ref. (Seen under load: run --detach printed
+// "refused (no note) — record the delegation …: context canceled".)
+func TestDetachedBeforeRecorded(t *testing.T) {
+	srv := llmtest.NewTestServer(t, filepath.Join("..", "testdata", "scenarios", "background-await.yaml"))
+	g := newGate(t, srv)
+	home := t.TempDir()
+	store := blackboard.Open(filepath.Join(home, "notes"))
+	rec := &agents.Recorder{}
+	d, _, sess := testDirector(t, testEnv{srv: srv, home: home, store: store, id: "bg-1", kind: memory.KindRun, client: g.client(t), events: rec})
+	recording := make(chan struct{})
+	d.delegator.Runner.Recorder = func(ctx context.Context, _ agents.Delegation) (agents.DelegationHooks, error) {
+		close(recording)
+		<-ctx.Done()
+		return agents.DelegationHooks{}, fmt.Errorf("record session: %w", ctx.Err())
+	}
+	if out, err := d.Turn(t.Context(), "AWAIT it for a second"); err != nil || out.Final != "It is still running." {
+		t.Fatalf("turn = %+v, %v", out, err)
+	}
+	<-recording
+	refs := d.Running()
+	if len(refs) != 1 {
+		t.Fatalf("running %v; want one", refs)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var fin *agents.DelegationEvent
+	for _, e := range rec.Events() {
+		if e.Type == agents.EventDelegationFinished {
+			fin = e.Delegation
+		}
+	}
+	if fin == nil || fin.Status != "abandoned" || !strings.Contains(fin.Conclusion, "the process ended") {
+		t.Errorf("finished event %+v; want abandoned because the process ended", fin)
+	}
+	if notes := noteRefs(t, store); len(notes) != 0 {
+		t.Fatalf("notes after Close: %v; want none (left to the resume)", notes)
+	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d2, _, sess2 := testDirector(t, testEnv{srv: srv, home: home, store: store, id: "bg-1", resume: true, client: g.client(t)})
+	if len(sess2.Pending) != 1 || sess2.Pending[0].Ref != refs[0] {
+		t.Fatalf("pending on resume: %+v; want the background delegation at %s", sess2.Pending, refs[0])
+	}
+	if _, err := d2.RecoverInterrupted(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if notes := noteRefs(t, store); len(notes) != 1 || notes[0] != refs[0] {
+		t.Fatalf("notes after the resume: %v; want exactly %s", notes, refs[0])
 	}
 }
 

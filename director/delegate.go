@@ -2,6 +2,7 @@ package director
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -183,6 +184,11 @@ func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Deleg
 		fin.Change = &event.ChangeStat{Files: len(c.Files), Insertions: c.Insertions, Deletions: c.Deletions}
 	}
 	switch {
+	case err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// Stopped (cancel_delegation, the process ending) before the
+		// sub-agent ran: not a refusal of the delegation.
+		fin.Status = "abandoned"
+		fin.Conclusion = "stopped before it ran: " + context.Cause(ctx).Error()
 	case err != nil:
 		fin.Status = "refused"
 		fin.Conclusion = err.Error()
