@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -63,9 +62,7 @@ func chatRun(ctx context.Context, f *Factory, opts *chatOptions) error {
 			return err
 		}
 	}
-	for i := 0; f.IO.ErrTTY && i < len(cfg.Notices); i++ { // on a terminal: an assumed window
-		fmt.Fprintln(f.IO.ErrOut, cfg.Notices[i])
-	}
+	windowNotices(f)
 	if opts.Continue && opts.Resume == "" {
 		in, err := lastSession(ctx, f, &opts.Agent)
 		if err != nil {

@@ -127,8 +127,19 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	s.detach = opts.Detach
 	if s.human != nil {
 		s.human.HoldAnswers = opts.Answer.HoldsAnswers()
+		windowNotices(f)
 	}
 	return oneTurn(ctx, f, s, opts.Prompt, opts.AllowTruncated, &opts.Goal, &opts.Answer)
+}
+
+// windowNotices prints, on a terminal, the configuration's notices: a
+// model whose context window is assumed.
+func windowNotices(f *Factory) {
+	if cfg, err := f.Config(); err == nil && f.IO.ErrTTY {
+		for _, n := range cfg.Notices {
+			fmt.Fprintln(f.IO.ErrOut, n)
+		}
+	}
 }
 
 // oneTurn runs a headless turn and maps its outcome to the exit code: an

@@ -120,31 +120,41 @@ func TestSetupCtrlCAtTheKey(t *testing.T) {
 }
 
 // TestWindowNoticeOnATerminal pins "else 128 000 with a notice": an
-// interactive session on a terminal whose model no file, table or setup
-// gave a window says so before it starts.
+// interactive session, and a yagent run, on a terminal whose model no
+// file, table or setup gave a window says so before it starts.
 func TestWindowNoticeOnATerminal(t *testing.T) {
 	bin, err := exec.LookPath("yagent")
 	if err != nil {
 		t.Fatalf("yagent test binary not on PATH: %v", err)
 	}
-	sc, err := llmtest.Parse([]byte("steps: [{optional: true}]"), "notice")
+	sc, err := llmtest.Parse([]byte("steps: [{optional: true, repeat: true, reply: {text: Answered.}}]"), "notice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.New(sc)
 	defer srv.Close()
-	work := t.TempDir()
-	cmd := testio.Command(t, testio.ChildTimeout, bin)
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
-		"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=my-finetune", "TERM=dumb")
-	_, screen, answer := onPTY(t, cmd)
-	answer("yagent — new session", "\x04") // the session started; end it
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("yagent: %v; the terminal showed:\n%s", err, screen)
-	}
-	if !strings.Contains(screen.String(), `notice: the context window of model "my-finetune" is not known`) {
-		t.Errorf("the terminal showed:\n%s\nwant the notice of the assumed window", screen)
+	for _, tc := range []struct {
+		name, wait string
+		args       []string
+	}{
+		{"chat", "yagent — new session", nil},
+		{"run", "Answered.", []string{"run", "hi"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work := t.TempDir()
+			cmd := testio.Command(t, testio.ChildTimeout, bin, tc.args...)
+			cmd.Dir = work
+			cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "YAGENT_HOME="+filepath.Join(work, "home", ".yagent"),
+				"YAGENT_NOTES_ROOT="+filepath.Join(work, "notes"), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=", "YAGENT_MODEL=my-finetune", "TERM=dumb")
+			_, screen, answer := onPTY(t, cmd)
+			answer(tc.wait, "\x04") // the session started (or the run answered); end it
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("yagent: %v; the terminal showed:\n%s", err, screen)
+			}
+			if !strings.Contains(screen.String(), `notice: the context window of model "my-finetune" is not known`) {
+				t.Errorf("the terminal showed:\n%s\nwant the notice of the assumed window", screen)
+			}
+		})
 	}
 }
 
