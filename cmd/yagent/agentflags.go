@@ -111,7 +111,7 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 		out.human = printer.NewHuman(f.IO.Out, f.IO.ErrOut)
 		out.human.Buffered = !f.IO.OutTTY
 		out.human.Reasoning = f.IO.ErrTTY && (req.Kind == memory.KindInteractive || fl.Verbose)
-		out.human.Verbose = fl.Verbose
+		out.human.Verbose = fl.Verbose || req.Kind == memory.KindInteractive // a person at the plain chat sees what the TUI shows
 		out.sink = out.human
 	}
 	po := app.PolicyOptions{Approval: string(fl.Approval), AllowShell: fl.AllowShell, Sandbox: sandbox.Mode(fl.Sandbox)}
