@@ -8,8 +8,8 @@ import (
 
 // mcpPrompt runs /server:prompt (app.MCPPrompt) as a turn; ok false: the
 // word is no MCP server's prompt. Plain mode only: a TUI command (its
-// output buffered in c.out) does not run turns, and the TUI's side of it
-// (completion, a turn from a command) is not built yet.
+// output buffered in c.out) does not run turns; the TUI asks
+// Backend.Prompt and starts the turn itself.
 func (c *Chat) mcpPrompt(ctx context.Context, fields []string) (ok bool, err error) {
 	if c.out != nil {
 		return false, nil

@@ -89,6 +89,13 @@ type commandDoneMsg struct {
 	quit bool
 	err  error
 }
+
+// promptMsg is a Prompter's answer for a command line.
+type promptMsg struct {
+	name, prompt string
+	ok           bool
+	err          error
+}
 type printedMsg struct{}
 type pickRowsMsg struct {
 	rows []Session
@@ -215,6 +222,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.report())
 	case nudgeMsg:
 		cmds = append(cmds, m.report())
+	case promptMsg:
+		cmds = append(cmds, m.prompted(msg))
 	case commandDoneMsg:
 		if msg.out != "" {
 			m.print(termsafe.Text(strings.TrimRight(msg.out, "\n"))) // a note's text, a transcript
@@ -460,11 +469,18 @@ func (m *model) command(line string) tea.Cmd {
 	for _, c := range m.o.Commands {
 		known = known || c == name
 	}
+	b := m.o.Backend
+	if p, ok := b.(Prompter); ok && !known && strings.Contains(name, ":") {
+		ctx := m.o.Context
+		return func() tea.Msg {
+			prompt, ok, err := p.Prompt(ctx, line)
+			return promptMsg{name: name, prompt: prompt, ok: ok, err: err}
+		}
+	}
 	if !known {
-		m.print(m.st.err.Render(fmt.Sprintf("unknown command %s; the commands are: %s", name, strings.Join(m.o.Commands, " "))))
+		m.unknown(name)
 		return nil
 	}
-	b := m.o.Backend
 	if ex, ok := b.(Expander); ok {
 		if prompt, note, ok := ex.Expand(line); ok {
 			if note != "" {
@@ -486,6 +502,25 @@ func (m *model) command(line string) tea.Cmd {
 		out, quit, err := b.Command(m.o.Context, line)
 		return commandDoneMsg{out: out, quit: quit, err: err}
 	}
+}
+
+func (m *model) unknown(name string) {
+	m.print(m.st.err.Render(fmt.Sprintf("unknown command %s; the commands are: %s", name, strings.Join(m.o.Commands, " "))))
+}
+
+// prompted starts the turn of a /server:prompt line once its text came.
+func (m *model) prompted(msg promptMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.print(m.st.err.Render("error: " + termsafe.Text(msg.err.Error())))
+	case !msg.ok:
+		m.unknown(msg.name)
+	case m.running:
+		m.print(m.st.err.Render(msg.name + ": a turn started while its prompt was fetched; type it again when the turn ends"))
+	default:
+		return m.startTurn(msg.prompt)
+	}
+	return nil
 }
 
 func (m *model) turnDone(err error) {

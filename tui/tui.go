@@ -36,6 +36,14 @@ type Expander interface {
 	Expand(line string) (prompt, note string, ok bool)
 }
 
+// Prompter is a Backend whose commands may name a prompt kept elsewhere:
+// an MCP server's prompt, /server:prompt name=value. Prompt fetches it
+// (off the program's loop: it may ask a server); ok false when the line
+// names none.
+type Prompter interface {
+	Prompt(ctx context.Context, line string) (prompt string, ok bool, err error)
+}
+
 // Reporter is a Backend that may ask for a turn of its own while the
 // person is idle: background delegations landed (chat's Backend, with
 // agents.on_background_done: report). Sink.Nudge says when to ask.

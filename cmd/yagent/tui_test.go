@@ -706,6 +706,47 @@ func TestTUICustomCommand(t *testing.T) {
 	}
 }
 
+// TestTUIMCPPrompt (issue 31 item 6): /server:prompt name=value in the
+// TUI fetches the MCP server's prompt and sends it as the turn, as the
+// plain chat does; a server that is not configured makes it an unknown
+// command, a prompt the server lacks is the server's error.
+func TestTUIMCPPrompt(t *testing.T) {
+	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml", vt100: true,
+		config: "kb:\n  enabled: false\nmcp_servers:\n  helper:\n    command: mcp-test-server\n    env: {MCPTEST_SERVER: \"1\"}\n    timeout: 20s\n"})
+	r.idle()
+	for _, tc := range []struct{ line, want string }{
+		{"/nobody:review", "unknown command /nobody:review"},
+		{"/helper:nothing", `unknown prompt "nothing"`},
+	} {
+		r.tm.Type(tc.line)
+		r.key("enter")
+		var shown string
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(shown, tc.want) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			sb, sc := r.screen()
+			shown = strings.Join(append(sb, sc...), "") // rows joined: a line wraps at 80 columns
+		}
+		if !strings.Contains(shown, tc.want) {
+			t.Fatalf("the terminal shows:\n%s\nwant %s refused: %s", shown, tc.line, tc.want)
+		}
+	}
+	r.tm.Type("/helper:review path=src")
+	r.key("enter")
+	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
+	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.key("esc")
+	r.idle()
+	reqs := r.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model got %d requests; want 1", len(reqs))
+	}
+	msgs := reqs[0].Messages
+	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code under src.") {
+		t.Errorf("the turn's prompt = %q; want the server's prompt with path=src", last)
+	}
+}
+
 // transcriptGolden is a terminal's whole content as a golden file holds
 // it: the scrollback and the screen, without the blank rows left under
 // the last frame (how many depends on the tallest frame drawn, which is
