@@ -31,7 +31,7 @@ func (p *Process) mcpOAuth() mcp.OAuthOptions {
 	if err != nil {
 		return mcp.OAuthOptions{} // no store: OAuth off, the 401 is the error
 	}
-	return mcp.OAuthOptions{Store: &mcp.TokenStore{Dir: filepath.Join(home, MCPTokenDir)}, Interactive: p.atTerminal()}
+	return mcp.OAuthOptions{Store: &mcp.TokenStore{Dir: filepath.Join(home, MCPTokenDir)}, Interactive: p.atTerminal() && !p.NoLoginFlow}
 }
 
 // atTerminal says a person can be asked: stdin and the process's stderr
@@ -124,7 +124,7 @@ func WriteMCPList(out, errOut io.Writer, list []mcp.ServerInfo) error {
 func MCPListFailed(list []mcp.ServerInfo) error {
 	failed := 0
 	for _, s := range list {
-		if s.Status == "failed" {
+		if s.Status == "failed" || s.Status == "needs login" {
 			failed++
 		}
 	}

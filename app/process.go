@@ -35,6 +35,10 @@ type Process struct {
 	// Stderr receives the MCP servers' messages and the exporter's
 	// errors.
 	Stderr io.Writer
+	// NoLoginFlow keeps the MCP servers' OAuth browser flow off even at
+	// a terminal: a command that only lists them (yagent mcp ls) shows
+	// a server that needs authorization as "needs login" instead.
+	NoLoginFlow bool
 
 	configOnce sync.Once
 	cfg        *config.Config

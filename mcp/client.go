@@ -92,7 +92,7 @@ type ServerInfo struct {
 	Source    string     `json:"source,omitempty"` // a workspace's .mcp.json, not the configuration
 	Target    string     `json:"target"`           // the command line or the URL
 	Enabled   bool       `json:"enabled"`
-	Status    string     `json:"status"` // disabled, running, failed, stopped
+	Status    string     `json:"status"` // disabled, running, failed, needs login (OAuth, headless), stopped
 	Error     string     `json:"error,omitempty"`
 	Tools     []ToolInfo `json:"tools"`
 }
@@ -467,6 +467,8 @@ func (r *remote) info() ServerInfo {
 		info.Status = "running"
 	case r.stopped != nil:
 		info.Status, info.Error = "stopped", r.stopped.Error()
+	case r.startErr != nil && errors.As(r.startErr, new(*NeedsLoginError)):
+		info.Status, info.Error = "needs login", r.startErr.Error()
 	case r.startErr != nil:
 		info.Status, info.Error = "failed", r.startErr.Error()
 	}

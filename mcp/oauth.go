@@ -48,7 +48,7 @@ type OAuthOptions struct {
 type NeedsLoginError struct{ Server string }
 
 func (e *NeedsLoginError) Error() string {
-	return fmt.Sprintf("mcp server %s needs authorization (OAuth) and nobody is at a terminal to open the browser: run `yagent mcp login %s` once, then start again", e.Server, e.Server)
+	return fmt.Sprintf("mcp server %s needs authorization (OAuth), and no browser flow runs here (nobody at a terminal, or a command that only lists servers): run `yagent mcp login %s` once, then start again", e.Server, e.Server)
 }
 
 // ErrStateMismatch is a browser redirect whose state is not the one the

@@ -289,6 +289,9 @@ func TestOAuthHeadless(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("headless start took %v; want at once", d)
 	}
+	if list := s.List(t.Context()); len(list) != 1 || list[0].Status != "needs login" || !strings.Contains(list[0].Error, "yagent mcp login remote") {
+		t.Errorf("List = %+v; want remote as needing login, naming the command", list)
+	}
 	s.Close()
 
 	s2, _ := oauthServers(t, a, dir, OAuthOptions{Interactive: false, Open: browser(t, nil)})

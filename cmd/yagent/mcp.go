@@ -151,8 +151,10 @@ func NewCmdMCPLs(f *Factory) *cobra.Command {
 		Use:   "ls [--json]",
 		Short: "List the configured MCP servers (mcp_servers:) and their tools, starting them",
 		Long: `Start every enabled server of mcp_servers: and list its tools under the names
-yagent's agents see (mcp_<server>__<tool>). Exit code 1 when an enabled
-server cannot start.`,
+yagent's agents see (mcp_<server>__<tool>). A server that needs OAuth
+authorization and has no token is listed as "needs login" (run yagent mcp
+login NAME); no browser opens. Exit code 1 when an enabled server cannot
+start or needs login.`,
 		Example: `  # The configured MCP servers and their tools
   yagent mcp ls`,
 		Args: cobra.NoArgs,
@@ -165,6 +167,7 @@ server cannot start.`,
 }
 
 func mcpLsRun(ctx context.Context, f *Factory, opts *mcpLsOptions) error {
+	f.NoLoginFlow = true // a list opens no browser: "needs login" says what to run
 	servers, err := f.MCPServers()
 	if err != nil {
 		return err
