@@ -192,9 +192,13 @@ var KeyClasses = map[string]KeyClass{
 	"mcp_servers.*.env":       {Class: RunsCode},
 	"mcp_servers.*.url":       {Class: RoutesData},
 	"mcp_servers.*.token_env": {Class: RoutesData},
-	"mcp_servers.*.timeout":   {Class: Exhausts, Harm: Larger},
-	"mcp_servers.*.enabled":   {Class: RunsCode},
-	"mcp_servers.*.allow":     {Class: Widens},
+	// A client id and the variable of its secret: which client the
+	// person authorizes, and a secret sent to the authorization server.
+	"mcp_servers.*.oauth_client_id":         {Class: RoutesData},
+	"mcp_servers.*.oauth_client_secret_env": {Class: RoutesData},
+	"mcp_servers.*.timeout":                 {Class: Exhausts, Harm: Larger},
+	"mcp_servers.*.enabled":                 {Class: RunsCode},
+	"mcp_servers.*.allow":                   {Class: Widens},
 
 	// Whose knowledge base, which database, which tools agents get.
 	"kb.enabled":             {Class: Widens},

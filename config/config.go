@@ -379,8 +379,14 @@ type MCPServer struct {
 	Env      map[string]string `yaml:"env" json:"env"`
 	URL      string            `yaml:"url" json:"url"`
 	TokenEnv string            `yaml:"token_env" json:"token_env"`
-	Timeout  Duration          `yaml:"timeout" json:"timeout"`
-	Enabled  bool              `yaml:"enabled" json:"enabled"`
+	// OAuthClientID is a client registered with the server's
+	// authorization server ahead of time, for one that offers no dynamic
+	// registration (GitHub's); OAuthClientSecretEnv names the variable
+	// holding its secret, when it has one.
+	OAuthClientID        string   `yaml:"oauth_client_id" json:"oauth_client_id,omitempty"`
+	OAuthClientSecretEnv string   `yaml:"oauth_client_secret_env" json:"oauth_client_secret_env,omitempty"`
+	Timeout              Duration `yaml:"timeout" json:"timeout"`
+	Enabled              bool     `yaml:"enabled" json:"enabled"`
 	// Allow are the server's tools that run without asking (tool names,
 	// or "*" for all); the others are asked about like shell commands.
 	Allow []string `yaml:"allow" json:"allow"`
@@ -413,6 +419,12 @@ func (s MCPServer) problem() string {
 		return "set command or url, not both"
 	case s.URL == "" && s.TokenEnv != "":
 		return "token_env is for url servers; pass a stdio server its token through env"
+	case s.URL == "" && (s.OAuthClientID != "" || s.OAuthClientSecretEnv != ""):
+		return "oauth_client_id and oauth_client_secret_env are for url servers"
+	case s.OAuthClientSecretEnv != "" && s.OAuthClientID == "":
+		return "oauth_client_secret_env needs oauth_client_id (the client the secret belongs to)"
+	case s.TokenEnv != "" && s.OAuthClientID != "":
+		return "set token_env (a fixed token) or oauth_client_id (OAuth), not both"
 	}
 	return ""
 }

@@ -80,8 +80,10 @@ func applyTrust(file string, root, base *yaml.Node, trusted bool) ([]string, err
 	})
 	headers(lookup(root, "telemetry", "headers"), "telemetry.headers")
 	eachEntry(lookup(root, "mcp_servers"), func(name string, s *yaml.Node) {
-		if v := lookup(s, "token_env"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar().MatchString(v.Value) {
-			bad(v, "mcp_servers."+name+".token_env", v.Value)
+		for _, key := range []string{"token_env", "oauth_client_secret_env"} {
+			if v := lookup(s, key); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !secretVar().MatchString(v.Value) {
+				bad(v, "mcp_servers."+name+"."+key, v.Value)
+			}
 		}
 	})
 	if len(errs) > 0 {

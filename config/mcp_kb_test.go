@@ -59,6 +59,10 @@ func TestMCPServerCheck(t *testing.T) {
 		{MCPServer{}, "set command"},
 		{MCPServer{Command: "x", URL: "http://x"}, "not both"},
 		{MCPServer{Command: "x", TokenEnv: "T"}, "token_env is for url servers"},
+		{MCPServer{URL: "http://x", OAuthClientID: "c", OAuthClientSecretEnv: "C_TOKEN"}, ""},
+		{MCPServer{Command: "x", OAuthClientID: "c"}, "oauth_client_id and oauth_client_secret_env are for url servers"},
+		{MCPServer{URL: "http://x", OAuthClientSecretEnv: "C_TOKEN"}, "oauth_client_secret_env needs oauth_client_id"},
+		{MCPServer{URL: "http://x", OAuthClientID: "c", TokenEnv: "T"}, "token_env (a fixed token) or oauth_client_id (OAuth), not both"},
 	}
 	for _, tt := range tests {
 		err := tt.s.Check("s")

@@ -282,6 +282,7 @@ func TestSecretVariableAnchored(t *testing.T) {
 		{"models:\n  default:\n    api_key_env: %s\n", "models.default.api_key_env"},
 		{"models:\n  default:\n    extra_headers: {X-A: \"${%s}\"}\n", "models.default.extra_headers.X-A"},
 		{"mcp_servers:\n  s: {url: \"http://x\", token_env: %s}\n", "mcp_servers.s.token_env"},
+		{"mcp_servers:\n  s: {url: \"http://x\", oauth_client_id: c, oauth_client_secret_env: %s}\n", "mcp_servers.s.oauth_client_secret_env"},
 		{"telemetry:\n  headers: {X-A: \"${%s}\"}\n", "telemetry.headers.X-A"},
 	} {
 		for _, name := range []string{"X_TOKEN_EXTRA", "MY_API_KEYS", "MY-APP_TOKEN"} {

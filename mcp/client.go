@@ -69,6 +69,9 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 		if c.URL != "" && c.TokenEnv != "" {
 			secrets = append(secrets, opts.Getenv(c.TokenEnv))
 		}
+		if c.URL != "" && c.OAuthClientSecretEnv != "" {
+			secrets = append(secrets, opts.Getenv(c.OAuthClientSecretEnv))
+		}
 		for _, v := range c.Headers {
 			secrets = append(secrets, v) // "Bearer X": redact takes X too
 		}
@@ -77,7 +80,8 @@ func NewServers(cfg map[string]config.MCPServer, opts ServersOptions) *Servers {
 			r.elicit = s.elicit(name)
 		}
 		if c.URL != "" && c.TokenEnv == "" && !hasAuthorization(c.Headers) && opts.OAuth.Store != nil {
-			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf, issued: r.secrets.Add}
+			r.oauth = &oauthFlow{server: name, url: c.URL, opts: &s.opts.OAuth, say: r.sayf, issued: r.secrets.Add,
+				clientID: c.OAuthClientID, secretEnv: c.OAuthClientSecretEnv, getenv: opts.Getenv}
 		}
 		s.remotes[name] = r
 	}

@@ -62,6 +62,11 @@ type oauthFlow struct {
 	server, url string
 	opts        *OAuthOptions
 	say         func(string)
+	// clientID, when set, is a client registered ahead of time
+	// (mcp_servers.NAME.oauth_client_id): no dynamic registration; its
+	// secret is read from the variable secretEnv names, when set.
+	clientID, secretEnv string
+	getenv              func(string) string
 	// issued learns each token handed out (the server's secrets: no error
 	// or result shows them).
 	issued func(...string)
@@ -123,6 +128,33 @@ func (s *reauthSource) Token() (*oauth2.Token, error) {
 	return tok, nil
 }
 
+// clientRegistration is how the flow gets its client: registered ahead
+// of time, or dynamically.
+type clientRegistration struct {
+	pre     *oauthex.ClientCredentials
+	dynamic *auth.DynamicClientRegistrationConfig
+}
+
+// registration is the configured client (oauth_client_id, its secret
+// from oauth_client_secret_env) or else dynamic registration.
+func (f *oauthFlow) registration(redirect string) (clientRegistration, error) {
+	if f.clientID == "" {
+		return clientRegistration{dynamic: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{redirect}, ClientName: "yagent", TokenEndpointAuthMethod: "none",
+			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
+		}}}, nil
+	}
+	pre := &oauthex.ClientCredentials{ClientID: f.clientID}
+	if f.secretEnv != "" {
+		secret := f.getenv(f.secretEnv)
+		if secret == "" {
+			return clientRegistration{}, fmt.Errorf("authorize mcp server %s: its client secret variable %s is empty; export it or drop oauth_client_secret_env", f.server, f.secretEnv)
+		}
+		pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: secret}
+	}
+	return clientRegistration{pre: pre}, nil
+}
+
 // Authorize runs the authorization-code flow (the go-sdk's), headless a
 // *NeedsLoginError.
 func (f *oauthFlow) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
@@ -137,15 +169,18 @@ func (f *oauthFlow) Authorize(ctx context.Context, req *http.Request, resp *http
 	}
 	defer ln.Close()
 	redirect := "http://" + ln.Addr().String() + "/callback"
+	reg, err := f.registration(redirect)
+	if err != nil {
+		resp.Body.Close()
+		return err
+	}
 	h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs: []string{redirect}, ClientName: "yagent", TokenEndpointAuthMethod: "none",
-			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},
-		}},
-		RedirectURL:              redirect,
-		AuthorizationCodeFetcher: f.fetcher(ln),
-		RequestRefreshToken:      true,
-		Client:                   f.client(),
+		PreregisteredClient:             reg.pre,
+		DynamicClientRegistrationConfig: reg.dynamic,
+		RedirectURL:                     redirect,
+		AuthorizationCodeFetcher:        f.fetcher(ln),
+		RequestRefreshToken:             true,
+		Client:                          f.client(),
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
 			rec := tokenRecord{Server: f.server, URL: f.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 				TokenURL: cfg.Endpoint.TokenURL, AuthStyle: cfg.Endpoint.AuthStyle, Token: tok}

@@ -27,7 +27,8 @@ func (s *Servers) Login(ctx context.Context, name string) error {
 	}
 	opts := s.opts.OAuth
 	opts.Interactive = true
-	flow := &oauthFlow{server: r.name, url: r.cfg.URL, opts: &opts, say: r.sayf}
+	flow := &oauthFlow{server: r.name, url: r.cfg.URL, opts: &opts, say: r.sayf, issued: r.secrets.Add,
+		clientID: r.oauth.clientID, secretEnv: r.oauth.secretEnv, getenv: r.oauth.getenv}
 	client := sdk.NewClient(&sdk.Implementation{Name: "yagent", Version: s.opts.Version}, nil)
 	t := &sdk.StreamableClientTransport{Endpoint: r.cfg.URL, DisableStandaloneSSE: true, OAuthHandler: flow}
 	if t.HTTPClient, err = r.httpClient(); err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -42,6 +43,9 @@ type authServer struct {
 	n         int
 	grants    []string // grant_type of every token request
 	registers int
+	// secrets are pre-registered clients' secrets (client id → secret);
+	// such a client may redirect to any loopback port (RFC 8252).
+	secrets map[string]string
 }
 
 type pending struct{ client, challenge, redirect string }
@@ -81,6 +85,9 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		redirect, ok := a.clients[q.Get("client_id")]
+		if redirect == "loopback" && strings.HasPrefix(q.Get("redirect_uri"), "http://127.0.0.1:") {
+			redirect = q.Get("redirect_uri")
+		}
 		if !ok || redirect != q.Get("redirect_uri") || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
 			http.Error(w, "bad authorize request", 400)
 			return
@@ -96,13 +103,22 @@ func newAuthServer(t *testing.T) *authServer {
 		defer a.mu.Unlock()
 		grant := r.PostForm.Get("grant_type")
 		a.grants = append(a.grants, grant)
+		id, secret, basic := r.BasicAuth()
+		if !basic {
+			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		}
+		if want, ok := a.secrets[id]; ok && secret != want {
+			w.WriteHeader(401)
+			writeJSONTest(w, map[string]string{"error": "invalid_client"})
+			return
+		}
 		var client string
 		switch grant {
 		case "authorization_code":
 			p, ok := a.codes[r.PostForm.Get("code")]
 			delete(a.codes, r.PostForm.Get("code"))
 			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-			if !ok || p.client != r.PostForm.Get("client_id") || base64.RawURLEncoding.EncodeToString(sum[:]) != p.challenge {
+			if !ok || p.client != cmp.Or(r.PostForm.Get("client_id"), id) || base64.RawURLEncoding.EncodeToString(sum[:]) != p.challenge {
 				w.WriteHeader(400)
 				writeJSONTest(w, map[string]string{"error": "invalid_grant"})
 				return
@@ -308,6 +324,40 @@ func TestOAuthHeadless(t *testing.T) {
 	}
 	if _, err := os.Stat(s3.TokenFile("remote")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after logout the token file: %v", err)
+	}
+}
+
+// TestOAuthPreregisteredClient pins mcp_servers.NAME.oauth_client_id:
+// a server whose authorization server offers no registration is
+// authorized with the configured client and the secret its variable
+// holds; nothing registers, and the secret is among the server's
+// secrets. An empty secret variable fails the flow naming it.
+func TestOAuthPreregisteredClient(t *testing.T) {
+	a := newAuthServer(t)
+	a.clients["pre1"], a.secrets = "loopback", map[string]string{"pre1": "s3cret-value"}
+	env := map[string]string{"GH_OAUTH_TOKEN": "s3cret-value"}
+	cfg := map[string]config.MCPServer{"remote": {URL: a.srv.URL + "/mcp", Enabled: true, Timeout: config.Duration(10 * time.Second), Allow: []string{"*"},
+		OAuthClientID: "pre1", OAuthClientSecretEnv: "GH_OAUTH_TOKEN"}}
+	s := NewServers(cfg, ServersOptions{Version: "test", Getenv: func(k string) string { return env[k] }, Notify: (&notes{}).add,
+		OAuth: OAuthOptions{Store: &TokenStore{Dir: t.TempDir()}, Interactive: true, Open: browser(t, nil)}})
+	t.Cleanup(func() { s.Close() })
+	pingRemote(t, s)
+	a.mu.Lock()
+	registers := a.registers
+	a.mu.Unlock()
+	if registers != 0 {
+		t.Errorf("%d dynamic registrations; want none with a pre-registered client", registers)
+	}
+	if got := s.remotes["remote"].secrets.Error(errors.New("echo s3cret-value")).Error(); strings.Contains(got, "s3cret-value") {
+		t.Errorf("the client secret is not among the server's secrets: %q", got)
+	}
+
+	env["GH_OAUTH_TOKEN"] = ""
+	s2 := NewServers(cfg, ServersOptions{Version: "test", Getenv: func(k string) string { return env[k] }, Notify: (&notes{}).add,
+		OAuth: OAuthOptions{Store: &TokenStore{Dir: t.TempDir()}, Interactive: true, Open: browser(t, nil)}})
+	t.Cleanup(func() { s2.Close() })
+	if _, errs := s2.Tools(t.Context(), headless); len(errs) != 1 || !strings.Contains(errs[0].Error(), "its client secret variable GH_OAUTH_TOKEN is empty") {
+		t.Errorf("errs = %v; want the empty secret variable named", errs)
 	}
 }
 
