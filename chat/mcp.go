@@ -14,15 +14,21 @@ func (c *Chat) mcpPrompt(ctx context.Context, fields []string) (ok bool, err err
 	if c.out != nil {
 		return false, nil
 	}
-	servers, err := c.s.MCPServers()
-	if err != nil || servers == nil {
-		return false, nil
-	}
-	prompt, ok, err := app.MCPPrompt(ctx, servers, fields[0], fields[1:])
+	prompt, ok, err := c.serverPrompt(ctx, fields)
 	if !ok || err != nil {
 		return ok, err
 	}
 	return true, c.turn(ctx, prompt)
+}
+
+// serverPrompt is the text of the MCP prompt a command line's fields
+// name (/server:prompt name=value…); ok false: none does.
+func (c *Chat) serverPrompt(ctx context.Context, fields []string) (prompt string, ok bool, err error) {
+	servers, err := c.s.MCPServers()
+	if err != nil || servers == nil {
+		return "", false, err
+	}
+	return app.MCPPrompt(ctx, servers, fields[0], fields[1:])
 }
 
 // mcpAttach attaches the @server:uri resources a prompt names

@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/yagent/yagent/agents"
-	"github.com/yagent/yagent/app"
 	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/event"
@@ -206,12 +205,7 @@ func (b *Backend) Expand(line string) (prompt, note string, ok bool) { return b.
 // Prompt implements tui.Prompter: /server:prompt name=value is the text
 // of a configured MCP server's prompt (app.MCPPrompt).
 func (b *Backend) Prompt(ctx context.Context, line string) (string, bool, error) {
-	servers, err := b.Chat.s.MCPServers()
-	if err != nil || servers == nil {
-		return "", false, err
-	}
-	fields := strings.Fields(line)
-	return app.MCPPrompt(ctx, servers, fields[0], fields[1:])
+	return b.Chat.serverPrompt(ctx, strings.Fields(line))
 }
 
 // Report implements tui.Reporter: with agents.on_background_done report,
