@@ -39,6 +39,7 @@ func slashCommands() []slashCommand {
 		{name: "/board", help: "list this session's board notes", run: (*Chat).cmdBoard},
 		{name: "/rerun", args: "REF", help: "run a note's delegation again: same agent, same task (resume lists recovered ones)", run: (*Chat).cmdRerun},
 		{name: "/follow-up", args: "REF MESSAGE", help: "continue the sub-agent that wrote REF from its kept history", run: (*Chat).cmdFollowUp},
+		{name: "/cancel", args: "[REF|AGENT]", help: "stop a background delegation (no REF: list the running ones)", run: (*Chat).cmdCancel},
 		{name: "/compact", help: "summarise older history now", run: (*Chat).cmdCompact},
 		{name: "/clear", help: "empty the history (the board and the notebook stay)", run: (*Chat).cmdClear},
 		{name: "/rewind", args: "[N] [--files-only|--conversation-only] [--force]", help: "files and conversation back to before turn N (default: the last)", run: (*Chat).cmdRewind},
@@ -174,6 +175,60 @@ func (c *Chat) cmdFollowUp(ctx context.Context, args []string) (bool, error) {
 		fmt.Fprintln(c.w(), termsafe.Text(out))
 	}
 	return false, err
+}
+
+// cmdCancel stops a background delegation, as cancel_delegation and
+// yagent board cancel do: by its ref, or by a word naming exactly one
+// running one (its agent, a part of its ref). Without one it lists them.
+func (c *Chat) cmdCancel(ctx context.Context, args []string) (bool, error) {
+	d := c.s.Director
+	running := d.Running()
+	if len(args) == 0 {
+		if len(running) == 0 {
+			fmt.Fprintln(c.w(), "no background delegation is running")
+			return false, nil
+		}
+		fmt.Fprintf(c.w(), "running in the background: %s\n/cancel REF stops one (or its agent's name, when it runs only one)\n", strings.Join(running, ", "))
+		return false, nil
+	}
+	if len(args) > 1 {
+		return false, errors.New("usage: /cancel [REF|AGENT] (one at a time; /cancel alone lists them)")
+	}
+	ref, err := pickRunning(running, args[0])
+	if err != nil {
+		return false, err
+	}
+	end, err := d.CancelBackground(ctx, ref)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(c.w(), "cancelled %s: %s — %s\n", end.Ref, end.Status, termsafe.Line(end.Conclusion))
+	return false, nil
+}
+
+// pickRunning is the running ref word names: the ref itself, else the one
+// ref whose agent it is or that contains it.
+func pickRunning(running []string, word string) (string, error) {
+	if slices.Contains(running, word) {
+		return word, nil
+	}
+	var hits []string
+	for _, r := range running {
+		agent, _, _ := strings.Cut(r, "/")
+		if agent == blackboard.NormalizeAgent(word) || strings.Contains(r, word) {
+			hits = append(hits, r)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		if len(running) == 0 {
+			return "", fmt.Errorf("cancel %s: no background delegation is running", word)
+		}
+		return "", fmt.Errorf("cancel %s: no running background delegation matches; running: %s", word, strings.Join(running, ", "))
+	}
+	return "", fmt.Errorf("cancel %s: %d running background delegations match (%s); give the whole ref", word, len(hits), strings.Join(hits, ", "))
 }
 
 func (c *Chat) cmdCompact(ctx context.Context, _ []string) (bool, error) {

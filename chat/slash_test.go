@@ -42,7 +42,7 @@ func TestSlashCommandsOneTable(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"/board", "/clear", "/compact", "/exit", "/follow-up", "/help", "/history", "/model", "/notes", "/quit", "/rename", "/rerun", "/resume", "/rewind", "/sessions", "/status"}; !slices.Equal(complete, want) {
+	if want := []string{"/board", "/cancel", "/clear", "/compact", "/exit", "/follow-up", "/help", "/history", "/model", "/notes", "/quit", "/rename", "/rerun", "/resume", "/rewind", "/sessions", "/status"}; !slices.Equal(complete, want) {
 		t.Errorf("completion = %v; want %v", complete, want)
 	}
 	if _, ok := findSlash("/nosuch"); ok {
@@ -79,5 +79,28 @@ func TestRewindSwitches(t *testing.T) {
 				t.Errorf("/rewind %v: the usage lacks --%s (%s):\n%v", bad, s.Name, s.Help, err)
 			}
 		}
+	}
+}
+
+// TestPickRunning pins /cancel's word: a whole ref, else the one running
+// ref of that agent or containing it; two matches or none are errors
+// naming what runs.
+func TestPickRunning(t *testing.T) {
+	running := []string{"explorer/20261203T070249Z_a-1-000001", "explorer/20261203T070250Z_b-1-000002", "reviewer/20261203T070251Z_c-1-000003"}
+	for _, tt := range []struct{ word, want, err string }{
+		{"explorer/20261203T070250Z_b-1-000002", "explorer/20261203T070250Z_b-1-000002", ""},
+		{"reviewer", "reviewer/20261203T070251Z_c-1-000003", ""},
+		{"Reviewer", "reviewer/20261203T070251Z_c-1-000003", ""},
+		{"000001", "explorer/20261203T070249Z_a-1-000001", ""},
+		{"explorer", "", "2 running background delegations match"},
+		{"nobody", "", "no running background delegation matches; running: explorer/"},
+	} {
+		got, err := pickRunning(running, tt.word)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("pickRunning(%q) = %q, %v; want %q, %q", tt.word, got, err, tt.want, tt.err)
+		}
+	}
+	if _, err := pickRunning(nil, "x"); err == nil || !strings.Contains(err.Error(), "no background delegation is running") {
+		t.Errorf("with none running: %v", err)
 	}
 }
