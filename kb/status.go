@@ -3,6 +3,8 @@ package kb
 import (
 	"context"
 	"fmt"
+	"io"
+	"text/tabwriter"
 )
 
 // Status describes a store: where it is, its schema, how it searches, and
@@ -48,4 +50,19 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		st.Rows[t] = n
 	}
 	return st, nil
+}
+
+// Write prints st as `yagent kb status` shows it: one aligned line per
+// fact.
+func (st Status) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "backend:\t%s\n", st.Backend)
+	fmt.Fprintf(tw, "location:\t%s\n", st.Location)
+	fmt.Fprintf(tw, "schema version:\t%d\n", st.SchemaVersion)
+	fmt.Fprintf(tw, "full text:\t%s\n", st.FullText)
+	fmt.Fprintf(tw, "vectors:\t%s\n", st.Vectors)
+	fmt.Fprintf(tw, "notes:\t%d (%d revisions, %d links, %d vectors)\n", st.Rows["notes"], st.Rows["revisions"], st.Rows["links"], st.Rows["note_vectors"])
+	fmt.Fprintf(tw, "projects:\t%d\n", st.Rows["projects"])
+	fmt.Fprintf(tw, "principals:\t%d (%d tokens)\n", st.Rows["principals"], st.Rows["tokens"])
+	return tw.Flush()
 }

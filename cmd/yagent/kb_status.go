@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -47,14 +46,5 @@ func kbStatusRun(ctx context.Context, f *Factory, opts *kbStatusOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, st)
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "backend:\t%s\n", st.Backend)
-	fmt.Fprintf(tw, "location:\t%s\n", st.Location)
-	fmt.Fprintf(tw, "schema version:\t%d\n", st.SchemaVersion)
-	fmt.Fprintf(tw, "full text:\t%s\n", st.FullText)
-	fmt.Fprintf(tw, "vectors:\t%s\n", st.Vectors)
-	fmt.Fprintf(tw, "notes:\t%d (%d revisions, %d links, %d vectors)\n", st.Rows["notes"], st.Rows["revisions"], st.Rows["links"], st.Rows["note_vectors"])
-	fmt.Fprintf(tw, "projects:\t%d\n", st.Rows["projects"])
-	fmt.Fprintf(tw, "principals:\t%d (%d tokens)\n", st.Rows["principals"], st.Rows["tokens"])
-	return tw.Flush()
+	return st.Write(f.IO.Out)
 }
