@@ -18,11 +18,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/chat"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/event"
 	"github.com/yagent/yagent/internal/buildinfo"
@@ -76,6 +78,10 @@ type OpenRequest struct {
 	Resume string
 	Sink   agents.Sink
 	Ask    agents.Asker
+	// MCPServers are the MCP servers the editor passed (session/new,
+	// session/load), as mcp_servers entries: the session uses them beside
+	// the configured ones (a configured name wins).
+	MCPServers map[string]config.MCPServer
 }
 
 // OpenFunc opens a session (cmd/yagent: its openSession over
@@ -208,6 +214,7 @@ func (s *Server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true}, // stdio: every agent's
 		},
 		AgentInfo:   &sdk.Implementation{Name: "yagent", Version: buildinfo.Version()},
 		AuthMethods: []sdk.AuthMethod{},
@@ -225,7 +232,7 @@ func (s *Server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	if !s.initialized.Load() {
 		return sdk.NewSessionResponse{}, errNotInitialized("session/new")
 	}
-	ss, err := s.openSession(OpenRequest{Dir: p.Cwd})
+	ss, err := s.openSession(OpenRequest{Dir: p.Cwd}, p.McpServers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -244,7 +251,7 @@ func (s *Server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	if open {
 		return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32602, Message: fmt.Sprintf("session %s is open on this connection already: send it session/prompt", p.SessionId)}
 	}
-	ss, err := s.openSession(OpenRequest{Dir: p.Cwd, Resume: string(p.SessionId)})
+	ss, err := s.openSession(OpenRequest{Dir: p.Cwd, Resume: string(p.SessionId)}, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -258,10 +265,16 @@ func (s *Server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 }
 
 // openSession opens a session (on the server's context: it outlives the
-// request) and registers it.
-func (s *Server) openSession(r OpenRequest) (*session, error) {
+// request) with the MCP servers the editor passed, and registers it. An
+// editor's server yagent cannot use is a warning in the session.
+func (s *Server) openSession(r OpenRequest, servers []sdk.McpServer) (*session, error) {
 	ss := &session{srv: s}
 	r.Sink, r.Ask = ss, asker{ss}
+	var skipped []string
+	r.MCPServers, skipped = editorServers(servers)
+	for _, why := range skipped {
+		ss.Emit(event.Event{Type: event.Notice, Time: time.Now(), Text: "warning: not using " + why})
+	}
 	run, err := s.open(s.ctx, r)
 	if err != nil {
 		return nil, &sdk.RequestError{Code: -32603, Message: "open the session: " + err.Error()}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -50,6 +51,10 @@ type Process struct {
 
 	mcpOnce sync.Once
 	mcp     *mcp.Servers
+	// editorMCP are the servers of sessions an editor passed MCP servers
+	// to (MCPServersWith), by what it passed.
+	editorMu  sync.Mutex
+	editorMCP map[string]*mcp.Servers
 
 	telOnce sync.Once
 	tel     *telemetry.Telemetry
@@ -151,22 +156,62 @@ func (p *Process) MCPServers() (*mcp.Servers, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.mcpOnce.Do(func() {
-		servers := cfg.MCPServers
-		if dir, err := WorkspaceDir(p.Dir); err == nil {
-			var warnings []string
-			servers, warnings = MCPServersOf(cfg, dir, p.Getenv)
-			for _, w := range warnings {
-				fmt.Fprintf(p.Stderr, "yagent: %s\n", w)
-			}
-		}
-		p.mcp = mcp.NewServers(servers, mcp.ServersOptions{
-			Getenv: p.Getenv, Version: buildinfo.Version(),
-			Notify: func(msg string) { fmt.Fprintf(p.Stderr, "yagent: %s\n", msg) },
-			OAuth:  p.mcpOAuth(), Elicit: p.atTerminal(),
-		})
-	})
+	p.mcpOnce.Do(func() { p.mcp = p.newMCPServers(cfg, nil) })
 	return p.mcp, nil
+}
+
+// MCPServersWith is MCPServers with the MCP servers an editor passed to a
+// session (yagent acp): the configured ones and those, a configured name
+// winning. Sessions passing the same servers share them for the process's
+// life. None passed: MCPServers.
+func (p *Process) MCPServersWith(extra map[string]config.MCPServer) (*mcp.Servers, error) {
+	if len(extra) == 0 {
+		return p.MCPServers()
+	}
+	cfg, err := p.Config()
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprint(extra) // fmt sorts map keys: the same servers, the same key
+	p.editorMu.Lock()
+	defer p.editorMu.Unlock()
+	if s, ok := p.editorMCP[key]; ok {
+		return s, nil
+	}
+	s := p.newMCPServers(cfg, extra)
+	if p.editorMCP == nil {
+		p.editorMCP = map[string]*mcp.Servers{}
+	}
+	p.editorMCP[key] = s
+	return s, nil
+}
+
+// newMCPServers are the configured servers (and a trusted workspace's
+// .mcp.json: MCPServersOf) plus extra ones, none started yet.
+func (p *Process) newMCPServers(cfg *config.Config, extra map[string]config.MCPServer) *mcp.Servers {
+	servers := maps.Clone(cfg.MCPServers)
+	if dir, err := WorkspaceDir(p.Dir); err == nil {
+		var warnings []string
+		servers, warnings = MCPServersOf(cfg, dir, p.Getenv)
+		for _, w := range warnings {
+			fmt.Fprintf(p.Stderr, "yagent: %s\n", w)
+		}
+	}
+	for name, s := range extra {
+		if _, ok := servers[name]; ok {
+			fmt.Fprintf(p.Stderr, "yagent: warning: %s's MCP server %s is also configured: yours applies\n", s.Source, name)
+			continue
+		}
+		if servers == nil {
+			servers = map[string]config.MCPServer{}
+		}
+		servers[name] = s
+	}
+	return mcp.NewServers(servers, mcp.ServersOptions{
+		Getenv: p.Getenv, Version: buildinfo.Version(),
+		Notify: func(msg string) { fmt.Fprintf(p.Stderr, "yagent: %s\n", msg) },
+		OAuth:  p.mcpOAuth(), Elicit: p.atTerminal(),
+	})
 }
 
 // StartTelemetry starts exporting traces, once, when telemetry is
@@ -203,6 +248,11 @@ func (p *Process) Close(warn func(what string, err error)) {
 	if p.mcp != nil {
 		warn("the MCP servers", p.mcp.Close())
 	}
+	p.editorMu.Lock()
+	for _, s := range p.editorMCP {
+		warn("the editor's MCP servers", s.Close())
+	}
+	p.editorMu.Unlock()
 	if p.kb != nil {
 		warn("the knowledge base", p.kb.Close())
 	}

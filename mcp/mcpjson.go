@@ -34,9 +34,9 @@ type mcpJSONServer struct {
 	Headers map[string]string `json:"headers"`
 }
 
-// defaultCallTimeout is a server's timeout unless set: defaults.yaml's
+// DefaultCallTimeout is a server's timeout unless set: defaults.yaml's
 // mcp_servers."*".timeout, which a .mcp.json server has no way to set.
-const defaultCallTimeout = 60 * time.Second
+const DefaultCallTimeout = 60 * time.Second
 
 // envRef is ${VAR} or ${VAR:-default}, Claude Code's expansion in .mcp.json.
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
@@ -104,7 +104,7 @@ func (j mcpJSONServer) server(getenv func(string) string) (config.MCPServer, err
 	if typ == "" && j.URL != "" {
 		typ = "http"
 	}
-	s := config.MCPServer{Enabled: true, Timeout: config.Duration(defaultCallTimeout)}
+	s := config.MCPServer{Enabled: true, Timeout: config.Duration(DefaultCallTimeout)}
 	switch typ {
 	case "stdio":
 		if j.Command == "" || j.URL != "" {

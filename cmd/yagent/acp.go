@@ -28,7 +28,7 @@ func NewCmdACP(f *Factory) *cobra.Command {
 				return err
 			}
 			return acp.Serve(cmd.Context(), f.IO.In, f.IO.Out, f.IO.ErrOut, func(ctx context.Context, r acp.OpenRequest) (acp.Session, error) {
-				s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindInteractive, Resume: r.Resume, Dir: r.Dir, Sink: r.Sink, Ask: r.Ask})
+				s, err := openSession(ctx, f, fl, sessionRequest{Kind: memory.KindInteractive, Resume: r.Resume, Dir: r.Dir, Sink: r.Sink, Ask: r.Ask, MCP: r.MCPServers})
 				if err != nil {
 					return nil, err
 				}

@@ -8,9 +8,11 @@ import (
 
 	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/app"
+	"github.com/yagent/yagent/config"
 	"github.com/yagent/yagent/director"
 	"github.com/yagent/yagent/internal/flagvalue"
 	"github.com/yagent/yagent/internal/ttyask"
+	"github.com/yagent/yagent/mcp"
 	"github.com/yagent/yagent/memory"
 	"github.com/yagent/yagent/printer"
 	"github.com/yagent/yagent/queue"
@@ -88,7 +90,8 @@ type sessionRequest struct {
 	// Inspect opens a session without needing a model endpoint (tools
 	// profile, tools stats): nothing will run a turn.
 	Inspect bool
-	Reopen  bool // app.RunOptions.Reopen
+	Reopen  bool                        // app.RunOptions.Reopen
+	MCP     map[string]config.MCPServer // an editor's MCP servers (yagent acp), beside the configured ones
 }
 
 // runConfig starts telemetry and is the app.RunOptions the flags and
@@ -125,7 +128,7 @@ func runConfig(ctx context.Context, f *Factory, fl *agentFlags, req sessionReque
 	o := app.RunOptions{Config: cfg, Getenv: f.Getenv, Now: f.Now, Events: out.sink, Model: fl.Model,
 		Replay: fl.Replay.Scenario, ReplayName: fl.Replay.Path, MaxSteps: int(fl.MaxSteps),
 		Budget: fl.Budget.Limits(), Board: req.Board, Dir: dir,
-		Policy: po, Inspect: req.Inspect, Reopen: req.Reopen, Store: f.Board, MCP: f.MCPServers, KBTools: f.KBTools,
+		Policy: po, Inspect: req.Inspect, Reopen: req.Reopen, Store: f.Board, MCP: func() (*mcp.Servers, error) { return f.MCPServersWith(req.MCP) }, KBTools: f.KBTools,
 		Claims: queue.ClaimsOf(queue.OptionsFromConfig(cfg.Queue, "", f.IO.ErrOut))}
 	return out, o, nil
 }

@@ -9,6 +9,9 @@
 //     initialize, session/load (the replayed updates recorded), one prompt.
 //   node acp-client.mjs empty CWD COMMAND [ARGS...]
 //     initialize and session/new, and nothing more.
+//   node acp-client.mjs mcp CWD COMMAND [ARGS...]
+//     initialize, session/new with the MCP servers of $ACP_MCP_SERVERS
+//     (JSON, as session/new takes them), one prompt.
 // It prints one JSON report on stdout.
 import { spawn } from "node:child_process";
 import { writeFileSync, readFileSync } from "node:fs";
@@ -19,8 +22,8 @@ const [mode, ...rest] = process.argv.slice(2);
 let session = null;
 if (mode === "load") session = rest.shift();
 const [cwd, command, ...args] = rest;
-if (!["new", "load", "empty"].includes(mode) || !command) {
-  console.error("usage: node acp-client.mjs new|empty CWD CMD [ARGS...] | load SESSION CWD CMD [ARGS...]");
+if (!["new", "load", "empty", "mcp"].includes(mode) || !command) {
+  console.error("usage: node acp-client.mjs new|empty|mcp CWD CMD [ARGS...] | load SESSION CWD CMD [ARGS...]");
   process.exit(2);
 }
 
@@ -79,6 +82,14 @@ await app.connectWith(stream, async (cx) => {
   if (mode === "empty") {
     const s = await cx.request(methods.agent.session.new, { cwd, mcpServers: [] });
     report.sessionId = s.sessionId;
+  } else if (mode === "mcp") {
+    const s = await cx.request(methods.agent.session.new, { cwd, mcpServers: JSON.parse(process.env.ACP_MCP_SERVERS) });
+    report.sessionId = s.sessionId;
+    const r = await cx.request(methods.agent.session.prompt, {
+      sessionId: s.sessionId,
+      prompt: [{ type: "text", text: "Echo through the editor's server." }],
+    });
+    report.stopReasons.push(r.stopReason);
   } else if (mode === "new") {
     await attempt("prompt_unknown_session", cx, methods.agent.session.prompt, {
       sessionId: "no-such-session",

@@ -200,3 +200,44 @@ func TestACPTypeScriptClient(t *testing.T) {
 		t.Errorf("scenario: pending steps %v, %d unmatched requests", p, len(u))
 	}
 }
+
+// TestACPEditorMCPServers: the MCP servers the editor passes with
+// session/new (here server-everything, over stdio as ACP requires every
+// agent to support) are the session's tools: the model is offered its
+// echo, the call is asked about in the editor, and its result reaches the
+// model.
+func TestACPEditorMCPServers(t *testing.T) {
+	nm := nodeModules(t)
+	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", "acp-mcp.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := llmtest.Start(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	servers, err := json.Marshal([]map[string]any{{"name": "everything", "command": "node",
+		"args": []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}, "env": []any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, "OPENAI_BASE_URL="+model.URL(), "YAGENT_MODEL=scripted", "ACP_MCP_SERVERS="+string(servers))
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := acpClient(t, nm, e, "mcp", ws, e.bin, "acp", "--approval", "untrusted")
+	if got := chunkText(r.Updates, "agent_message_chunk"); got != "The editor's server echoed." {
+		t.Errorf("streamed %q; want the answer after the echo", got)
+	}
+	if len(r.Permissions) != 1 || r.Permissions[0].ToolCall.ID != "call_echo" {
+		t.Errorf("permission requests %+v; want one, on call_echo", r.Permissions)
+	}
+	if len(r.StopReasons) != 1 || r.StopReasons[0] != "end_turn" {
+		t.Errorf("stop reasons %v", r.StopReasons)
+	}
+	if p, u := model.Pending(), model.Unmatched(); len(p) > 0 || len(u) > 0 {
+		t.Errorf("scenario: pending steps %v, %d unmatched requests", p, len(u))
+	}
+}
