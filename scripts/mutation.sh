@@ -148,8 +148,10 @@ for pkg in "${pkgs[@]}"; do
     # complaint is no behaviour).
     for t in "${testpkgs[@]}"; do
       if ! with_env go test -c -vet=off -o "$scratch/judge$i.test" "$t" >"$scratch/run.log" 2>&1; then
-        echo "killed $1 by $t: its tests do not build: $(head -c 300 "$scratch/run.log" | tr '\n' ' ')" >>"$log"
-        return 1
+        # No mutant: a hand patch that does not compile guards nothing
+        # (its caller counts it as a survivor to mend).
+        echo "broken $1: $t does not build with it: $(head -c 300 "$scratch/run.log" | tr '\n' ' ')" >>"$log"
+        return 2
       fi
       bins+=("$scratch/judge$i.test")
       i=$((i + 1))
@@ -223,11 +225,17 @@ for pkg in "${pkgs[@]}"; do
         echo "  $pkg LIVED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
       elif ! viable; then
         nonviable=$((nonviable + 1))
-      elif run_tests "$typ $file:$ln:$col"; then
-        lived=$((lived + 1))
-        echo "  $pkg LIVED $typ at $file:$ln:$col" >&2
       else
-        killed=$((killed + 1))
+        rc=0
+        run_tests "$typ $file:$ln:$col" || rc=$?
+        if [ "$rc" -eq 0 ]; then
+          lived=$((lived + 1))
+          echo "  $pkg LIVED $typ at $file:$ln:$col" >&2
+        elif [ "$rc" -eq 2 ]; then
+          nonviable=$((nonviable + 1)) # the tests do not build with it
+        else
+          killed=$((killed + 1))
+        fi
       fi
       git checkout -q -- "$pkg/$file"
     done < <(in_order 'RUNNABLE|NOT COVERED')
@@ -254,11 +262,17 @@ for pkg in "${pkgs[@]}"; do
         echo "  $pkg NOT COVERED $typ at $file:$ln:$col (could not be applied: counted as a survivor)" >&2
       elif ! viable; then
         nonviable=$((nonviable + 1))
-      elif run_tests "$typ $file:$ln:$col"; then
-        notcov=$((notcov + 1))
-        echo "  $pkg NOT COVERED $typ at $file:$ln:$col (applied by mutation.sh: it lived)" >&2
       else
-        killed=$((killed + 1))
+        rc=0
+        run_tests "$typ $file:$ln:$col" || rc=$?
+        if [ "$rc" -eq 0 ]; then
+          notcov=$((notcov + 1))
+          echo "  $pkg NOT COVERED $typ at $file:$ln:$col (applied by mutation.sh: it lived)" >&2
+        elif [ "$rc" -eq 2 ]; then
+          nonviable=$((nonviable + 1)) # the tests do not build with it
+        else
+          killed=$((killed + 1))
+        fi
       fi
       git checkout -q -- "$pkg/$file"
     done < <(mutants 'NOT COVERED')
@@ -282,7 +296,10 @@ for pkg in "${pkgs[@]}"; do
       rc=0
       run_tests "$patch" || rc=$?
       pkgenv=(${saved[@]+"${saved[@]}"})
-      if [ "$rc" -eq 0 ]; then
+      if [ "$rc" -eq 2 ]; then
+        hs=$((hs + 1))
+        echo "  survived: $patch (does not compile: mend it so the code builds without what it deletes)" >&2
+      elif [ "$rc" -eq 0 ]; then
         hs=$((hs + 1))
         echo "  survived: $patch" >&2
       else
