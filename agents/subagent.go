@@ -63,6 +63,14 @@ type Delegation struct {
 	// loop each, each round's handoff landing as that task's note, until
 	// none is left; the delegation's own note then sums them up.
 	Team string
+	// Rounds, when set, runs each round of a team member elsewhere (with
+	// queue.dsn, a River worker's job: queue.Background's Run) instead of
+	// in this loop: the member still claims here, where the board is,
+	// and hands each claimed task over as a delegation of its own
+	// (Prepared: its definition, the member's mailbox first and the
+	// index; Stem: the one its claim named), whose runner lands the
+	// task's note. Each round is then a fresh conversation.
+	Rounds func(ctx context.Context, d Delegation) (DelegationResult, error)
 }
 
 // FollowUp names what a follow-up continues: the note it supersedes and
@@ -288,7 +296,8 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		workspace = ws.Dir() // a parent's worktree
 	}
 	var iso *isolation
-	if r.isolates(ctx, d, def, tools) {
+	// A member whose rounds run elsewhere changes nothing here.
+	if d.Rounds == nil && r.isolates(ctx, d, def, tools) {
 		stem := d.Stem
 		if stem == "" {
 			stem = r.Board.NewStem()
@@ -332,9 +341,16 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 	defer cancel(nil)
 	var mu sync.Mutex
 	spent := 0
+	tail := func(context.Context) (string, error) { return m.tail(prep.Index), nil }
+	if r.Land != nil {
+		// A worker host: the index it was sent is the board as the
+		// coordinator saw it (a team round's with the member's unread
+		// messages first); this host's own board is never read.
+		tail = func(context.Context) (string, error) { return ComposeTail(prep.Index), nil }
+	}
 	loop := &Loop{
 		Client: client, Events: parented(r.Events, d.CallID), TailRole: r.TailRole, ParallelTools: r.ParallelTools, StallRepeats: r.StallRepeats,
-		Tail:   func(context.Context) (string, error) { return m.tail(prep.Index), nil },
+		Tail:   tail,
 		Append: hooks.Append, Fit: hooks.Fit,
 		Hooks: r.Hooks, HookBase: personhooks.Input{SessionID: hooks.Session, TranscriptPath: hooks.Transcript, Cwd: r.Workspace.Dir(),
 			AgentID: d.CallID, AgentType: def.Name},
@@ -367,7 +383,7 @@ func (r *SubRunner) Run(ctx context.Context, d Delegation) (res DelegationResult
 		out, runErr = loop.Run(bctx, agent, hooks.History, llm.Message{Role: llm.RoleUser, Content: input})
 		res.Usage = out.Usage
 	} else {
-		out, rounds, runErr = r.runTeam(bctx, loop, agent, m, d, input, hooks.History, steps, land, &res.Usage)
+		out, rounds, runErr = r.runTeam(bctx, loop, agent, m, d, prep, input, hooks.History, steps, land, &res.Usage)
 	}
 	sp.Int(telemetry.KeySteps, out.Steps)
 	res.Elapsed = time.Since(start)

@@ -132,7 +132,20 @@ func (m *member) answered() error {
 // tail is the member's board index of one call: its unread messages
 // first, then the index as it was when the delegation started.
 func (m *member) tail(index string) string {
-	return ComposeTail(blackboard.FormatMailbox(m.unread(), 0), index)
+	return ComposeTail(m.withMail(index))
+}
+
+// withMail is index with the member's unread messages before it, as its
+// tail shows them but without the tail's header: the index a round sent
+// to another host starts from (Delegation.Rounds).
+func (m *member) withMail(index string) string {
+	var parts []string
+	for _, p := range []string{blackboard.FormatMailbox(m.unread(), 0), index} {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // TeamTools returns post_task and send_message, for the registry: the

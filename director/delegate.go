@@ -42,10 +42,11 @@ type Delegator struct {
 	// Background, when set, starts a delegation in the background
 	// (delegate's background: true; the director's, background.go).
 	Background func(context.Context, *agents.Call, agents.Delegation) (agents.Result, error)
-	// Remote, when set, runs the background delegations (not team
-	// members nor follow-ups: remote) instead of Runner: with queue.dsn,
-	// on the queue's workers (queue.Background), which lands each note
-	// through its coordinator.
+	// Remote, when set, runs the background delegations (not follow-ups:
+	// remote) instead of Runner: with queue.dsn, on the queue's workers
+	// (queue.Background), which lands each note through its coordinator.
+	// A background team member runs here and sends each round there
+	// (remoteRounds).
 	Remote Executor
 
 	sem     chan struct{} // nil: no bound
@@ -164,8 +165,13 @@ func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Deleg
 		after = d.Around(ctx, dl)
 	}
 	var run Executor = d.Runner
-	if d.remote(dl) {
+	switch {
+	case d.remote(dl):
 		run = d.Remote
+	case d.remoteRounds(dl):
+		// The member claims here, where the board is; each task it
+		// claims runs on the workers as one job (agents.Delegation.Rounds).
+		dl.Rounds = d.Remote.Run
 	}
 	res, err = run.Run(ctx, dl)
 	if land != nil {
@@ -206,6 +212,14 @@ func (d *Delegator) execute(ctx context.Context, c *agents.Call, dl agents.Deleg
 // worker does not have; they run here.
 func (d *Delegator) remote(dl agents.Delegation) bool {
 	return d.Remote != nil && dl.Background && dl.Team == "" && dl.FollowUp == nil
+}
+
+// remoteRounds says whether dl is a background team member whose rounds
+// run on Remote: its claim loop stays here (it reads the team's tasks and
+// mailbox, and lands its own note), each claimed task's round goes to
+// the workers.
+func (d *Delegator) remoteRounds(dl agents.Delegation) bool {
+	return d.Remote != nil && dl.Background && dl.Team != "" && dl.FollowUp == nil
 }
 
 // refOf is the ref a delegation's note lands at when its stem was

@@ -236,6 +236,15 @@ func (d *Director) RecoverInterrupted(ctx context.Context) ([]blackboard.NoteMet
 	s := d.opts.Session
 	var notes []blackboard.NoteMeta
 	var tasks []string
+	// Every note lands before any claim goes back: a background team
+	// member's round on a worker is a delegation of its own, at its
+	// task's ref, so its task ends failed with that one note rather than
+	// open again beside a note no claim names.
+	for _, p := range s.Pending {
+		if _, err := d.landRecovered(ctx, p, agents.RecoveredReason); err != nil {
+			return notes, err
+		}
+	}
 	for _, p := range s.Pending {
 		meta, err := d.recoverOne(ctx, p, agents.RecoveredReason)
 		if err != nil {
@@ -282,6 +291,25 @@ func RecoveredList(board string, notes []blackboard.NoteMeta, tasks []string) st
 // reason — and records its end in the session (a background one's is
 // then reported in the next index).
 func (d *Director) recoverOne(ctx context.Context, p memory.PendingDelegation, reason string) (blackboard.NoteMeta, error) {
+	meta, err := d.landRecovered(ctx, p, reason)
+	if err != nil {
+		return meta, err
+	}
+	// A team member's open claims go back to the team: their notes never
+	// come (landed ones stay: one note per task).
+	released, rerr := d.app.Board.ReleaseClaimsOf(d.opts.BoardID, p.SubSession)
+	for _, c := range released {
+		d.notice(fmt.Sprintf("released %s, which %s held when it stopped: the task is open again", c.Task, p.Agent))
+	}
+	d.warn("release the claims of the interrupted delegation to "+p.Agent, rerr)
+	return meta, d.opts.Session.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
+		Status: string(meta.Status), Conclusion: meta.Conclusion, SubSession: p.SubSession, Recovered: true, Background: p.Background})
+}
+
+// landRecovered lands p's recovered note (recoverOne): a second call
+// takes the note the first landed (agents.RecoverDelegation finds it by
+// its key, or at its reserved ref).
+func (d *Director) landRecovered(ctx context.Context, p memory.PendingDelegation, reason string) (blackboard.NoteMeta, error) {
 	s := d.opts.Session
 	var msgs []llm.Message
 	if p.SubSession != "" {
@@ -305,15 +333,7 @@ func (d *Director) recoverOne(ctx context.Context, p memory.PendingDelegation, r
 	if p.Ref != "" {
 		d.dropStaleRequest(p.Ref) // the dead process's .run file
 	}
-	// A team member's open claims go back to the team: their notes never
-	// come (landed ones stay: one note per task).
-	released, rerr := d.app.Board.ReleaseClaimsOf(d.opts.BoardID, p.SubSession)
-	for _, c := range released {
-		d.notice(fmt.Sprintf("released %s, which %s held when it stopped: the task is open again", c.Task, p.Agent))
-	}
-	d.warn("release the claims of the interrupted delegation to "+p.Agent, rerr)
-	return meta, s.DelegationFinished(agents.DelegationEvent{CallID: p.CallID, Agent: p.Agent, Ref: meta.Ref,
-		Status: string(meta.Status), Conclusion: meta.Conclusion, SubSession: p.SubSession, Recovered: true, Background: p.Background})
+	return meta, nil
 }
 
 // rebuildNotebook rebuilds the notebook after turn when it is past the

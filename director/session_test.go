@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -316,5 +317,58 @@ func TestRecoveryReleasesDeadClaims(t *testing.T) {
 	}
 	if degraded != 1 || perTask[open] != 1 || perTask[landed] != 1 || len(perTask) != 2 {
 		t.Errorf("notes: %d degraded, per task %v; want one degraded and one note for each of %s, %s", degraded, perTask, open, landed)
+	}
+}
+
+// TestRecoveryOfARoundOnAWorker: a background team member whose rounds
+// ran on workers died while one ran; the session has both in flight —
+// the member and its round, at the task's ref. The resume lands the
+// round's degraded note there before any claim goes back, so the task
+// is failed with its one note at its claim's ref (not open again beside
+// a note no claim names), and the member gets its own note.
+func TestRecoveryOfARoundOnAWorker(t *testing.T) {
+	f := newFixture(t, "demo", nil)
+	s, st := f.sess, f.store
+	task, err := st.PostTask(f.board, blackboard.Task{Title: "running on a worker", Team: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := blackboard.Ref{Agent: "worker", Stem: st.NewStem()}.String()
+	if res, err := st.ClaimTask(f.board, task.Ref, blackboard.Claim{Agent: "worker", Session: "sub-member", Ref: ref}); err != nil || !res.Won {
+		t.Fatalf("claim: %v, %+v", err, res)
+	}
+	member := blackboard.Ref{Agent: "worker", Stem: st.NewStem()}.String()
+	for _, d := range []agents.DelegationEvent{
+		{CallID: "call_1", Agent: "worker", Task: "work team t", SubSession: "sub-member", Ref: member, Background: true},
+		{CallID: "call_1/" + strings.TrimPrefix(ref, "worker/"), Agent: "worker", Task: "the round", SubSession: "sub-round", Ref: ref},
+	} {
+		if err := s.DelegationStarted(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	resumed, err := f.sessions.Resume(t.Context(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+	f.d.opts.Session = resumed
+	notes, err := f.d.RecoverInterrupted(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.Tasks(f.board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := list.Tasks[0]; got.State != blackboard.TaskFailed || got.Claim == nil || got.Claim.Ref != ref {
+		t.Errorf("the task is %s (claim %+v); want failed, its claim's ref %s holding the round's note", got.State, got.Claim, ref)
+	}
+	var refs []string
+	for _, n := range notes {
+		refs = append(refs, n.Ref)
+	}
+	if len(f.notes(t)) != 2 || !slices.Contains(refs, ref) || !slices.Contains(refs, member) {
+		t.Errorf("recovered %v (%d notes on the board); want the round's at %s and the member's at %s", refs, len(f.notes(t)), ref, member)
 	}
 }

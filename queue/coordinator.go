@@ -224,13 +224,18 @@ func dbGone(err error) bool {
 // queryTimeout bounds a query run apart from the caller's context.
 const queryTimeout = 30 * time.Second
 
-// enqueue prepares d (definition, index, context pack) and inserts its
-// job together with the row that ties it to the run, in one transaction.
+// enqueue prepares d (definition, index, context pack; d's Prepared when
+// it was prepared already: a team member's round, with its mailbox) and
+// inserts its job together with the row that ties it to the run, in one
+// transaction.
 func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, error) {
 	r := c.opts.Runner
-	prep, err := r.Prepare(d)
-	if err != nil {
-		return 0, err
+	prep := d.Prepared
+	if prep == nil {
+		var err error
+		if prep, err = r.Prepare(d); err != nil {
+			return 0, err
+		}
 	}
 	def := prep.Definition
 	var tools []string
