@@ -199,6 +199,11 @@ type DelegationHooks struct {
 	// director's.
 	Fit    func(context.Context, *Fitting) error
 	Finish func(DelegationResult)
+	// Progress, when set, is told the steps (model responses) and last
+	// tool of a delegation that runs elsewhere (a queue worker), as its
+	// executor reads them; a delegation run here never calls it (its
+	// OnResponse and Append say as much).
+	Progress func(steps int, lastTool string)
 }
 
 // Prepare resolves what d starts from: its agent's definition, the board

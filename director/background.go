@@ -81,7 +81,8 @@ func (j *job) ended() (event.DelegationEvent, bool) {
 }
 
 // watch counts the sub-agent's model calls and keeps its last tool's
-// name: the "running" line's step and last tool.
+// name: the "running" line's step and last tool (of a delegation on a
+// queue worker, as Progress is told them).
 func (j *job) watch(h agents.DelegationHooks) agents.DelegationHooks {
 	j.mu.Lock()
 	j.sub = h.Session
@@ -104,6 +105,17 @@ func (j *job) watch(h agents.DelegationHooks) agents.DelegationHooks {
 		j.mu.Unlock()
 		if onResponse != nil {
 			onResponse(r)
+		}
+	}
+	// A delegation on a queue worker: its executor reads the worker's
+	// progress from the queue and says it here.
+	progress := h.Progress
+	h.Progress = func(steps int, tool string) {
+		j.mu.Lock()
+		j.steps, j.lastTool = steps, tool
+		j.mu.Unlock()
+		if progress != nil {
+			progress(steps, tool)
 		}
 	}
 	return h

@@ -113,7 +113,9 @@ func (b *Background) Run(ctx context.Context, d agents.Delegation) (agents.Deleg
 		// delegation by its ref.
 		run := d
 		run.CallID = d.Stem
+		stop := b.watchProgress(c, d.Stem) // its steps and last tool, told to its hooks
 		res, err = c.Run(ctx, run)
+		stop()
 	}
 	if h, ok := b.take(d.Stem); ok && h.Finish != nil {
 		// Not landed (cancelled, the lease lost, refused): the record

@@ -59,6 +59,11 @@
 //     claims of every run are rows of yagent_task_claim (claim.go,
 //     ClaimsOf), one winner across hosts; team members themselves still run
 //     in the director's process.
+//   - A running attempt's progress (steps, last tool) is in its
+//     yagent_job_attempt row (progress.go): the worker holding its token
+//     writes it at most once a step, never failing the job for it;
+//     Background reads it about once a second for the director's index
+//     until the note lands; yagent workers and the web view show it.
 //   - Schemas are versioned: River's migrations (rivermigrate) and yagent's
 //     own tables (yagent_queue_schema) are applied in one transaction under
 //     an advisory lock; a database from a newer yagent is refused, naming

@@ -189,7 +189,8 @@ func (q *Queue) startAttempt(ctx context.Context, job int64, worker string, n in
 		return nil, wrap(err)
 	}
 	err = tx.QueryRow(ctx, `INSERT INTO yagent_job_attempt AS a (job_id, token, worker, attempt, started) VALUES ($1, 1, $2, $3, now())
-		ON CONFLICT (job_id) DO UPDATE SET token = a.token + 1, worker = excluded.worker, attempt = excluded.attempt, started = excluded.started
+		ON CONFLICT (job_id) DO UPDATE SET token = a.token + 1, worker = excluded.worker, attempt = excluded.attempt, started = excluded.started,
+			steps = 0, last_tool = ''
 		RETURNING token`, job, worker, n).Scan(&a.token)
 	if err != nil {
 		return nil, wrap(err)

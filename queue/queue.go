@@ -222,7 +222,7 @@ func (q *Queue) Close() {
 func (q *Queue) Addr() string { return q.addr }
 
 // schemaVersion is the version of yagent's own tables this build writes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // migrations are yagent's own tables, one entry per version.
 var migrations = []string{
@@ -292,6 +292,9 @@ var migrations = []string{
 	// Team task claims (issue 30 item 4, claim.go): one row per task of
 	// a board, created once.
 	6: claimSchema,
+	// Each attempt's progress (steps, last tool), written by the worker
+	// holding its token (progress.go).
+	7: progressSchema,
 }
 
 // migrate brings River's and yagent's schemas up to this build's versions,

@@ -413,6 +413,9 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		ref := blackboard.Ref{Agent: blackboard.NormalizeAgent(h.Agent), Stem: out.Stem}.String()
 		return blackboard.NoteMeta{Ref: ref, Agent: h.Agent, Stem: out.Stem, Status: h.Status, Task: h.Task, Conclusion: h.Conclusion}, nil
 	}
+	// Its steps and last tool, for the coordinator and yagent workers.
+	prog := startProgress(ctx, att, w.notice)
+	defer prog.stop()
 	inner := base.Recorder
 	r.Recorder = func(ctx context.Context, d agents.Delegation) (agents.DelegationHooks, error) {
 		var hooks agents.DelegationHooks
@@ -430,9 +433,18 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 			mu.Lock()
 			out.Responses = append(out.Responses, resp.Usage)
 			mu.Unlock()
+			prog.response()
 			if onResp != nil {
 				onResp(resp)
 			}
+		}
+		appendMsg := hooks.Append
+		hooks.Append = func(m llm.Message) error {
+			prog.message(m)
+			if appendMsg == nil {
+				return nil
+			}
+			return appendMsg(m)
 		}
 		return hooks, nil
 	}

@@ -41,6 +41,19 @@ type RunningJob struct {
 	// Worker is the worker's name (host:pid), "" when it has no heartbeat.
 	Worker    string
 	Attempted time.Time
+	// Steps and LastTool are the attempt's progress as its worker
+	// recorded it (model responses so far; "" before its first tool).
+	Steps    int
+	LastTool string
+}
+
+// Progress says how far j's attempt is: "step 3 · last tool read_file".
+func (j RunningJob) Progress() string {
+	tool := "none yet"
+	if j.LastTool != "" {
+		tool = termsafe.Line(j.LastTool)
+	}
+	return fmt.Sprintf("step %d · last tool %s", j.Steps, tool)
 }
 
 // RunningJobs returns the queue's running jobs, of board only unless it
@@ -65,8 +78,9 @@ func RunningReader(dsn string) func(ctx context.Context, board string) (map[stri
 }
 
 // ReadRunning returns the workers running board's delegations now, by
-// delegation id, reading the queue at dsn without migrating anything (the
-// web view writes nothing).
+// delegation id, each with its attempt's progress ("host:4242 · step 3 ·
+// last tool read_file"), reading the queue at dsn without migrating
+// anything (the web view writes nothing).
 func ReadRunning(ctx context.Context, dsn, board string) (map[string]string, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -80,17 +94,26 @@ func ReadRunning(ctx context.Context, dsn, board string) (map[string]string, err
 	m := make(map[string]string, len(jobs))
 	for _, j := range jobs {
 		m[j.Delegation] = j.Worker
+		if j.Worker != "" {
+			m[j.Delegation] += " · " + j.Progress()
+		}
 	}
 	return m, nil
 }
 
+// runningJobs reads the running jobs with their attempt's progress; the
+// progress is read through to_jsonb, so a database an older yagent
+// migrated (no progress columns: ReadRunning migrates nothing) shows
+// step 0.
 func runningJobs(ctx context.Context, db interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 }, board string) ([]RunningJob, error) {
 	rows, err := db.Query(ctx, `SELECT j.id, coalesce(j.args->>'run', ''), coalesce(j.args->>'delegation', ''),
 			coalesce(j.args->>'board', ''), coalesce(j.args#>>'{agent,name}', ''), j.attempt, j.max_attempts,
-			coalesce(w.name, ''), coalesce(j.attempted_at, j.created_at)
+			coalesce(w.name, ''), coalesce(j.attempted_at, j.created_at),
+			coalesce((to_jsonb(a)->>'steps')::int, 0), coalesce(to_jsonb(a)->>'last_tool', '')
 		FROM river_job j LEFT JOIN yagent_worker w ON w.id = j.attempted_by[array_length(j.attempted_by, 1)]
+			LEFT JOIN yagent_job_attempt a ON a.job_id = j.id AND a.attempt = j.attempt
 		WHERE j.state = 'running' AND j.queue = $1 AND ($2 = '' OR j.args->>'board' = $2)
 		ORDER BY j.attempted_at, j.id`, QueueName, board)
 	if err != nil {
@@ -100,7 +123,7 @@ func runningJobs(ctx context.Context, db interface {
 	var jobs []RunningJob
 	for rows.Next() {
 		var j RunningJob
-		if err := rows.Scan(&j.ID, &j.Run, &j.Delegation, &j.Board, &j.Agent, &j.Attempt, &j.MaxAttempts, &j.Worker, &j.Attempted); err != nil {
+		if err := rows.Scan(&j.ID, &j.Run, &j.Delegation, &j.Board, &j.Agent, &j.Attempt, &j.MaxAttempts, &j.Worker, &j.Attempted, &j.Steps, &j.LastTool); err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, j)
@@ -155,7 +178,9 @@ func (q *Queue) PrintWorkers(ctx context.Context, out io.Writer, now time.Time) 
 }
 
 // WriteWorkers prints workers as `yagent workers` does: a line per
-// worker (name, started, last beat, state, jobs), then a line per job.
+// worker (name, started, last beat, state, jobs), then a line per job
+// (delegation, agent, board, attempt, for how long, its step and last
+// tool).
 func WriteWorkers(out io.Writer, workers []WorkerInfo, now time.Time) error {
 	if len(workers) == 0 {
 		_, err := fmt.Fprintln(out, "no worker has a heartbeat on this queue (start one with yagent worker --queue …)")
@@ -171,8 +196,8 @@ func WriteWorkers(out io.Writer, workers []WorkerInfo, now time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s ago\t%s\t%d\n", termsafe.Line(w.Name), w.Started.Local().Format("2006-01-02 15:04:05"),
 			now.Sub(w.LastBeat).Round(100*time.Millisecond), state, len(w.Jobs))
 		for _, j := range w.Jobs {
-			fmt.Fprintf(tw, "  job %d\t%s (%s) on board %s\tattempt %d of %d\trunning %s\t\n", j.ID, termsafe.Line(j.Delegation),
-				termsafe.Line(j.Agent), termsafe.Line(j.Board), j.Attempt, j.MaxAttempts, now.Sub(j.Attempted).Round(time.Second))
+			fmt.Fprintf(tw, "  job %d\t%s (%s) on board %s\tattempt %d of %d\trunning %s\t%s\n", j.ID, termsafe.Line(j.Delegation),
+				termsafe.Line(j.Agent), termsafe.Line(j.Board), j.Attempt, j.MaxAttempts, now.Sub(j.Attempted).Round(time.Second), j.Progress())
 		}
 	}
 	return tw.Flush()

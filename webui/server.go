@@ -43,8 +43,9 @@ type Options struct {
 	Poll time.Duration
 	Now  func() time.Time
 	// Running, when set, reads the workers running a board's delegations
-	// now, by delegation id (queue.RunningReader over queue.dsn): a live
-	// --queue batch's running jobs show with their worker.
+	// now, by delegation id (queue.RunningReader over queue.dsn: the
+	// worker with its attempt's step and last tool): a live --queue
+	// batch's running jobs show with them.
 	Running func(ctx context.Context, board string) (map[string]string, error)
 }
 

@@ -22,8 +22,10 @@ import (
 // never in the director's process, and its note lands exactly once, at
 // the ref the director was told when it started, through the session's
 // coordinator (its key is the run's landing key); the director's next
-// index lists both, and after await_delegations both as finished since
-// its last call.
+// index lists both, then (each worker's sub-agent held after its first
+// tool call) one at step 1 with last tool list_dir — the progress the
+// worker recorded in the queue — and after await_delegations both as
+// finished since its last call.
 func TestBackgroundOnWorkers(t *testing.T) {
 	bin, err := exec.LookPath("yagent") // testscript.Main put it on PATH
 	if err != nil {
@@ -117,6 +119,26 @@ func TestBackgroundOnWorkers(t *testing.T) {
 				t.Errorf("the director's %s request does not list %q", step, line)
 			}
 		}
+	}
+	// While they ran, the index showed the step and last tool a worker
+	// recorded in the queue (the director's process reads them: its
+	// own hooks never see the sub-agent's calls).
+	progress := ""
+	for _, r := range srv.Requests() {
+		if r.StepID == "progress" {
+			for _, m := range r.Messages {
+				progress += m.Content + "\n"
+			}
+		}
+	}
+	shown := 0
+	for _, ref := range announced {
+		if strings.Contains(progress, "- "+ref+" · worker · step 1 · last tool list_dir · ") {
+			shown++
+		}
+	}
+	if shown == 0 {
+		t.Errorf("no director request showed a running delegation at step 1 with last tool list_dir:\n%s", progress)
 	}
 	store := blackboard.Open(notesRoot)
 	list, err := store.ListNotes("bg", blackboard.ListOptions{})

@@ -1,0 +1,250 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/agents"
+	"github.com/yagent/yagent/blackboard"
+	"github.com/yagent/yagent/llm"
+	"github.com/yagent/yagent/llm/llmtest"
+)
+
+// slowTools is a sub-agent that lists the workspace, globs it and hands
+// over, each answer 400 ms after its request.
+const slowTools = `name: slow-tools
+steps:
+  - id: list
+    match: {agent: worker, last_role: user}
+    latency: 400ms
+    reply:
+      tool_calls: [{name: list_dir, arguments: {path: "."}}]
+  - id: glob
+    match: {agent: worker, last_role: tool, after: list}
+    latency: 400ms
+    reply:
+      tool_calls: [{name: glob, arguments: {pattern: "*"}}]
+  - id: exit
+    match: {agent: worker, last_role: tool, after: glob}
+    latency: 400ms
+    reply:
+      text: "Looked around."
+      tool_calls: [{name: agent_exit, arguments: {status: ok, conclusion: "looked around"}}]
+`
+
+// TestBackgroundProgress: a background delegation on a worker whose
+// sub-agent calls tools slowly. While its job runs, the director's hooks
+// are told its steps and last tool, read from the worker's record in
+// the queue (never from local hooks: the sub-agent runs on the worker);
+// once its note has landed nothing more is told.
+func TestBackgroundProgress(t *testing.T) {
+	defer func(p time.Duration) { progressPoll = p }(progressPoll)
+	progressPoll = 50 * time.Millisecond
+	e := newEnv(t, slowTools, Options{})
+	e.serve(t, e.runner, "w1")
+	type report struct {
+		steps int
+		tool  string
+	}
+	var mu sync.Mutex
+	var reports []report
+	var finished, late bool
+	lead := *e.runner
+	lead.Recorder = func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+		return agents.DelegationHooks{
+			Progress: func(steps int, tool string) {
+				mu.Lock()
+				defer mu.Unlock()
+				reports = append(reports, report{steps, tool})
+				late = late || finished
+			},
+			Finish: func(agents.DelegationResult) {
+				mu.Lock()
+				defer mu.Unlock()
+				finished = true
+			},
+		}, nil
+	}
+	bg := NewBackground(t.Context(), Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 2, PollInterval: 20 * time.Millisecond},
+		"sess-p", CoordinatorOptions{Runner: &lead, Board: "b", Events: e.events})
+	defer bg.Close()
+	d := item(1)
+	d.Background, d.Stem = true, e.store.NewStem()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := bg.Run(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != blackboard.StatusOK {
+		t.Fatalf("result %s (%s); want ok", res.Status, res.Reason)
+	}
+	// Nothing more once it landed: give a poller left running time to
+	// tell something.
+	time.Sleep(10 * progressPoll)
+	mu.Lock()
+	defer mu.Unlock()
+	if !finished || late {
+		t.Errorf("finished %t, told of progress after it landed %t; want finished and nothing after (reports %v)", finished, late, reports)
+	}
+	t.Logf("progress told: %v", reports)
+	seen := false
+	for i, r := range reports {
+		if r.steps > 0 && (r.tool == "list_dir" || r.tool == "glob" || r.tool == "agent_exit") {
+			seen = true
+		}
+		if i > 0 && r.steps < reports[i-1].steps {
+			t.Errorf("the steps went back: %v", reports)
+		}
+	}
+	if !seen {
+		t.Errorf("progress told while it ran: %v; want a step above 0 with its last tool (list_dir, glob or agent_exit)", reports)
+	}
+}
+
+// TestStaleProgressNotWritten: only the attempt holding the job's token
+// records its progress; a stale attempt's write changes nothing and its
+// writer stops; a new attempt starts at step 0.
+func TestStaleProgressNotWritten(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	for _, s := range []string{
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`,
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	row := func() string {
+		t.Helper()
+		var steps int
+		var tool string
+		if err := db.QueryRow(ctx, `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%d %s", steps, tool)
+	}
+	current := &attempt{q: e.q, job: 1, token: 5}
+	if ok, err := current.writeProgress(ctx, 2, "read_file"); !ok || err != nil {
+		t.Fatalf("the current attempt's write: %t, %v; want written", ok, err)
+	}
+	if got := row(); got != "2 read_file" {
+		t.Fatalf("progress %q; want \"2 read_file\"", got)
+	}
+	// Handed over, as the rescue does: the token grows.
+	if _, err := db.Exec(ctx, `UPDATE yagent_job_attempt SET token = token + 1 WHERE job_id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := current.writeProgress(ctx, 7, "shell"); ok || err != nil {
+		t.Errorf("the stale attempt's write: %t, %v; want not written, no error", ok, err)
+	}
+	// Its writer too: it stops at its first write.
+	p := startProgress(ctx, current, func(s string) { t.Errorf("notice %q; want none", s) })
+	p.response()
+	p.message(llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "write_file"}}})
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Error("the stale attempt's writer still runs 10 s after its write")
+	}
+	p.stop()
+	if got := row(); got != "2 read_file" {
+		t.Errorf("after the stale attempt's writes the progress is %q; want \"2 read_file\" (the current attempt's)", got)
+	}
+	if _, err := db.Exec(ctx, `UPDATE river_job SET attempt = 2 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.q.startAttempt(ctx, 1, "w:2", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := row(); got != "0 " {
+		t.Errorf("a new attempt's progress is %q; want step 0, no tool", got)
+	}
+}
+
+// TestWorkersShowProgress: `yagent workers` (Workers, WriteWorkers) and
+// the web view's reader (ReadRunning) show each running job's step and
+// last tool — its current attempt's, not an earlier one's — and a
+// database at schema version 6 gets the progress columns when opened.
+func TestWorkersShowProgress(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	// Back to version 6, as an older yagent left it: Open migrates.
+	for _, s := range []string{
+		`ALTER TABLE yagent_job_attempt DROP COLUMN steps, DROP COLUMN last_tool`,
+		`UPDATE yagent_queue_schema SET version = 6`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The web view reads a database an older yagent migrated.
+	if _, err := ReadRunning(ctx, e.dsn, "b"); err != nil {
+		t.Errorf("ReadRunning on schema version 6: %v", err)
+	}
+	q, err := Open(ctx, Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	for _, s := range []string{
+		`INSERT INTO yagent_worker (id, name, host, pid, started, last_beat, timeout_ms) VALUES
+			('w-1', 'host:4242', 'host', 4242, now(), now(), 30000)`,
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at, attempted_by) VALUES
+			(1, '{"delegation":"item-001","board":"b","run":"r1","agent":{"name":"worker"}}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now(), '{w-1}'),
+			(2, '{"delegation":"item-002","board":"b","run":"r1","agent":{"name":"worker"}}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 2, now(), '{w-1}')`,
+		// Job 2's row is still its first attempt's: its second has not
+		// started its record yet.
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started, steps, last_tool) VALUES
+			(1, 1, 'host:4242', 1, now(), 3, 'read_file'), (2, 1, 'host:4242', 1, now(), 9, 'shell')`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	running, err := ReadRunning(ctx, e.dsn, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"item-001": "host:4242 · step 3 · last tool read_file", "item-002": "host:4242 · step 0 · last tool none yet"}
+	if fmt.Sprint(running) != fmt.Sprint(want) {
+		t.Errorf("ReadRunning = %v; want %v", running, want)
+	}
+	workers, err := e.q.Workers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := WriteWorkers(&out, workers, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`(?m)^  job 1\s+item-001 \(worker\) on board b\s+attempt 1 of 3\s+running \d+s\s+step 3 · last tool read_file$`,
+		`(?m)^  job 2\s+item-002 \(worker\) on board b\s+attempt 2 of 3\s+running \d+s\s+step 0 · last tool none yet$`,
+	} {
+		if !regexp.MustCompile(line).MatchString(out.String()) {
+			t.Errorf("yagent workers does not show %s:\n%s", line, out.String())
+		}
+	}
+	// The coordinator's reader of one delegation agrees.
+	if _, err := db.Exec(ctx, `INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ('r1', 'b', 'p', 'd');
+		INSERT INTO yagent_batch_job (run_id, delegation, job_id) VALUES ('r1', 'item-001', 1), ('r1', 'item-002', 2)`); err != nil {
+		t.Fatal(err)
+	}
+	c := &Coordinator{q: e.q, run: "r1"}
+	for id, want := range map[string]string{"item-001": "3 read_file true", "item-002": "0  false", "item-009": "0  false"} {
+		steps, tool, on, err := c.progress(ctx, id)
+		if got := fmt.Sprintf("%d %s %t", steps, tool, on); got != want || err != nil {
+			t.Errorf("progress of %s = %s (%v); want %s", id, got, err, want)
+		}
+	}
+}
