@@ -111,6 +111,19 @@ func (r *Registry) Reachable(g Gates) []*Tool {
 	return out
 }
 
+// Without returns a registry of the same tools but names.
+func (r *Registry) Without(names ...string) *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	w := &Registry{tools: make(map[string]*Tool, len(r.tools))}
+	for name, t := range r.tools {
+		if !slices.Contains(names, name) {
+			w.tools[name] = t
+		}
+	}
+	return w
+}
+
 // Guarded returns a registry of the same tools, each running before(ctx,
 // name) first: a non-nil error aborts the call as an infrastructure
 // failure (a queue worker's attempt that is no longer current).

@@ -172,6 +172,9 @@ type SubRunner struct {
 	// the board (a queue worker returns it as its job's output; the
 	// coordinator writes it).
 	Land func(board string, n blackboard.NewNote) (blackboard.NoteMeta, error)
+	// NoClaims leaves claim_task out of the sub-agents' tools (a queue
+	// worker: Board is its own host's, where no team's tasks are).
+	NoClaims bool
 	// Isolation is how delegations that write are isolated (issue 28);
 	// the zero value isolates none.
 	Isolation Isolation
@@ -469,7 +472,7 @@ func (r *SubRunner) tools(def *Definition, depth int) []*Tool {
 			tools = append(tools, t)
 		}
 	}
-	if r.Board != nil {
+	if r.Board != nil && !r.NoClaims {
 		tools = append(tools, ClaimTaskTool(r.Board))
 	}
 	tools = append(tools, ExitTool())

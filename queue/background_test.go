@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -97,5 +98,41 @@ func TestBackgroundDegradedAtReservedStem(t *testing.T) {
 	want := blackboard.Ref{Agent: "worker", Stem: d.Stem}.String()
 	if res.Status != blackboard.StatusDegraded || res.Ref != want {
 		t.Errorf("result %s at %s; want degraded at the reserved ref %s", res.Status, res.Ref, want)
+	}
+}
+
+// TestWorkerOffersNoTeamTools: a sub-agent on a worker is not offered
+// post_task, send_message or claim_task — they would act on the worker
+// host's own board, which no one reads — though its host's registry has
+// them; its other tools stay.
+func TestWorkerOffersNoTeamTools(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	runner := *e.runner
+	runner.Registry = agents.NewRegistry()
+	for _, tl := range append(agents.TeamTools(e.store, func() *agents.Catalog { return e.runner.Catalog }), e.runner.Registry.Reachable(agents.Gates{SubAgent: true, Master: true})...) {
+		runner.Registry.MustAdd(tl)
+	}
+	e.serve(t, &runner, "w1")
+	bg := NewBackground(t.Context(), Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 2, PollInterval: 20 * time.Millisecond},
+		"sess-1", CoordinatorOptions{Runner: &runner, Board: "b", Events: e.events})
+	t.Cleanup(bg.Close)
+	d := item(0)
+	d.CallID, d.Background, d.Stem = "call_1", true, e.store.NewStem()
+	if res, err := bg.Run(t.Context(), d); err != nil || res.Status != blackboard.StatusOK {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the worker's sub-agent sent no request")
+	}
+	for _, r := range reqs {
+		for _, name := range []string{"post_task", "send_message", "claim_task"} {
+			if slices.Contains(r.Tools, name) {
+				t.Errorf("request %d offers %s on a worker; tools %v", r.N, name, r.Tools)
+			}
+		}
+		if !slices.Contains(r.Tools, "read_file") {
+			t.Errorf("request %d lacks read_file: %v", r.N, r.Tools)
+		}
 	}
 }

@@ -394,7 +394,12 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 			mu.Unlock()
 		}}, id, nil
 	}
-	r.Registry = base.Registry.Guarded(func(ctx context.Context, _ string) error { return fenced(ctx) })
+	// No team tools here: post_task, send_message and claim_task would
+	// act on this host's own board, which no one reads (the claims and
+	// the mailbox are the coordinator's: a team member's round gets its
+	// messages in the index it was sent).
+	r.Registry = base.Registry.Without(agents.TeamToolNames...).Guarded(func(ctx context.Context, _ string) error { return fenced(ctx) })
+	r.NoClaims = true
 	stems := base.Board
 	if stems == nil {
 		stems = blackboard.Open("") // names only: nothing is written
