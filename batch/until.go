@@ -15,7 +15,9 @@ import (
 // whose delegation succeeded runs its check (the entry's until, else the
 // plan's) in the run's sandbox, in the workspace; while it fails, the
 // same sub-agent is followed up (the follow-up machinery: its kept
-// history, a new note that supersedes the last) with what still fails,
+// history, a new note that supersedes the last) with what still fails —
+// on workers (Options.Executor) a new delegation with the entry's task,
+// what still fails and the last note in its context, superseding it —
 // up to max_rounds delegations in all (the entry's, else the plan's, else
 // app.DefaultMaxRounds). When the rounds or the entry's budget are spent
 // with the check still failing, the entry fails naming the check.
@@ -108,16 +110,26 @@ func (b *batchRun) until(ctx context.Context, exec Executor, d PlanDelegation, d
 		if round >= rounds {
 			return fail(res, fmt.Sprintf("still fails after %d rounds (exit %d): raise max_rounds in the plan, or follow %s up", round, cr.Code, res.Ref))
 		}
-		_, h, err := b.opts.Runner.Board.ReadHandoff(b.board, res.Ref)
-		if err == nil && h.Session == "" {
-			err = errors.New("its note names no sub-agent session to follow up")
-		}
-		if err != nil {
-			return fail(res, fmt.Sprintf("still fails (exit %d) and round %d cannot follow %s up: %v", cr.Code, round+1, res.Ref, err))
-		}
 		fu := del
-		fu.CallID, fu.Task, fu.ContextRefs = fmt.Sprintf("%s#%d", d.ID, round+1), g.Prompt(cr), nil
-		fu.FollowUp = &agents.FollowUp{Ref: res.Ref, Session: h.Session}
+		fu.CallID = fmt.Sprintf("%s#%d", d.ID, round+1)
+		if b.opts.Executor != nil {
+			// On workers the sub-agent's history stays on the host that
+			// ran it: the next round is a new delegation with the entry's
+			// task, what still fails and the last round's note in its
+			// context; its note supersedes that one.
+			fu.Task, fu.ContextRefs = del.Task+"\n\n"+g.Prompt(cr), []string{res.Ref}
+			fu.FollowUp = &agents.FollowUp{Ref: res.Ref}
+		} else {
+			_, h, err := b.opts.Runner.Board.ReadHandoff(b.board, res.Ref)
+			if err == nil && h.Session == "" {
+				err = errors.New("its note names no sub-agent session to follow up")
+			}
+			if err != nil {
+				return fail(res, fmt.Sprintf("still fails (exit %d) and round %d cannot follow %s up: %v", cr.Code, round+1, res.Ref, err))
+			}
+			fu.Task, fu.ContextRefs = g.Prompt(cr), nil
+			fu.FollowUp = &agents.FollowUp{Ref: res.Ref, Session: h.Session}
+		}
 		next, err := exec.Run(ctx, fu)
 		if err != nil {
 			return fail(res, fmt.Sprintf("still fails (exit %d) and round %d could not run: %v", cr.Code, round+1, err))

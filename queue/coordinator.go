@@ -350,6 +350,11 @@ func (c *Coordinator) land(ctx context.Context, d agents.Delegation, row *rivert
 		note = degradedNote(d, row, out)
 	}
 	note.Handoff.Key = LandingKey(c.run, d.CallID)
+	if d.FollowUp != nil {
+		// A follow-up ran anew on a worker (the history it continues
+		// stays where it ran): its note still supersedes the last.
+		note.Handoff.Supersedes = d.FollowUp.Ref
+	}
 	meta, err := c.landNote(ctx, d, note)
 	if err != nil {
 		return res, err
