@@ -690,6 +690,15 @@ func TestTUICustomCommand(t *testing.T) {
 	r.waitFrame("/review completed", func(s string) bool { return strings.Contains(s, "/review") })
 	r.tm.Type(" src")
 	r.key("enter")
+	if last := r.interruptedPrompt(); !strings.Contains(last, "Review the code in src for bugs, slow please.") {
+		t.Errorf("the turn's prompt = %q; want $ARGUMENTS expanded", last)
+	}
+}
+
+// interruptedPrompt waits for the turn just started to run and reach the
+// model, interrupts it (Esc) and returns the prompt of its one request.
+func (r *tuiRig) interruptedPrompt() string {
+	r.t.Helper()
 	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
 	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
@@ -698,12 +707,10 @@ func TestTUICustomCommand(t *testing.T) {
 	r.idle()
 	reqs := r.srv.Requests()
 	if len(reqs) != 1 {
-		t.Fatalf("the model got %d requests; want 1", len(reqs))
+		r.t.Fatalf("the model got %d requests; want 1", len(reqs))
 	}
 	msgs := reqs[0].Messages
-	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code in src for bugs, slow please.") {
-		t.Errorf("the turn's prompt = %q; want $ARGUMENTS expanded", last)
-	}
+	return msgs[len(msgs)-1].Content
 }
 
 // TestTUIMCPPrompt (issue 31 item 6): /server:prompt name=value in the
@@ -731,18 +738,7 @@ func TestTUIMCPPrompt(t *testing.T) {
 	}
 	r.tm.Type("/helper:review path=src")
 	r.key("enter")
-	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
-	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	r.key("esc")
-	r.idle()
-	reqs := r.srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("the model got %d requests; want 1", len(reqs))
-	}
-	msgs := reqs[0].Messages
-	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Review the code under src.") {
+	if last := r.interruptedPrompt(); !strings.Contains(last, "Review the code under src.") {
 		t.Errorf("the turn's prompt = %q; want the server's prompt with path=src", last)
 	}
 }
