@@ -248,3 +248,19 @@ func TestWorkersShowProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestRunningReader: the web view's reader of running jobs exists only
+// with a queue, and reads it (an empty board: no jobs, no error).
+func TestRunningReader(t *testing.T) {
+	if RunningReader("") != nil {
+		t.Error("RunningReader without a DSN is not nil: the web view would query no queue")
+	}
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	r := RunningReader(e.dsn)
+	if r == nil {
+		t.Fatal("RunningReader with a DSN is nil: the web view would show no worker")
+	}
+	if got, err := r(t.Context(), "b"); err != nil || len(got) != 0 {
+		t.Errorf("read = %v, %v; want no running job", got, err)
+	}
+}
