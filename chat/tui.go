@@ -208,6 +208,16 @@ func (b *Backend) Prompt(ctx context.Context, line string) (string, bool, error)
 	return b.Chat.serverPrompt(ctx, strings.Fields(line))
 }
 
+// MoreCommands implements tui.Completer: the prompts of the MCP servers
+// started by now, as /server:prompt.
+func (b *Backend) MoreCommands(ctx context.Context) []string {
+	servers, err := b.Chat.s.MCPServers()
+	if err != nil || servers == nil {
+		return nil
+	}
+	return servers.PromptCommands(ctx)
+}
+
 // Report implements tui.Reporter: with agents.on_background_done report,
 // a turn that reports the background delegations that finished and that
 // no call of the director has shown yet.

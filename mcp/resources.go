@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,6 +58,33 @@ func (s *Servers) Prompt(ctx context.Context, server, name string, args map[stri
 		}
 	}
 	return r.secrets.String(strings.Join(parts, "\n\n")), nil
+}
+
+// PromptCommands are the prompts of the servers running now, as the
+// chat's commands name them ("/server:prompt"), sorted: what Tab offers.
+// A server not started yet is not started for it; one whose list fails,
+// or that has no prompts, adds none.
+func (s *Servers) PromptCommands(ctx context.Context) []string {
+	var out []string
+	for _, name := range s.names {
+		r := s.remotes[name]
+		r.mu.Lock()
+		sess := r.sess
+		r.mu.Unlock()
+		if sess == nil || sess.InitializeResult() == nil || sess.InitializeResult().Capabilities.Prompts == nil {
+			continue
+		}
+		ctx, cancel := r.bounded(ctx)
+		for p, err := range sess.Prompts(ctx, nil) {
+			if err != nil {
+				break
+			}
+			out = append(out, "/"+name+":"+p.Name)
+		}
+		cancel()
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Has says server is configured and enabled.

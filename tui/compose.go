@@ -79,7 +79,7 @@ func (m *model) complete() {
 	v := m.ta.Value()
 	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n") {
 		var hits []string
-		for _, c := range m.o.Commands {
+		for _, c := range m.commands() {
 			if strings.HasPrefix(c, v) {
 				hits = append(hits, c)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,7 @@ type model struct {
 	height int
 	plain  bool // TERM=dumb or NO_COLOR: no colours, no glyph art
 	st     styles
+	more   []string // commands a Completer offers beside Options.Commands
 
 	// the running turn
 	running    bool
@@ -89,6 +91,9 @@ type commandDoneMsg struct {
 	quit bool
 	err  error
 }
+
+// moreCommandsMsg is a Completer's commands, asked after a turn.
+type moreCommandsMsg struct{ cmds []string }
 
 // promptMsg is a Prompter's answer for a command line.
 type promptMsg struct {
@@ -219,7 +224,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.event(msg.e)
 	case turnDoneMsg:
 		m.turnDone(msg.err)
-		cmds = append(cmds, m.report())
+		cmds = append(cmds, m.report(), m.askMoreCommands())
+	case moreCommandsMsg:
+		m.more = msg.cmds
 	case nudgeMsg:
 		cmds = append(cmds, m.report())
 	case promptMsg:
@@ -466,7 +473,7 @@ func (m *model) command(line string) tea.Cmd {
 	name, _, _ := strings.Cut(line, " ")
 	m.print(m.st.user.Render("› " + line))
 	known := false
-	for _, c := range m.o.Commands {
+	for _, c := range m.commands() {
 		known = known || c == name
 	}
 	b := m.o.Backend
@@ -504,8 +511,22 @@ func (m *model) command(line string) tea.Cmd {
 	}
 }
 
+// commands are what the person can type: Options.Commands and what a
+// Completer added since.
+func (m *model) commands() []string { return append(slices.Clip(m.o.Commands), m.more...) }
+
+// askMoreCommands asks a Completer, off the loop, what it offers now.
+func (m *model) askMoreCommands() tea.Cmd {
+	c, ok := m.o.Backend.(Completer)
+	if !ok {
+		return nil
+	}
+	ctx := m.o.Context
+	return func() tea.Msg { return moreCommandsMsg{cmds: c.MoreCommands(ctx)} }
+}
+
 func (m *model) unknown(name string) {
-	m.print(m.st.err.Render(fmt.Sprintf("unknown command %s; the commands are: %s", name, strings.Join(m.o.Commands, " "))))
+	m.print(m.st.err.Render(fmt.Sprintf("unknown command %s; the commands are: %s", name, strings.Join(m.commands(), " "))))
 }
 
 // prompted starts the turn of a /server:prompt line once its text came.

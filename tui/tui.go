@@ -44,6 +44,13 @@ type Prompter interface {
 	Prompt(ctx context.Context, line string) (prompt string, ok bool, err error)
 }
 
+// Completer is a Backend whose commands grow as the session runs (an
+// MCP server's prompts, known once it started): Tab offers them beside
+// Options.Commands. It is asked off the program's loop after each turn.
+type Completer interface {
+	MoreCommands(ctx context.Context) []string
+}
+
 // Reporter is a Backend that may ask for a turn of its own while the
 // person is idle: background delegations landed (chat's Backend, with
 // agents.on_background_done: report). Sink.Nudge says when to ask.

@@ -716,7 +716,8 @@ func (r *tuiRig) interruptedPrompt() string {
 // TestTUIMCPPrompt (issue 31 item 6): /server:prompt name=value in the
 // TUI fetches the MCP server's prompt and sends it as the turn, as the
 // plain chat does; a server that is not configured makes it an unknown
-// command, a prompt the server lacks is the server's error.
+// command, a prompt the server lacks is the server's error; once the
+// server runs, Tab completes its prompts.
 func TestTUIMCPPrompt(t *testing.T) {
 	r := startTUI(t, tuiRigOptions{scenario: "tui-turns.yaml", vt100: true,
 		config: "kb:\n  enabled: false\nmcp_servers:\n  helper:\n    command: mcp-test-server\n    env: {MCPTEST_SERVER: \"1\"}\n    timeout: 20s\n"})
@@ -741,6 +742,10 @@ func TestTUIMCPPrompt(t *testing.T) {
 	if last := r.interruptedPrompt(); !strings.Contains(last, "Review the code under src.") {
 		t.Errorf("the turn's prompt = %q; want the server's prompt with path=src", last)
 	}
+	// The server runs now: after the turn, Tab offers its prompts.
+	r.tm.Type("/helper:rev")
+	r.key("tab")
+	r.waitFrame("/helper:review completed", func(s string) bool { return strings.Contains(s, "/helper:review") })
 }
 
 // transcriptGolden is a terminal's whole content as a golden file holds
