@@ -304,7 +304,9 @@ func TestEditor(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 	tm.Type("typed here")
 	tm.Send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "more from the editor") }, teatest.WithDuration(10*time.Second))
+	// 60 s: a fresh-clone run beside a mutation run (load ~15) once took
+	// over 10 s from Ctrl-G to the frame after the editor.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "more from the editor") }, teatest.WithDuration(60*time.Second))
 	tm.Quit()
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*model)
 	if got, want := final.ta.Value(), "typed here and more from the editor"; got != want {
