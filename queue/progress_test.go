@@ -264,3 +264,28 @@ func TestRunningReader(t *testing.T) {
 		t.Errorf("read = %v, %v; want no running job", got, err)
 	}
 }
+
+// TestWorkersSilent: a worker whose last beat is older than its timeout
+// is listed silent, the timeout read in milliseconds (`yagent workers`
+// says how long it had).
+func TestWorkersSilent(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	if _, err := e.q.pool.Exec(t.Context(), `INSERT INTO yagent_worker (id, name, host, pid, started, last_beat, timeout_ms)
+		VALUES ('w-old', 'old:1', 'old', 1, now() - interval '1 hour', now() - interval '10 minutes', 2500)`); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.q.Workers(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || !list[0].Silent || list[0].Timeout != 2500*time.Millisecond {
+		t.Fatalf("workers %+v; want old:1 silent with a 2.5s timeout", list)
+	}
+	var out strings.Builder
+	if err := WriteWorkers(&out, list, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "silent (over 2.5s: its jobs go to another worker)") {
+		t.Errorf("yagent workers printed:\n%s\nwant old:1 silent over 2.5s", out.String())
+	}
+}
