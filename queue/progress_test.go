@@ -288,4 +288,8 @@ func TestWorkersSilent(t *testing.T) {
 	if !strings.Contains(out.String(), "silent (over 2.5s: its jobs go to another worker)") {
 		t.Errorf("yagent workers printed:\n%s\nwant old:1 silent over 2.5s", out.String())
 	}
+	var printed strings.Builder
+	if err := e.q.PrintWorkers(t.Context(), &printed, time.Now()); err != nil || !strings.Contains(printed.String(), "old:1") {
+		t.Errorf("PrintWorkers = %v, printed:\n%s\nwant old:1 listed", err, printed.String())
+	}
 }
