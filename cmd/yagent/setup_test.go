@@ -137,7 +137,7 @@ func TestWindowNoticeOnATerminal(t *testing.T) {
 		name, wait string
 		args       []string
 	}{
-		{"chat", "yagent — new session", nil},
+		{"chat", "› ", nil}, // the prompt: the line editor reads from here (a key typed before it may be flushed)
 		{"run", "Answered.", []string{"run", "hi"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
