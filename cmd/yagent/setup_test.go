@@ -48,7 +48,7 @@ func TestSetupOnATerminal(t *testing.T) {
 	answer(`or "none" [none]: `, "paste\r")
 	answer("paste the key (it is not shown", "sk-pasted-secret\r")
 	answer("model [number, id, or part of an id]: ", "big\r")
-	answer("yagent — new session", "\x04") // the session started; end it
+	answer("› ", "\x04") // the session's prompt: end it (typed at the banner, before the line editor's raw mode, the tty may drop it)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("yagent: %v; the terminal showed:\n%s", err, screen)
 	}
