@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/yagent/yagent/llm/llmtest"
 )
 
 // acpReport is what acp-client.mjs prints.
@@ -120,15 +118,7 @@ func findCall(updates []map[string]any, kind, id string) map[string]any {
 // kept.
 func TestACPTypeScriptClient(t *testing.T) {
 	nm := nodeModules(t)
-	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", "acp-interop.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
+	model := scriptedModel(t, "acp-interop")
 	e := newEnv(t, "OPENAI_BASE_URL="+model.URL(), "YAGENT_MODEL=scripted")
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -208,15 +198,7 @@ func TestACPTypeScriptClient(t *testing.T) {
 // model.
 func TestACPEditorMCPServers(t *testing.T) {
 	nm := nodeModules(t)
-	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", "acp-mcp.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
+	model := scriptedModel(t, "acp-mcp")
 	servers, err := json.Marshal([]map[string]any{{"name": "everything", "command": "node",
 		"args": []string{filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio"}, "env": []any{}}})
 	if err != nil {

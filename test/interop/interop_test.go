@@ -308,15 +308,7 @@ func TestTypeScriptClientHTTP(t *testing.T) {
 // mcp_servers:.
 func TestYagentClientWithNpmServers(t *testing.T) {
 	nm := nodeModules(t)
-	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", "mcp-npm-servers.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := llmtest.Start(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
+	model := scriptedModel(t, "mcp-npm-servers")
 	e := newEnv(t, "OPENAI_BASE_URL="+model.URL(), "YAGENT_MODEL=scripted")
 	shared := t.TempDir()
 	os.WriteFile(filepath.Join(shared, "notes.txt"), []byte("hi\n"), 0o644)
@@ -352,4 +344,19 @@ mcp_servers:
 	if p, u := model.Pending(), model.Unmatched(); len(p) > 0 || len(u) > 0 {
 		t.Errorf("scenario: pending steps %v, %d unmatched requests", p, len(u))
 	}
+}
+
+// scriptedModel serves testdata/scenarios/NAME.yaml until the test ends.
+func scriptedModel(t *testing.T, name string) *llmtest.Server {
+	t.Helper()
+	sc, err := llmtest.Load(filepath.Join(repoRoot(t), "testdata", "scenarios", name+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := llmtest.Start(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(model.Close)
+	return model
 }
