@@ -308,7 +308,7 @@ func TestEditor(t *testing.T) {
 	// over 10 s from Ctrl-G to the frame after the editor.
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "more from the editor") }, teatest.WithDuration(60*time.Second))
 	tm.Quit()
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*model)
 	if got, want := final.ta.Value(), "typed here and more from the editor"; got != want {
 		t.Errorf("the composer after the editor = %q; want %q", got, want)
 	}

@@ -59,7 +59,7 @@ func (r *tuiRig) screen() (scrollback, screen []string) {
 func (r *tuiRig) leave() string {
 	r.t.Helper()
 	r.tm.Quit()
-	r.tm.WaitFinished(r.t, teatest.WithFinalTimeout(10*time.Second))
+	r.tm.WaitFinished(r.t, teatest.WithFinalTimeout(30*time.Second))
 	r.left = true
 	if err := r.c.Leave(r.t.Context()); err != nil {
 		r.t.Fatal(err)
@@ -156,7 +156,7 @@ func startTUI(t *testing.T, o tuiRigOptions) *tuiRig {
 	r := &tuiRig{t: t, tm: tm, c: c, srv: srv, dir: dir, home: home, f: f, width: o.width, height: o.height}
 	t.Cleanup(func() {
 		tm.Quit()
-		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+		tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 		if !r.left {
 			c.Close()
 		}
@@ -172,7 +172,7 @@ func (r *tuiRig) frame() string {
 	select {
 	case s := <-ch:
 		return normaliseFrame(s)
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		r.t.Fatal("the program did not answer for its frame")
 		return ""
 	}
@@ -183,12 +183,12 @@ func (r *tuiRig) frame() string {
 func (r *tuiRig) rawFrame(what string, ok func(string) bool) string {
 	r.t.Helper()
 	var last string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		ch := make(chan string, 1)
 		r.tm.Send(snapMsg{ch: ch})
 		select {
 		case last = <-ch:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			r.t.Fatal("the program did not answer for its frame")
 		}
 		if ok(last) {
@@ -213,7 +213,7 @@ func normaliseFrame(s string) string {
 func (r *tuiRig) waitFrame(what string, ok func(string) bool) string {
 	r.t.Helper()
 	var last string
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if last = r.frame(); ok(last) {
 			return last
 		}
@@ -374,7 +374,7 @@ func TestTUICtrlC(t *testing.T) {
 	r.tm.Type("slow please")
 	r.key("enter")
 	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
-	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.key("ctrl+c") // the composer is empty: cancel the step, stay
@@ -386,7 +386,7 @@ func TestTUICtrlC(t *testing.T) {
 	}
 	requireGolden(t, armed)
 	r.key("ctrl+c")
-	r.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	r.tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 	if n := len(r.srv.Requests()); n != 1 {
 		t.Errorf("the model got %d requests; want 1 (the cancelled step)", n)
 	}
@@ -417,8 +417,8 @@ func TestTUIStatusSlowStep(t *testing.T) {
 }
 
 // readAll is what the program printed so far (the scrollback and frames),
-// once it holds every one of want (or after 10 s).
-func readAll(r *tuiRig, want ...string) string { return readAllWithin(r, 10*time.Second, want...) }
+// once it holds every one of want (or after 30 s).
+func readAll(r *tuiRig, want ...string) string { return readAllWithin(r, 30*time.Second, want...) }
 
 // readAllWithin is readAll with its own deadline (a long transcript is
 // printed a screenful per frame: slow on a loaded machine).
@@ -700,7 +700,7 @@ func TestTUICustomCommand(t *testing.T) {
 func (r *tuiRig) interruptedPrompt() string {
 	r.t.Helper()
 	r.waitFrame("the running step", func(s string) bool { return strings.Contains(s, "esc to interrupt") })
-	for deadline := time.Now().Add(10 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(30 * time.Second); len(r.srv.Requests()) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.key("esc")
@@ -808,7 +808,7 @@ func TestTUIResumeFreshTerminal(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		first.tm.Type(fmt.Sprintf("turn %d please", i))
 		first.key("enter")
-		for deadline := time.Now().Add(15 * time.Second); len(first.srv.Requests()) < i && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(30 * time.Second); len(first.srv.Requests()) < i && time.Now().Before(deadline); {
 			time.Sleep(10 * time.Millisecond)
 		}
 		first.idle()
