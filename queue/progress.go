@@ -180,20 +180,20 @@ func (b *Background) watchProgress(c *Coordinator, stem string) (stop func()) {
 			rctx, rcancel := context.WithTimeout(ctx, progressTimeout)
 			steps, tool, running, err := c.progress(rctx, stem)
 			rcancel()
-			switch {
-			case err != nil && ctx.Err() != nil:
-				return
-			case err != nil:
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
 				if !failing {
 					c.notice(fmt.Sprintf("%v (tried again every %s; the index shows its last known step)", err, progressPoll))
 				}
 				failing = true
-			case running && (steps != lastSteps || tool != lastTool):
-				failing = false
+				continue
+			}
+			failing = false
+			if running && (steps != lastSteps || tool != lastTool) {
 				lastSteps, lastTool = steps, tool
 				b.report(stem, steps, tool)
-			default:
-				failing = false
 			}
 		}
 	}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -228,8 +229,8 @@ func TestWorkersShowProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		`(?m)^  job 1\s+item-001 \(worker\) on board b\s+attempt 1 of 3\s+running \d+s\s+step 3 · last tool read_file$`,
-		`(?m)^  job 2\s+item-002 \(worker\) on board b\s+attempt 2 of 3\s+running \d+s\s+step 0 · last tool none yet$`,
+		`(?m)^  job 1: item-001 \(worker\) on board b · attempt 1 of 3 · running \d+s · step 3 · last tool read_file$`,
+		`(?m)^  job 2: item-002 \(worker\) on board b · attempt 2 of 3 · running \d+s · step 0 · last tool none yet$`,
 	} {
 		if !regexp.MustCompile(line).MatchString(out.String()) {
 			t.Errorf("yagent workers does not show %s:\n%s", line, out.String())
@@ -291,5 +292,286 @@ func TestWorkersSilent(t *testing.T) {
 	var printed strings.Builder
 	if err := e.q.PrintWorkers(t.Context(), &printed, time.Now()); err != nil || !strings.Contains(printed.String(), "old:1") {
 		t.Errorf("PrintWorkers = %v, printed:\n%s\nwant old:1 listed", err, printed.String())
+	}
+}
+
+// TestProgressKeepsLastTool: the last tool is the last one an assistant
+// message calls; an answer without tool calls (text the loop nudges on)
+// and other roles' messages keep it, and each assistant message asks for
+// one write.
+func TestProgressKeepsLastTool(t *testing.T) {
+	p := &progress{wake: make(chan struct{}, 1)}
+	steps := []struct {
+		m    llm.Message
+		tool string
+	}{
+		{llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "read_file"}, {Name: "glob"}}}, "glob"},
+		{llm.Message{Role: llm.RoleTool, ToolCalls: []llm.ToolCall{{Name: "shell"}}}, "glob"},
+		{llm.Message{Role: llm.RoleAssistant, Content: "I will write the note now."}, "glob"},
+		{llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: "agent_exit"}}}, "agent_exit"},
+	}
+	for i, s := range steps {
+		p.message(s.m)
+		if p.tool != s.tool {
+			t.Errorf("after message %d (%s) the last tool is %q; want %q", i, s.m.Role, p.tool, s.tool)
+		}
+		woken := len(p.wake) == 1
+		if want := s.m.Role == llm.RoleAssistant; woken != want {
+			t.Errorf("after message %d (%s) a write is asked: %t; want %t", i, s.m.Role, woken, want)
+		}
+		select {
+		case <-p.wake:
+		default:
+		}
+	}
+}
+
+// TestProgressWrittenPerStep: the writer records each step, also a step
+// that calls the same tool as the last one, and a new last tool without a
+// new step.
+func TestProgressWrittenPerStep(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	for _, s := range []string{
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`,
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`,
+	} {
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startProgress(ctx, &attempt{q: e.q, job: 1, token: 5}, func(s string) { t.Errorf("notice %q; want none", s) })
+	defer p.stop()
+	for step, want := range []string{"1 read_file", "2 read_file", "3 glob", "3 shell"} {
+		if step < 3 { // the last: an assistant message without a response of its own
+			p.response()
+		}
+		p.message(llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: strings.Fields(want)[1]}}})
+		var got string
+		for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var steps int
+			var tool string
+			if err := db.QueryRow(ctx, `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
+				t.Fatal(err)
+			}
+			got = fmt.Sprintf("%d %s", steps, tool)
+		}
+		if got != want {
+			t.Fatalf("after step %d the progress is %q; want %q", step+1, got, want)
+		}
+	}
+}
+
+// TestProgressFailures: a write that fails is told once while writes keep
+// failing, again after one succeeded in between, and the job runs on; a
+// write cut short by the writer's end is no failure to tell.
+func TestProgressFailures(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	db := e.q.pool
+	exec := func(s string) {
+		t.Helper()
+		if _, err := db.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`)
+	exec(`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`)
+	att := &attempt{q: e.q, job: 1, token: 5}
+	notices := make(chan string, 10)
+	p := startProgress(ctx, att, func(s string) { notices <- s })
+	defer p.stop()
+	step := func(tool string) {
+		p.response()
+		p.message(llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: tool}}})
+	}
+	told := func(what string) {
+		t.Helper()
+		select {
+		case s := <-notices:
+			if !strings.Contains(s, "could not record its progress ("+what+")") || !strings.Contains(s, "the job runs on") {
+				t.Errorf("notice %q; want it to say the progress of %s was not recorded and the job runs on", s, what)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no notice 30 s after the write of %s failed", what)
+		}
+	}
+	quiet := func(what string) {
+		t.Helper()
+		select {
+		case s := <-notices:
+			t.Errorf("%s: notice %q; want none", what, s)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+	written := func(want string) {
+		t.Helper()
+		var got string
+		for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var steps int
+			var tool string
+			if err := db.QueryRow(ctx, `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
+				t.Fatal(err)
+			}
+			got = fmt.Sprintf("%d %s", steps, tool)
+		}
+		if got != want {
+			t.Fatalf("the progress is %q; want %q", got, want)
+		}
+	}
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN last_tool TO gone`) // every write fails
+	step("read_file")
+	told("step 1")
+	step("glob")
+	quiet("a second failing write")
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN gone TO last_tool`)
+	step("shell")
+	written("3 shell")
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN last_tool TO gone`)
+	step("write_file")
+	told("step 4")
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN gone TO last_tool`)
+
+	// A write under way when the writer ends fails with its context: the
+	// writer returns without a word. (Its select picks the wake or the end
+	// at random: twenty tries.)
+	for i := range 20 {
+		q := &progress{att: att, notice: func(s string) { t.Errorf("try %d: notice %q; want none", i, s) }, wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wctx, cancel := context.WithCancel(ctx)
+		q.cancel = cancel
+		q.steps, q.tool = 9, "late"
+		q.wake <- struct{}{}
+		cancel()
+		q.write(wctx)
+	}
+}
+
+// TestProgressReads: the director's reader tells each change of a running
+// job's step or last tool once, nothing of a job that ended; a read that
+// fails is told once per run of failures; a read cut short by stop is no
+// failure to tell.
+func TestProgressReads(t *testing.T) {
+	defer func(p time.Duration) { progressPoll = p }(progressPoll)
+	progressPoll = 5 * time.Millisecond
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	exec := func(s string, args ...any) {
+		t.Helper()
+		if _, err := e.q.pool.Exec(ctx, s, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ('r', 'b', 'session s', 'session:s')`)
+	exec(`INSERT INTO yagent_batch_job (run_id, delegation, job_id) VALUES ('r', 's1', 1)`)
+	exec(`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`)
+	exec(`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`)
+	var mu sync.Mutex
+	var reports []string
+	b := &Background{ctx: ctx, hooks: map[string]agents.DelegationHooks{"s1": {Progress: func(steps int, tool string) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, fmt.Sprintf("%d %s", steps, tool))
+	}}}}
+	events := &agents.Recorder{}
+	c := &Coordinator{q: e.q, run: "r", opts: CoordinatorOptions{Events: events}}
+	notices := func(events *agents.Recorder) (n int) {
+		for _, ev := range events.Events() {
+			if ev.Type == agents.EventNotice {
+				n++
+			}
+		}
+		return n
+	}
+	told := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(reports)
+	}
+	set := func(steps int, tool string) {
+		t.Helper()
+		exec(`UPDATE yagent_job_attempt SET steps = $1, last_tool = $2 WHERE job_id = 1`, steps, tool)
+	}
+	// waitFor waits until ok holds (30 s at most), then for 20 more
+	// reads, and says what it found.
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok() && time.Now().Before(deadline); time.Sleep(progressPoll) {
+		}
+		time.Sleep(20 * progressPoll)
+		if !ok() {
+			r := told()
+			t.Fatalf("%s: %d reports, the last %q; %d notices", what, len(r), r[max(0, len(r)-5):], notices(events))
+		}
+	}
+	stop := b.watchProgress(c, "s1")
+	set(1, "read_file")
+	waitFor("a first step", func() bool { return slices.Equal(told(), []string{"1 read_file"}) })
+	set(1, "glob")
+	waitFor("a new tool", func() bool { return slices.Equal(told(), []string{"1 read_file", "1 glob"}) })
+	set(2, "glob")
+	waitFor("a new step", func() bool { return slices.Equal(told(), []string{"1 read_file", "1 glob", "2 glob"}) })
+	exec(`UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = 1`)
+	set(3, "shell")
+	waitFor("a job that ended", func() bool { return len(told()) == 3 })
+	exec(`UPDATE river_job SET state = 'running', finalized_at = NULL WHERE id = 1`)
+
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN steps TO gone`) // every read fails
+	waitFor("reads failing", func() bool { return notices(events) == 1 })
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN gone TO steps`) // read, changed
+	waitFor("read again", func() bool { return len(told()) == 4 && told()[3] == "3 shell" })
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN steps TO gone`)
+	waitFor("reads failing after one read", func() bool { return notices(events) == 2 })
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN gone TO steps`) // read, unchanged
+	waitFor("read again, nothing new", func() bool { return len(told()) == 4 })
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN steps TO gone`)
+	waitFor("reads failing after a read of nothing new", func() bool { return notices(events) == 3 })
+	exec(`ALTER TABLE yagent_job_attempt RENAME COLUMN gone TO steps`)
+	stop()
+	if s := told(); len(s) != 4 {
+		t.Errorf("reports %q; want 4", s)
+	}
+	if n := notices(events); n != 3 {
+		t.Errorf("%d notices; want 3: %v", n, events.Events())
+	}
+
+	// Stopped while it reads (a read every 5 ms): nothing to tell.
+	for i := range 20 {
+		quiet := &agents.Recorder{}
+		stop := b.watchProgress(&Coordinator{q: e.q, run: "r", opts: CoordinatorOptions{Events: quiet}}, "s1")
+		time.Sleep(time.Duration(i) * time.Millisecond)
+		stop()
+		if n := notices(quiet); n != 0 {
+			t.Fatalf("try %d: %d notices after stop; want none: %v", i, n, quiet.Events())
+		}
+	}
+}
+
+// TestWriteWorkers: what `yagent workers` prints, to the tenth of a second
+// since a worker's last beat and the second a job has run; control bytes
+// of names a worker wrote are not printed.
+func TestWriteWorkers(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	started := now.Add(-time.Hour)
+	workers := []WorkerInfo{
+		{Name: "box:12", Started: started, LastBeat: now.Add(-1234567891 * time.Nanosecond), Timeout: 30 * time.Second, Jobs: []RunningJob{
+			{ID: 7, Delegation: "call_1", Agent: "explorer\x1b[2J", Board: "b", Attempt: 1, MaxAttempts: 3, Attempted: now.Add(-61600 * time.Millisecond), Steps: 4, LastTool: "read_file"},
+		}},
+		{Name: "old:1", Started: started, LastBeat: now.Add(-10 * time.Minute), Timeout: 2500 * time.Millisecond, Silent: true},
+	}
+	var out strings.Builder
+	if err := WriteWorkers(&out, workers, now); err != nil {
+		t.Fatal(err)
+	}
+	at := started.Local().Format("2006-01-02 15:04:05")
+	want := "WORKER  STARTED              LAST BEAT  STATE                                              JOBS\n" +
+		"box:12  " + at + "  1.2s ago   live                                               1\n" +
+		"  job 7: call_1 (explorer␛[2J) on board b · attempt 1 of 3 · running 1m2s · step 4 · last tool read_file\n" +
+		"old:1   " + at + "  10m0s ago  silent (over 2.5s: its jobs go to another worker)  0\n"
+	if got := out.String(); got != want {
+		t.Errorf("yagent workers printed:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -177,16 +178,17 @@ func (q *Queue) PrintWorkers(ctx context.Context, out io.Writer, now time.Time) 
 	return WriteWorkers(out, list, now)
 }
 
-// WriteWorkers prints workers as `yagent workers` does: a line per
-// worker (name, started, last beat, state, jobs), then a line per job
-// (delegation, agent, board, attempt, for how long, its step and last
-// tool).
+// WriteWorkers prints workers as `yagent workers` does: a table of the
+// workers (name, started, last beat, state, jobs), each row followed by a
+// line per job it runs (delegation, agent, board, attempt, for how long,
+// its step and last tool), which do not widen the table's columns.
 func WriteWorkers(out io.Writer, workers []WorkerInfo, now time.Time) error {
 	if len(workers) == 0 {
 		_, err := fmt.Fprintln(out, "no worker has a heartbeat on this queue (start one with yagent worker --queue …)")
 		return err
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "WORKER\tSTARTED\tLAST BEAT\tSTATE\tJOBS")
 	for _, w := range workers {
 		state := "live"
@@ -195,10 +197,20 @@ func WriteWorkers(out io.Writer, workers []WorkerInfo, now time.Time) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s ago\t%s\t%d\n", termsafe.Line(w.Name), w.Started.Local().Format("2006-01-02 15:04:05"),
 			now.Sub(w.LastBeat).Round(100*time.Millisecond), state, len(w.Jobs))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rows := strings.SplitAfter(table.String(), "\n") // a row per line: names are termsafe
+	var b strings.Builder
+	b.WriteString(rows[0])
+	for i, w := range workers {
+		b.WriteString(rows[i+1])
 		for _, j := range w.Jobs {
-			fmt.Fprintf(tw, "  job %d\t%s (%s) on board %s\tattempt %d of %d\trunning %s\t%s\n", j.ID, termsafe.Line(j.Delegation),
+			fmt.Fprintf(&b, "  job %d: %s (%s) on board %s · attempt %d of %d · running %s · %s\n", j.ID, termsafe.Line(j.Delegation),
 				termsafe.Line(j.Agent), termsafe.Line(j.Board), j.Attempt, j.MaxAttempts, now.Sub(j.Attempted).Round(time.Second), j.Progress())
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(out, b.String())
+	return err
 }

@@ -249,13 +249,13 @@ func (c *cluster) checkWorkers(busy *worker, all ...*worker) {
 			c.t.Errorf("yagent workers does not list worker pid %d as live:\n%s", p.cmd.Process.Pid, s)
 		}
 	}
-	job := fmt.Sprintf(`(?m)^\S+:%d\s.*\n(  job \d+\s+item-\d{3} \(worker\) on board killed0\s+attempt 1 of 3\s+running \d+s\s+%s\s*\n)+`, busy.cmd.Process.Pid, stepShown)
+	job := fmt.Sprintf(`(?m)^\S+:%d\s.*\n(  job \d+: item-\d{3} \(worker\) on board killed0 · attempt 1 of 3 · running \d+s · %s\n)+`, busy.cmd.Process.Pid, stepShown)
 	if !regexp.MustCompile(job).MatchString(s) {
 		// At load 13, `yagent workers` started after the frozen worker's
 		// timeout had passed and its jobs were handed over: it is listed
 		// silent with none, and the job lines are checked on the others.
 		silent := fmt.Sprintf(`(?m)^\S+:%d\s.*\ssilent \(over \S+: its jobs go to another worker\)\s+0\s*$`, busy.cmd.Process.Pid)
-		anyJob := `(?m)^\S+:\d+\s.*\n(  job \d+\s+item-\d{3} \(worker\) on board killed0\s+attempt \d of 3\s+running \d+s\s+` + stepShown + `\s*\n)+`
+		anyJob := `(?m)^\S+:\d+\s.*\n(  job \d+: item-\d{3} \(worker\) on board killed0 · attempt \d of 3 · running \d+s · ` + stepShown + `\n)+`
 		if !regexp.MustCompile(silent).MatchString(s) || !regexp.MustCompile(anyJob).MatchString(s) {
 			c.t.Errorf("yagent workers does not show the jobs of worker pid %d:\n%s", busy.cmd.Process.Pid, s)
 		}
