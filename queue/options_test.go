@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/agents"
 	"github.com/yagent/yagent/config"
 )
 
@@ -81,5 +82,37 @@ func TestLeaseExpiredSays(t *testing.T) {
 	}
 	if msg := late.Error(); !strings.Contains(msg, "not renewed for longer than the lease (30s)") {
 		t.Errorf("renewals late: %q", msg)
+	}
+}
+
+// TestWorkerOptionsResolved: a worker holds off 30 s after its model
+// failed unless told otherwise, and needs a runner and a concurrency of 1
+// or more.
+func TestWorkerOptionsResolved(t *testing.T) {
+	r := &agents.SubRunner{}
+	tests := []struct {
+		name    string
+		in      WorkerOptions
+		holdOff time.Duration
+		err     bool
+	}{
+		{"default hold-off", WorkerOptions{Runner: r, Concurrency: 1}, 30 * time.Second, false},
+		{"negative hold-off", WorkerOptions{Runner: r, Concurrency: 2, HoldOff: -time.Second}, 30 * time.Second, false},
+		{"given hold-off kept", WorkerOptions{Runner: r, Concurrency: 2, HoldOff: time.Millisecond}, time.Millisecond, false},
+		{"no runner", WorkerOptions{Concurrency: 1}, 0, true},
+		{"no concurrency", WorkerOptions{Runner: r}, 0, true},
+	}
+	for _, tt := range tests {
+		got, err := tt.in.resolved()
+		switch {
+		case tt.err:
+			if err == nil {
+				t.Errorf("%s: resolved with hold-off %s; want an error", tt.name, got.HoldOff)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case got.HoldOff != tt.holdOff || got.Concurrency != tt.in.Concurrency || got.Runner != r:
+			t.Errorf("%s: resolved hold-off %s, concurrency %d; want %s, %d", tt.name, got.HoldOff, got.Concurrency, tt.holdOff, tt.in.Concurrency)
+		}
 	}
 }

@@ -57,15 +57,24 @@ const DefaultHoldOff = 30 * time.Second
 // before any worker may take it; snoozing spends no attempt.
 const heldSnooze = time.Second
 
+// resolved is o with its defaults, or why it cannot serve.
+func (o WorkerOptions) resolved() (WorkerOptions, error) {
+	if o.Runner == nil || o.Concurrency < 1 {
+		return o, errors.New("serve the queue: no runner or a concurrency below 1")
+	}
+	if o.HoldOff <= 0 {
+		o.HoldOff = DefaultHoldOff
+	}
+	return o, nil
+}
+
 // Serve runs delegation jobs until ctx ends. Jobs running then are handed
 // back to the queue without spending an attempt (river.JobSnooze(0)), so
 // another worker takes them.
 func (q *Queue) Serve(ctx context.Context, opts WorkerOptions) error {
-	if opts.Runner == nil || opts.Concurrency < 1 {
-		return errors.New("serve the queue: no runner or a concurrency below 1")
-	}
-	if opts.HoldOff <= 0 {
-		opts.HoldOff = DefaultHoldOff
+	opts, err := opts.resolved()
+	if err != nil {
+		return err
 	}
 	workers := river.NewWorkers()
 	w := &delegationWorker{opts: opts, q: q}
