@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/blackboard"
 	"github.com/yagent/yagent/llm/llmtest"
 )
 
@@ -46,5 +47,47 @@ func TestFrozenTransactionEnds(t *testing.T) {
 	t.Logf("the row was free again after %s", time.Since(took).Round(time.Millisecond))
 	if _, err := frozen.Exec(ctx, `SELECT 1`); err == nil {
 		t.Error("the frozen transaction still works after the server ended it")
+	}
+}
+
+// TestStartRetriedOnce: a job whose attempt could not be recorded the
+// first time (the frozen worker's transaction ended by the server, or any
+// error of the database) is recorded once more before the attempt is
+// spent: the job runs and lands at its first attempt.
+func TestStartRetriedOnce(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 2})
+	ctx := t.Context()
+	// The first record of an attempt fails; a sequence is not rolled back
+	// with the failed transaction, so the second succeeds.
+	if _, err := e.q.pool.Exec(ctx, `CREATE SEQUENCE start_tries;
+		CREATE FUNCTION fail_first_start() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF nextval('start_tries') = 1 THEN RAISE EXCEPTION 'the first record of an attempt fails'; END IF;
+			RETURN NEW;
+		END $$;
+		CREATE TRIGGER fail_first_start BEFORE INSERT ON yagent_job_attempt FOR EACH ROW EXECUTE FUNCTION fail_first_start()`); err != nil {
+		t.Fatal(err)
+	}
+	e.serve(t, e.runner, "w1")
+	bg := NewBackground(ctx, Options{DSN: e.dsn, RescueAfter: time.Hour, MaxAttempts: 2, PollInterval: 20 * time.Millisecond},
+		"sess-s", CoordinatorOptions{Runner: e.runner, Board: "b", Events: e.events})
+	defer bg.Close()
+	d := item(1)
+	d.Background, d.Stem = true, e.store.NewStem()
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	res, err := bg.Run(rctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != blackboard.StatusOK {
+		t.Fatalf("result %s (%s); want ok", res.Status, res.Reason)
+	}
+	var tries, attempt int
+	if err := e.q.pool.QueryRow(ctx, `SELECT (SELECT last_value FROM start_tries), (SELECT attempt FROM river_job)`).Scan(&tries, &attempt); err != nil {
+		t.Fatal(err)
+	}
+	if tries != 2 || attempt != 1 {
+		t.Errorf("the attempt was recorded in %d tries and the job ran %d attempts; want 2 tries, 1 attempt", tries, attempt)
 	}
 }

@@ -206,3 +206,13 @@ func TestWorkerWithoutRepository(t *testing.T) {
 		t.Error("the worker wrote its own workspace")
 	}
 }
+
+// TestPatchFits: a job's output carries a patch of up to maxOutputPatch
+// bytes itself; one byte more goes to yagent_job_patch.
+func TestPatchFits(t *testing.T) {
+	for n, want := range map[int]bool{0: true, maxOutputPatch - 1: true, maxOutputPatch: true, maxOutputPatch + 1: false} {
+		if got := patchFits(make([]byte, n)); got != want {
+			t.Errorf("a patch of %d bytes fits: %t; want %t", n, got, want)
+		}
+	}
+}

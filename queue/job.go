@@ -117,6 +117,9 @@ type JobOutput struct {
 // lowers it.
 var maxOutputPatch = 16 << 20
 
+// patchFits says the output carries patch itself.
+func patchFits(patch []byte) bool { return len(patch) <= maxOutputPatch }
+
 // outputVersion is the version of JobOutput a worker writes. Version 2
 // names Responses' fields as the --json stream does (prompt_tokens, …);
 // version 1 wrote them with Go's field names, and decodeOutput still reads

@@ -94,6 +94,13 @@ func TestBackgroundProgress(t *testing.T) {
 		t.Errorf("finished %t, told of progress after it landed %t; want finished and nothing after (reports %v)", finished, late, reports)
 	}
 	t.Logf("progress told: %v", reports)
+	// Its one attempt was recorded once: token 1 (a second start of the
+	// same attempt would have taken token 2).
+	var token int64
+	var attempt int
+	if err := e.q.pool.QueryRow(t.Context(), `SELECT token, attempt FROM yagent_job_attempt`).Scan(&token, &attempt); err != nil || token != 1 || attempt != 1 {
+		t.Errorf("the job's attempt row: token %d, attempt %d (%v); want token 1 of attempt 1", token, attempt, err)
+	}
 	seen := false
 	for i, r := range reports {
 		if r.steps > 0 && (r.tool == "list_dir" || r.tool == "glob" || r.tool == "agent_exit") {

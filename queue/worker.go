@@ -229,7 +229,7 @@ func (w *delegationWorker) Work(ctx context.Context, job *river.Job[JobArgs]) er
 		return w.dropStale(ctx, job)
 	}
 	out.Version, out.Worker = outputVersion, w.opts.Name
-	if err == nil && len(out.Patch) > maxOutputPatch {
+	if err == nil && !patchFits(out.Patch) {
 		if err = w.storePatch(ctx, job.ID, out.Patch); err == nil {
 			out.Patch, out.PatchStored = nil, true
 		}
