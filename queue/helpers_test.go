@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -103,6 +104,11 @@ func (e *env) serveWith(t *testing.T, opts WorkerOptions) (stop func()) {
 		defer wg.Done()
 		if err := e.q.Serve(ctx, opts); err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("worker %s: %v", opts.Name, err)
+			if errors.Is(err, context.DeadlineExceeded) {
+				// What the stop still waits for: every goroutine's stack.
+				buf := make([]byte, 4<<20)
+				t.Logf("goroutines when worker %s could not stop:\n%s", opts.Name, buf[:runtime.Stack(buf, true)])
+			}
 		}
 	}()
 	var once sync.Once

@@ -122,15 +122,7 @@ func TestStaleProgressNotWritten(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	ctx := t.Context()
 	db := e.q.pool
-	for _, s := range []string{
-		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
-			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`,
-		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`,
-	} {
-		if _, err := db.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runningJob(t, e)
 	row := func() string {
 		t.Helper()
 		var steps int
@@ -340,15 +332,7 @@ func TestProgressWrittenPerStep(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	ctx := t.Context()
 	db := e.q.pool
-	for _, s := range []string{
-		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
-			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`,
-		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`,
-	} {
-		if _, err := db.Exec(ctx, s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	runningJob(t, e)
 	p := startProgress(ctx, &attempt{q: e.q, job: 1, token: 5}, func(s string) { t.Errorf("notice %q; want none", s) })
 	defer p.stop()
 	for step, want := range []string{"1 read_file", "2 read_file", "3 glob", "3 shell"} {
@@ -384,9 +368,7 @@ func TestProgressFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exec(`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
-			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`)
-	exec(`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`)
+	runningJob(t, e)
 	att := &attempt{q: e.q, job: 1, token: 5}
 	notices := make(chan string, 10)
 	p := startProgress(ctx, att, func(s string) { notices <- s })
@@ -473,9 +455,7 @@ func TestProgressReads(t *testing.T) {
 	}
 	exec(`INSERT INTO yagent_batch_run (id, board, plan, digest) VALUES ('r', 'b', 'session s', 'session:s')`)
 	exec(`INSERT INTO yagent_batch_job (run_id, delegation, job_id) VALUES ('r', 's1', 1)`)
-	exec(`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
-			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`)
-	exec(`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`)
+	runningJob(t, e)
 	var mu sync.Mutex
 	var reports []string
 	b := &Background{ctx: ctx, hooks: map[string]agents.DelegationHooks{"s1": {Progress: func(steps int, tool string) {
@@ -580,5 +560,20 @@ func TestWriteWorkers(t *testing.T) {
 		"old:1   " + at + "  10m0s ago  silent (over 2.5s: its jobs go to another worker)  0\n"
 	if got := out.String(); got != want {
 		t.Errorf("yagent workers printed:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// runningJob makes job 1 running at its first attempt, recorded with
+// token 5 by worker w:1 (no worker runs it).
+func runningJob(t *testing.T, e *env) {
+	t.Helper()
+	for _, s := range []string{
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, now())`,
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 5, 'w:1', 1, now())`,
+	} {
+		if _, err := e.q.pool.Exec(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
