@@ -225,16 +225,27 @@ func TestTraceDeadCollector(t *testing.T) {
 		tel.Shutdown(t.Context())
 		return time.Since(start), stderr.String()
 	}
-	off, _ := run(t, "")
 	for _, tc := range []struct {
 		name     string
 		endpoint func(testing.TB) string
 	}{{"closed port", telemetrytest.ClosedPort}, {"hung", telemetrytest.Blackhole}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, stderr := run(t, tc.endpoint(t))
-			t.Logf("off %v, collector %s %v (%+v)", off, tc.name, got, got-off)
+			// Paired with a run with telemetry off just before it, up to
+			// three times: a loaded machine (three suites at once) slowed
+			// one run of a pair by seconds; an export on the run's path
+			// costs exportTimeout in every pair.
+			var got, off time.Duration
+			var stderr string
+			for try := 1; try <= 3; try++ {
+				off, _ = run(t, "")
+				got, stderr = run(t, tc.endpoint(t))
+				t.Logf("try %d: off %v, collector %s %v (%+v)", try, off, tc.name, got, got-off)
+				if got-off <= bound {
+					break
+				}
+			}
 			if got-off > bound {
-				t.Errorf("the run took %v with the collector %s, %v with telemetry off: more than %v longer", got, tc.name, off, bound)
+				t.Errorf("the run took %v with the collector %s, %v with telemetry off: more than %v longer (three tries)", got, tc.name, off, bound)
 			}
 			if n := strings.Count(stderr, "\n"); n != 1 || !strings.Contains(stderr, "were dropped") {
 				t.Errorf("stderr = %q; want one notice", stderr)
