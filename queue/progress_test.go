@@ -331,7 +331,6 @@ func TestProgressKeepsLastTool(t *testing.T) {
 func TestProgressWrittenPerStep(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	ctx := t.Context()
-	db := e.q.pool
 	runningJob(t, e)
 	p := startProgress(ctx, &attempt{q: e.q, job: 1, token: 5}, func(s string) { t.Errorf("notice %q; want none", s) })
 	defer p.stop()
@@ -340,16 +339,7 @@ func TestProgressWrittenPerStep(t *testing.T) {
 			p.response()
 		}
 		p.message(llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{Name: strings.Fields(want)[1]}}})
-		var got string
-		for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			var steps int
-			var tool string
-			if err := db.QueryRow(ctx, `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
-				t.Fatal(err)
-			}
-			got = fmt.Sprintf("%d %s", steps, tool)
-		}
-		if got != want {
+		if got := waitProgress(t, e, want); got != want {
 			t.Fatalf("after step %d the progress is %q; want %q", step+1, got, want)
 		}
 	}
@@ -398,16 +388,7 @@ func TestProgressFailures(t *testing.T) {
 	}
 	written := func(want string) {
 		t.Helper()
-		var got string
-		for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			var steps int
-			var tool string
-			if err := db.QueryRow(ctx, `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
-				t.Fatal(err)
-			}
-			got = fmt.Sprintf("%d %s", steps, tool)
-		}
-		if got != want {
+		if got := waitProgress(t, e, want); got != want {
 			t.Fatalf("the progress is %q; want %q", got, want)
 		}
 	}
@@ -576,4 +557,20 @@ func runningJob(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// waitProgress waits (30 s at most) until job 1's recorded progress reads
+// want ("steps tool") and returns the last it read.
+func waitProgress(t *testing.T, e *env, want string) string {
+	t.Helper()
+	var got string
+	for deadline := time.Now().Add(30 * time.Second); got != want && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var steps int
+		var tool string
+		if err := e.q.pool.QueryRow(t.Context(), `SELECT steps, last_tool FROM yagent_job_attempt WHERE job_id = 1`).Scan(&steps, &tool); err != nil {
+			t.Fatal(err)
+		}
+		got = fmt.Sprintf("%d %s", steps, tool)
+	}
+	return got
 }
