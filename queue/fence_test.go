@@ -182,3 +182,29 @@ func TestStartAttemptAfterHandOver(t *testing.T) {
 		t.Errorf("the current attempt lost its token to a slow worker: %v", err)
 	}
 }
+
+// TestHeldOutput: a stale attempt records, as its own output, the output
+// its job's row holds now — the later attempt's, which River would
+// otherwise overwrite when this process worked that attempt too (its
+// fence then lets the stale end's merge through) — and JSON null when
+// the row holds none.
+func TestHeldOutput(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	if _, err := e.q.pool.Exec(t.Context(), `INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, finalized_at, metadata) VALUES
+		(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'completed', 2, now(), '{"output": {"worker": "w2", "body": "the later attempt''s"}}'),
+		(2, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, NULL, '{}')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		job  int64
+		want string
+	}{
+		{1, `{"body": "the later attempt's", "worker": "w2"}`},
+		{2, `null`},
+		{3, `null`}, // no such job
+	} {
+		if got := string(e.q.heldOutput(t.Context(), tc.job)); got != tc.want {
+			t.Errorf("heldOutput(job %d) = %s; want %s", tc.job, got, tc.want)
+		}
+	}
+}
