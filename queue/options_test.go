@@ -116,3 +116,29 @@ func TestWorkerOptionsResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestModelLabel: messages about a job's model (its failures, the
+// worker's hold-off) name the model the job runs — the delegation's own
+// before its agent's — as the job's settings spell it, else as this
+// host's do, else by its name; no name is the default model.
+func TestModelLabel(t *testing.T) {
+	big := config.ModelSettings{Name: "big", ID: "big-2", Host: "gpu.example"}
+	hosts := func(name string) (config.ModelSettings, bool) { return big, name == "big" }
+	for _, tc := range []struct {
+		name   string
+		args   JobArgs
+		models ModelsFunc
+		want   string
+	}{
+		{"the job's settings", JobArgs{Model: "big", Settings: &config.ModelSettings{Name: "big", ID: "big-1"}}, hosts, "big (big-1)"},
+		{"this host's settings", JobArgs{Model: "big"}, hosts, "big (big-2 at gpu.example)"},
+		{"the delegation's model before its agent's", JobArgs{Model: "big", Agent: JobAgent{Model: "small"}}, nil, "big"},
+		{"the agent's model", JobArgs{Agent: JobAgent{Model: "small"}}, hosts, "small"},
+		{"no name", JobArgs{}, nil, "default"},
+	} {
+		w := &delegationWorker{opts: WorkerOptions{Models: tc.models}}
+		if got := w.modelLabel(tc.args.Settings, tc.args.modelName()); got != tc.want {
+			t.Errorf("%s: label %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -376,11 +376,7 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		return out, fmt.Errorf("cannot run agent %s: this worker has no tool %s (configure it here, or run the job on a worker that has it)",
 			a.Agent.Name, strings.Join(missing, ", "))
 	}
-	name := a.Agent.Model
-	if a.Model != "" {
-		name = a.Model
-	}
-	label := w.modelLabel(a.Settings, name)
+	label := w.modelLabel(a.Settings, a.modelName())
 	if s := a.Settings; s != nil && w.opts.Models != nil {
 		have, ok := w.opts.Models(s.Name)
 		switch {
