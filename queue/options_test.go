@@ -142,3 +142,23 @@ func TestModelLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsFromConfig: the queue a process opens is --queue's when given
+// (Source says so in every message), else queue.dsn's, with the
+// configuration's limits, polling every 50 ms.
+func TestOptionsFromConfig(t *testing.T) {
+	c := config.Queue{DSN: "postgres://db/yagent", RescueAfter: config.Duration(time.Hour), MaxAttempts: 3, Concurrency: 2,
+		Lease: config.Duration(time.Minute), WorkerTimeout: config.Duration(20 * time.Second)}
+	for _, tc := range []struct {
+		flag, dsn, source string
+	}{
+		{"", "postgres://db/yagent", "queue.dsn"},
+		{"postgres://other/q", "postgres://other/q", "--queue"},
+	} {
+		want := Options{DSN: tc.dsn, Source: tc.source, RescueAfter: time.Hour, MaxAttempts: 3, PollInterval: 50 * time.Millisecond,
+			Lease: time.Minute, WorkerTimeout: 20 * time.Second, Concurrency: 2}
+		if got := OptionsFromConfig(c, tc.flag, nil); got != want {
+			t.Errorf("flag %q: %+v; want %+v", tc.flag, got, want)
+		}
+	}
+}
