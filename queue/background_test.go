@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,5 +135,36 @@ func TestWorkerOffersNoTeamTools(t *testing.T) {
 		if !slices.Contains(r.Tools, "read_file") {
 			t.Errorf("request %d lacks read_file: %v", r.N, r.Tools)
 		}
+	}
+}
+
+// TestBackgroundNotLandedFinishes: a background delegation that cannot
+// land (here the queue does not open) ends its record in the session as
+// abandoned, once, with the reason — the director sees it end instead of
+// waiting on a job that never ran.
+func TestBackgroundNotLandedFinishes(t *testing.T) {
+	store := blackboard.Open(t.TempDir())
+	lead := newRunner(t, store, nil)
+	var mu sync.Mutex
+	var ends []agents.DelegationResult
+	lead.Recorder = func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+		return agents.DelegationHooks{Finish: func(res agents.DelegationResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			ends = append(ends, res)
+		}}, nil
+	}
+	bg := NewBackground(t.Context(), Options{DSN: "postgres://yagent@127.0.0.1:9/db", Source: "queue.dsn", RescueAfter: time.Hour, MaxAttempts: 1},
+		"sess-3", CoordinatorOptions{Runner: lead, Board: "b"})
+	defer bg.Close()
+	d := item(0)
+	d.Background, d.Stem = true, store.NewStem()
+	if _, err := bg.Run(t.Context(), d); err == nil {
+		t.Fatal("a delegation on a queue that does not open ran; want its error")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ends) != 1 || !ends[0].Abandoned || !strings.Contains(ends[0].Reason, "background delegations run on the queue's workers (queue.dsn)") {
+		t.Errorf("the record ended %d times: %+v; want once, abandoned, with the queue's error", len(ends), ends)
 	}
 }
