@@ -162,3 +162,28 @@ func TestOptionsFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenConfigured: no queue configured is no queue (nil, and no error)
+// unless one is required (ErrNoQueue, exit 2 in the CLI); a configured
+// one is opened, its failure said as Open says it.
+func TestOpenConfigured(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dsn      string
+		required bool
+		want     error
+	}{
+		{"none", "", false, nil},
+		{"none, required", "", true, ErrNoQueue},
+		{"configured, unreachable", "postgres://yagent@127.0.0.1:9/db", false, ErrUnreachable},
+	} {
+		q, err := OpenConfigured(t.Context(), config.Queue{DSN: tc.dsn, RescueAfter: config.Duration(time.Hour), MaxAttempts: 1}, "", nil, tc.required)
+		if q != nil {
+			q.Close()
+			t.Errorf("%s: a queue opened", tc.name)
+		}
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("%s: error %v; want %v", tc.name, err, tc.want)
+		}
+	}
+}
