@@ -16,8 +16,8 @@ import (
 // TestBackgroundLandsAtReservedStems: a director session's background
 // delegations on the workers. Nothing is opened before the first one;
 // each lands one note, at the stem the director reserved, even when two
-// carry the same call id (a model's ids repeat across turns); after
-// Close nothing more runs.
+// carry the same call id (a model's ids repeat across turns); Close ends
+// the session's plan run, and nothing more runs after it.
 func TestBackgroundLandsAtReservedStems(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	e.serve(t, e.runner, "w1")
@@ -75,6 +75,15 @@ func TestBackgroundLandsAtReservedStems(t *testing.T) {
 	bg.Close()
 	if _, err := bg.Run(t.Context(), agents.Delegation{CallID: "call_2", Agent: "worker", Task: "late", BoardID: "b", Depth: 1}); err == nil {
 		t.Error("a background delegation after Close ran; want an error")
+	}
+	// Close ends the session's plan run: finished, its lease released.
+	var finishedRun, leases int
+	if err := e.q.pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM yagent_batch_run WHERE plan = 'session sess-1' AND finished_at IS NOT NULL),
+		(SELECT count(*) FROM yagent_run_lease WHERE expires > now())`).Scan(&finishedRun, &leases); err != nil {
+		t.Fatal(err)
+	}
+	if finishedRun != 1 || leases != 0 {
+		t.Errorf("after Close: %d finished runs of the session, %d leases held; want 1 and 0", finishedRun, leases)
 	}
 }
 

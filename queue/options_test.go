@@ -187,3 +187,13 @@ func TestOpenConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrency: --concurrency when given, else queue.concurrency.
+func TestConcurrency(t *testing.T) {
+	q := &Queue{opts: Options{Concurrency: 4}}
+	for flag, want := range map[int]int{0: 4, 1: 1, 8: 8} {
+		if got := q.Concurrency(flag); got != want {
+			t.Errorf("Concurrency(%d) = %d; want %d", flag, got, want)
+		}
+	}
+}
