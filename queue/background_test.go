@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,8 +16,8 @@ import (
 // TestBackgroundLandsAtReservedStems: a director session's background
 // delegations on the workers. Nothing is opened before the first one;
 // each lands one note, at the stem the director reserved, even when two
-// carry the same call id (a model's ids repeat across turns); after
-// Close nothing more runs.
+// carry the same call id (a model's ids repeat across turns); Close ends
+// the session's plan run, and nothing more runs after it.
 func TestBackgroundLandsAtReservedStems(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	e.serve(t, e.runner, "w1")
@@ -74,6 +75,15 @@ func TestBackgroundLandsAtReservedStems(t *testing.T) {
 	bg.Close()
 	if _, err := bg.Run(t.Context(), agents.Delegation{CallID: "call_2", Agent: "worker", Task: "late", BoardID: "b", Depth: 1}); err == nil {
 		t.Error("a background delegation after Close ran; want an error")
+	}
+	// Close ends the session's plan run: finished, its lease released.
+	var finishedRun, leases int
+	if err := e.q.pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM yagent_batch_run WHERE plan = 'session sess-1' AND finished_at IS NOT NULL),
+		(SELECT count(*) FROM yagent_run_lease WHERE expires > now())`).Scan(&finishedRun, &leases); err != nil {
+		t.Fatal(err)
+	}
+	if finishedRun != 1 || leases != 0 {
+		t.Errorf("after Close: %d finished runs of the session, %d leases held; want 1 and 0", finishedRun, leases)
 	}
 }
 
@@ -134,5 +144,36 @@ func TestWorkerOffersNoTeamTools(t *testing.T) {
 		if !slices.Contains(r.Tools, "read_file") {
 			t.Errorf("request %d lacks read_file: %v", r.N, r.Tools)
 		}
+	}
+}
+
+// TestBackgroundNotLandedFinishes: a background delegation that cannot
+// land (here the queue does not open) ends its record in the session as
+// abandoned, once, with the reason — the director sees it end instead of
+// waiting on a job that never ran.
+func TestBackgroundNotLandedFinishes(t *testing.T) {
+	store := blackboard.Open(t.TempDir())
+	lead := newRunner(t, store, nil)
+	var mu sync.Mutex
+	var ends []agents.DelegationResult
+	lead.Recorder = func(context.Context, agents.Delegation) (agents.DelegationHooks, error) {
+		return agents.DelegationHooks{Finish: func(res agents.DelegationResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			ends = append(ends, res)
+		}}, nil
+	}
+	bg := NewBackground(t.Context(), Options{DSN: "postgres://yagent@127.0.0.1:9/db", Source: "queue.dsn", RescueAfter: time.Hour, MaxAttempts: 1},
+		"sess-3", CoordinatorOptions{Runner: lead, Board: "b"})
+	defer bg.Close()
+	d := item(0)
+	d.Background, d.Stem = true, store.NewStem()
+	if _, err := bg.Run(t.Context(), d); err == nil {
+		t.Fatal("a delegation on a queue that does not open ran; want its error")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ends) != 1 || !ends[0].Abandoned || !strings.Contains(ends[0].Reason, "background delegations run on the queue's workers (queue.dsn)") {
+		t.Errorf("the record ended %d times: %+v; want once, abandoned, with the queue's error", len(ends), ends)
 	}
 }

@@ -182,3 +182,56 @@ func TestStartAttemptAfterHandOver(t *testing.T) {
 		t.Errorf("the current attempt lost its token to a slow worker: %v", err)
 	}
 }
+
+// TestHeldOutput: a stale attempt records, as its own output, the output
+// its job's row holds now — the later attempt's, which River would
+// otherwise overwrite when this process worked that attempt too (its
+// fence then lets the stale end's merge through) — and JSON null when
+// the row holds none.
+func TestHeldOutput(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	if _, err := e.q.pool.Exec(t.Context(), `INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, finalized_at, metadata) VALUES
+		(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'completed', 2, now(), '{"output": {"worker": "w2", "body": "the later attempt''s"}}'),
+		(2, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 1, NULL, '{}')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		job  int64
+		want string
+	}{
+		{1, `{"body": "the later attempt's", "worker": "w2"}`},
+		{2, `null`},
+		{3, `null`}, // no such job
+	} {
+		if got := string(e.q.heldOutput(t.Context(), tc.job)); got != tc.want {
+			t.Errorf("heldOutput(job %d) = %s; want %s", tc.job, got, tc.want)
+		}
+	}
+}
+
+// TestCompleteSaysStale: the completion of an attempt that lost its job's
+// token (the job went to another worker between the run's last check and
+// the completion) is errStale, so Work drops its outcome — it does not
+// complete the job the other worker runs.
+func TestCompleteSaysStale(t *testing.T) {
+	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
+	ctx := t.Context()
+	for _, s := range []string{
+		`INSERT INTO river_job (id, args, kind, max_attempts, queue, state, attempt, attempted_at) VALUES
+			(1, '{}', 'yagent_delegation', 3, 'yagent_delegations', 'running', 2, now())`,
+		`INSERT INTO yagent_job_attempt (job_id, token, worker, attempt, started) VALUES (1, 6, 'w:2', 2, now())`,
+	} {
+		if _, err := e.q.pool.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &delegationWorker{q: e.q}
+	job := &river.Job[JobArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: 1, State: rivertype.JobStateRunning}}
+	if err := w.complete(ctx, job, &attempt{q: e.q, job: 1, token: 5}); !errors.Is(err, errStale) {
+		t.Errorf("complete of a stale attempt = %v; want errStale", err)
+	}
+	var state string
+	if err := e.q.pool.QueryRow(ctx, `SELECT state FROM river_job WHERE id = 1`).Scan(&state); err != nil || state != "running" {
+		t.Errorf("job 1 is %s (%v); want it still running, the other worker's", state, err)
+	}
+}

@@ -38,6 +38,12 @@ func newEnv(t *testing.T, scenario string, opts Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newEnvWith(t, sc, opts)
+}
+
+// newEnvWith is newEnv of a parsed scenario.
+func newEnvWith(t *testing.T, sc *llmtest.Scenario, opts Options) *env {
+	t.Helper()
 	srv, err := llmtest.Start(sc)
 	if err != nil {
 		t.Fatal(err)

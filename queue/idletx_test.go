@@ -91,3 +91,26 @@ func TestStartRetriedOnce(t *testing.T) {
 		t.Errorf("the attempt was recorded in %d tries and the job ran %d attempts; want 2 tries, 1 attempt", tries, attempt)
 	}
 }
+
+// TestIdleTxTimeoutFloor: a queue connection's idle-in-transaction limit
+// is 30 s, or the worker timeout when that is longer — never a short
+// worker timeout's few seconds, which would end a slow client's
+// transaction on a loaded machine.
+func TestIdleTxTimeoutFloor(t *testing.T) {
+	for _, tc := range []struct {
+		worker time.Duration
+		want   string
+	}{
+		{2 * time.Second, "30s"},
+		{time.Minute, "1min"},
+	} {
+		e := newEnv(t, llmtest.HandOver("1ms"), Options{WorkerTimeout: tc.worker})
+		var got string
+		if err := e.q.pool.QueryRow(t.Context(), `SHOW idle_in_transaction_session_timeout`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("worker timeout %s: idle_in_transaction_session_timeout %s; want %s", tc.worker, got, tc.want)
+		}
+	}
+}

@@ -70,6 +70,15 @@ type ModelSettings = config.ModelSettings
 // its default one).
 type ModelsFunc func(name string) (ModelSettings, bool)
 
+// modelName is the model a job runs: the delegation's own (its model:),
+// else its agent's ("" is the default one).
+func (a JobArgs) modelName() string {
+	if a.Model != "" {
+		return a.Model
+	}
+	return a.Agent.Model
+}
+
 // JobAgent is an agent definition with its prompt.
 type JobAgent struct {
 	Name     string `json:"name"`

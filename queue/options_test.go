@@ -116,3 +116,84 @@ func TestWorkerOptionsResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestModelLabel: messages about a job's model (its failures, the
+// worker's hold-off) name the model the job runs — the delegation's own
+// before its agent's — as the job's settings spell it, else as this
+// host's do, else by its name; no name is the default model.
+func TestModelLabel(t *testing.T) {
+	big := config.ModelSettings{Name: "big", ID: "big-2", Host: "gpu.example"}
+	hosts := func(name string) (config.ModelSettings, bool) { return big, name == "big" }
+	for _, tc := range []struct {
+		name   string
+		args   JobArgs
+		models ModelsFunc
+		want   string
+	}{
+		{"the job's settings", JobArgs{Model: "big", Settings: &config.ModelSettings{Name: "big", ID: "big-1"}}, hosts, "big (big-1)"},
+		{"this host's settings", JobArgs{Model: "big"}, hosts, "big (big-2 at gpu.example)"},
+		{"the delegation's model before its agent's", JobArgs{Model: "big", Agent: JobAgent{Model: "small"}}, nil, "big"},
+		{"the agent's model", JobArgs{Agent: JobAgent{Model: "small"}}, hosts, "small"},
+		{"no name", JobArgs{}, nil, "default"},
+	} {
+		w := &delegationWorker{opts: WorkerOptions{Models: tc.models}}
+		if got := w.modelLabel(tc.args.Settings, tc.args.modelName()); got != tc.want {
+			t.Errorf("%s: label %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestOptionsFromConfig: the queue a process opens is --queue's when given
+// (Source says so in every message), else queue.dsn's, with the
+// configuration's limits, polling every 50 ms.
+func TestOptionsFromConfig(t *testing.T) {
+	c := config.Queue{DSN: "postgres://db/yagent", RescueAfter: config.Duration(time.Hour), MaxAttempts: 3, Concurrency: 2,
+		Lease: config.Duration(time.Minute), WorkerTimeout: config.Duration(20 * time.Second)}
+	for _, tc := range []struct {
+		flag, dsn, source string
+	}{
+		{"", "postgres://db/yagent", "queue.dsn"},
+		{"postgres://other/q", "postgres://other/q", "--queue"},
+	} {
+		want := Options{DSN: tc.dsn, Source: tc.source, RescueAfter: time.Hour, MaxAttempts: 3, PollInterval: 50 * time.Millisecond,
+			Lease: time.Minute, WorkerTimeout: 20 * time.Second, Concurrency: 2}
+		if got := OptionsFromConfig(c, tc.flag, nil); got != want {
+			t.Errorf("flag %q: %+v; want %+v", tc.flag, got, want)
+		}
+	}
+}
+
+// TestOpenConfigured: no queue configured is no queue (nil, and no error)
+// unless one is required (ErrNoQueue, exit 2 in the CLI); a configured
+// one is opened, its failure said as Open says it.
+func TestOpenConfigured(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dsn      string
+		required bool
+		want     error
+	}{
+		{"none", "", false, nil},
+		{"none, required", "", true, ErrNoQueue},
+		{"configured, unreachable", "postgres://yagent@127.0.0.1:9/db", false, ErrUnreachable},
+	} {
+		q, err := OpenConfigured(t.Context(), config.Queue{DSN: tc.dsn, RescueAfter: config.Duration(time.Hour), MaxAttempts: 1}, "", nil, tc.required)
+		if q != nil {
+			q.Close()
+			t.Errorf("%s: a queue opened", tc.name)
+		}
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Errorf("%s: error %v; want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestConcurrency: --concurrency when given, else queue.concurrency.
+func TestConcurrency(t *testing.T) {
+	q := &Queue{opts: Options{Concurrency: 4}}
+	for flag, want := range map[int]int{0: 4, 1: 1, 8: 8} {
+		if got := q.Concurrency(flag); got != want {
+			t.Errorf("Concurrency(%d) = %d; want %d", flag, got, want)
+		}
+	}
+}

@@ -463,8 +463,9 @@ func TestOpenSettings(t *testing.T) {
 // TestDrainingWorker: with Drain, a worker (one job at a time) runs what
 // is queued and returns once two looks half a second apart find nothing
 // left; the coordinator then lands the finished job. A finished landing
-// is recorded without a warning, the worker says how each job ended, and
-// a closed coordinator stops watching the queue.
+// is recorded without a warning, the worker says how each job ended (and
+// completed each at once), and a closed coordinator stops watching the
+// queue.
 func TestDrainingWorker(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("300ms"), Options{})
 	c := e.coordinate(t, false)
@@ -495,6 +496,11 @@ func TestDrainingWorker(t *testing.T) {
 	for _, n := range notices(e.workerEvents) {
 		if strings.HasSuffix(n, ": item-001 ok") || strings.HasSuffix(n, ": item-002 ok") {
 			ended++
+		}
+		// Each job is completed at once, by its worker: nothing is left
+		// to River's completer.
+		if strings.Contains(n, "could not complete it at once") {
+			t.Errorf("worker notice %q; want each job completed at once", n)
 		}
 	}
 	if ended != 2 {

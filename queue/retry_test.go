@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -249,5 +250,44 @@ func TestWorkerLacksModel(t *testing.T) {
 		if r.Model != "big-1" {
 			t.Errorf("a model call went to %q; every one should ask for big-1", r.Model)
 		}
+	}
+}
+
+// TestClientFailureHoldsOff: a worker that cannot even make its model's
+// client fails the attempt as its model's failure when the reason is the
+// model's (no endpoint configured here: it holds off, and the degraded
+// note says the model is unusable here), as the task's otherwise (no
+// hold-off).
+func TestClientFailureHoldsOff(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		err      error
+		holdsOff bool
+		say      string
+	}{
+		{"no endpoint here", fmt.Errorf("models.default: %w", llm.ErrNoEndpoint), true, "model default unusable here"},
+		{"another failure", errors.New("read the key file: permission denied"), false, "permission denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, llmtest.HandOver("1ms"), Options{MaxAttempts: 1})
+			broken := *e.runner
+			broken.Client = func(string) (llm.Client, string, error) { return nil, "", tc.err }
+			e.serveWith(t, WorkerOptions{Runner: &broken, Name: "broken", HoldOff: time.Minute})
+			c := e.coordinate(t, false)
+			defer c.Close(true)
+			res, err := c.Run(t.Context(), item(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != blackboard.StatusDegraded {
+				t.Fatalf("result %s; want degraded", res.Status)
+			}
+			if held := saidTimes(e, "takes no job for") == 1; held != tc.holdsOff {
+				t.Errorf("held off: %t; want %t:\n%s", held, tc.holdsOff, strings.Join(notices(e.workerEvents), "\n"))
+			}
+			if body := e.notesByID(t)[item(0).CallID][0].Body; !strings.Contains(body, tc.say) {
+				t.Errorf("the degraded note lacks %q:\n%s", tc.say, body)
+			}
+		})
 	}
 }

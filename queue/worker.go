@@ -278,16 +278,23 @@ func (w *delegationWorker) dropStale(ctx context.Context, job *river.Job[JobArgs
 		job.ID, job.Args.Delegation, job.Attempt))
 	w.q.park(job.ID, w.quit)
 	// River merges a returning job's recorded output into its row even
-	// when finalized: record the output it holds, so nothing changes.
+	// when finalized (the fence drops it only when another process worked
+	// the later attempt): record the output it holds, so nothing changes.
+	_ = river.RecordOutput(ctx, w.q.heldOutput(ctx, job.ID))
+	return nil
+}
+
+// heldOutput is job's recorded output as its row holds it now (JSON
+// null when it has none, or when the row cannot be read).
+func (q *Queue) heldOutput(ctx context.Context, job int64) json.RawMessage {
 	var current []byte
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = w.q.pool.QueryRow(qctx, `SELECT metadata->'output' FROM river_job WHERE id = $1`, job.ID).Scan(&current)
+	_ = q.pool.QueryRow(qctx, `SELECT metadata->'output' FROM river_job WHERE id = $1`, job).Scan(&current)
 	if current == nil {
 		current = []byte("null")
 	}
-	_ = river.RecordOutput(ctx, json.RawMessage(current))
-	return nil
+	return current
 }
 
 // holdOff stops this worker from fetching jobs for opts.HoldOff after its
@@ -369,11 +376,7 @@ func (w *delegationWorker) run(ctx context.Context, a JobArgs, att *attempt) (Jo
 		return out, fmt.Errorf("cannot run agent %s: this worker has no tool %s (configure it here, or run the job on a worker that has it)",
 			a.Agent.Name, strings.Join(missing, ", "))
 	}
-	name := a.Agent.Model
-	if a.Model != "" {
-		name = a.Model
-	}
-	label := w.modelLabel(a.Settings, name)
+	label := w.modelLabel(a.Settings, a.modelName())
 	if s := a.Settings; s != nil && w.opts.Models != nil {
 		have, ok := w.opts.Models(s.Name)
 		switch {
