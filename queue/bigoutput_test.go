@@ -21,13 +21,7 @@ func TestOutputTooLargeFails(t *testing.T) {
 	sc.Steps[0].Reply.Text = strings.TrimSpace(strings.Repeat(strings.Repeat("x", 1<<20)+" ", 33))
 	e := newEnvWith(t, sc, Options{MaxAttempts: 1})
 	e.serve(t, e.runner, "w")
-	c := e.coordinate(t, false)
-	defer c.Close(true)
-	res, err := c.Run(t.Context(), item(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != blackboard.StatusDegraded {
+	if res := e.runFirst(t); res.Status != blackboard.StatusDegraded {
 		t.Fatalf("result %s (%.200s); want degraded", res.Status, res.Conclusion)
 	}
 	notes := e.notesByID(t)[item(0).CallID]

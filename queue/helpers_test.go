@@ -133,6 +133,19 @@ func (e *env) coordinate(t *testing.T, resume bool) *Coordinator {
 	return c
 }
 
+// runFirst runs item 0 through a coordinator of its own, which it closes
+// (the run finished), and returns its result.
+func (e *env) runFirst(t *testing.T) agents.DelegationResult {
+	t.Helper()
+	c := e.coordinate(t, false)
+	defer c.Close(true)
+	res, err := c.Run(t.Context(), item(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func item(i int) agents.Delegation {
 	id := "item-" + string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10))
 	return agents.Delegation{CallID: id, Agent: "worker", Task: id + ": hand it over.", BoardID: "b", Depth: 1, Key: "batch:" + id}

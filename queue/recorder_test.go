@@ -25,11 +25,7 @@ func TestWorkerKeepsRunnersRecorder(t *testing.T) {
 		return agents.DelegationHooks{OnResponse: func(llm.Response) { mu.Lock(); told++; mu.Unlock() }}, nil
 	}
 	e.serve(t, &runner, "w")
-	c := e.coordinate(t, false)
-	defer c.Close(true)
-	if _, err := c.Run(t.Context(), item(0)); err != nil {
-		t.Fatal(err)
-	}
+	e.runFirst(t)
 	var raw []byte
 	if err := e.q.pool.QueryRow(t.Context(), `SELECT metadata->'output' FROM river_job`).Scan(&raw); err != nil {
 		t.Fatal(err)

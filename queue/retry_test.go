@@ -273,13 +273,7 @@ func TestClientFailureHoldsOff(t *testing.T) {
 			broken := *e.runner
 			broken.Client = func(string) (llm.Client, string, error) { return nil, "", tc.err }
 			e.serveWith(t, WorkerOptions{Runner: &broken, Name: "broken", HoldOff: time.Minute})
-			c := e.coordinate(t, false)
-			defer c.Close(true)
-			res, err := c.Run(t.Context(), item(0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Status != blackboard.StatusDegraded {
+			if res := e.runFirst(t); res.Status != blackboard.StatusDegraded {
 				t.Fatalf("result %s; want degraded", res.Status)
 			}
 			if held := saidTimes(e, "takes no job for") == 1; held != tc.holdsOff {
