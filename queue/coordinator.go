@@ -252,11 +252,7 @@ func (c *Coordinator) enqueue(ctx context.Context, d agents.Delegation) (int64, 
 		args.Budget = b.Scopes
 	}
 	if c.opts.Models != nil {
-		name := def.Model
-		if d.Model != "" {
-			name = d.Model
-		}
-		if m, ok := c.opts.Models(name); ok && m.ID != "" {
+		if m, ok := c.opts.Models(args.modelName()); ok && m.ID != "" {
 			args.Settings = &m
 		}
 	}
