@@ -211,8 +211,9 @@ func TestHeldOutput(t *testing.T) {
 
 // TestCompleteSaysStale: the completion of an attempt that lost its job's
 // token (the job went to another worker between the run's last check and
-// the completion) is errStale, so Work drops its outcome — it does not
-// complete the job the other worker runs.
+// the completion) is errStale, so Work drops its outcome instead of
+// completing the job the other worker runs. (Outside a River worker the
+// completion itself cannot run: the state of the job shows nothing here.)
 func TestCompleteSaysStale(t *testing.T) {
 	e := newEnv(t, llmtest.HandOver("1ms"), Options{})
 	ctx := t.Context()
@@ -229,9 +230,5 @@ func TestCompleteSaysStale(t *testing.T) {
 	job := &river.Job[JobArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: 1, State: rivertype.JobStateRunning}}
 	if err := w.complete(ctx, job, &attempt{q: e.q, job: 1, token: 5}); !errors.Is(err, errStale) {
 		t.Errorf("complete of a stale attempt = %v; want errStale", err)
-	}
-	var state string
-	if err := e.q.pool.QueryRow(ctx, `SELECT state FROM river_job WHERE id = 1`).Scan(&state); err != nil || state != "running" {
-		t.Errorf("job 1 is %s (%v); want it still running, the other worker's", state, err)
 	}
 }
